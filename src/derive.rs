@@ -1,0 +1,114 @@
+//! deriveMessages: projecting surface events to messages (FORMAT.md §4, §9.1).
+//!
+//! HEAD returns stored messages verbatim, so a projection here is a borrowed slice of the
+//! stored (or legacy-converted) bytes. June 2026 built new messages; those are assembled
+//! from the stored values' raw text, key order as June wrote them.
+
+use std::borrow::Cow;
+
+use crate::check::Logical;
+use crate::event::Projection;
+use crate::json::{Json, Kind};
+
+/// The message an event contributes to the derived history, byte for byte, or `None`
+/// when it contributes nothing (a non-message type, or an `assistant/message` with
+/// empty content, which only carries usage).
+pub fn project<'l>(logical: &'l Logical<'_>, projection: Projection) -> Option<Cow<'l, str>> {
+    let data = logical.data()?;
+    match projection {
+        Projection::Stored => {
+            let message = logical.message()?;
+            if logical.type_str() == "assistant/message"
+                && message.get("content").is_some_and(|c| c.is_array() && c.is_empty())
+            {
+                return None;
+            }
+            Some(Cow::Borrowed(message.raw()))
+        }
+        Projection::June => project_june(logical.type_str(), data).map(Cow::Owned),
+    }
+}
+
+/// The elements of an array value, raw, comma-joined (no brackets).
+fn inner_elements(content: Json<'_>) -> String {
+    content.elements().map(Json::raw).collect::<Vec<_>>().join(",")
+}
+
+fn project_june(ty: &str, data: Json<'_>) -> Option<String> {
+    let content = data.get("content").filter(|c| c.kind() == Kind::Array);
+    match ty {
+        "user/message" => Some(format!(r#"{{"role":"user","content":{}}}"#, content?.raw())),
+        "assistant/message" => {
+            let content = content?;
+            (!content.is_empty()).then(|| format!(r#"{{"role":"assistant","content":{}}}"#, content.raw()))
+        }
+        "tool/result" => Some(format!(
+            r#"{{"role":"user","content":[{{"type":"tool-result","toolCallId":{},"content":{},"isError":{}}}]}}"#,
+            data.get("callId")?.raw(),
+            content?.raw(),
+            data.get("isError").map_or("false", Json::raw),
+        )),
+        "context/message" | "steering/message" => {
+            let tag = if ty == "context/message" { "context" } else { "steering" };
+            let kind = data.get("source").and_then(|s| s.get("kind")).map_or("null", Json::raw);
+            let mut open = String::new();
+            crate::json::write_js_string(&mut open, &format!("<{tag} source={kind}>"));
+            let mut close = String::new();
+            crate::json::write_js_string(&mut close, &format!("</{tag}>"));
+            let inner = inner_elements(content?);
+            let sep = if inner.is_empty() { "" } else { "," };
+            Some(format!(
+                r#"{{"role":"user","content":[{{"type":"text","text":{open}}}{sep}{inner},{{"type":"text","text":{close}}}]}}"#
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A one-line preview of a message, at most `max` characters: the first text, reasoning,
+/// tool call or tool result it holds.
+pub fn preview(message: Option<Json<'_>>, max: usize) -> String {
+    let Some(content) = message.and_then(|m| m.get("content")) else {
+        return String::new();
+    };
+    let text = first_text(content, 0).unwrap_or_default();
+    let mut out: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max + 1)
+        .collect();
+    if out.chars().count() > max {
+        out = out.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+    }
+    out
+}
+
+fn first_text(content: Json<'_>, depth: usize) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    for block in content.elements() {
+        let ty = block.get("type").and_then(Json::as_str).unwrap_or_default();
+        match ty.as_ref() {
+            "text" | "reasoning" => {
+                if let Some(t) = block.get("text").and_then(Json::as_str) {
+                    return Some(t.into_owned());
+                }
+            }
+            "tool-call" => {
+                let name = block.get("name").and_then(Json::as_str).unwrap_or_default();
+                let args = block.get("arguments").and_then(Json::as_str).unwrap_or_default();
+                return Some(format!("{name}({args})"));
+            }
+            "tool-result" => {
+                if let Some(inner) = block.get("content").and_then(|c| first_text(c, depth + 1)) {
+                    return Some(inner);
+                }
+            }
+            "image" => return Some("[image]".into()),
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,891 @@
+//! Lazy JSON over validated text, with JavaScript `JSON.parse` semantics (FORMAT.md §1.5).
+//!
+//! DSH writes its logs with `JSON.stringify` and reads them with `JSON.parse`. To report
+//! exactly what DSH would, and to print stored values byte for byte, this module never
+//! builds a tree: [`validate`] checks a text once, then [`Json`] navigates the validated
+//! text on demand and hands out borrowed sub-slices.
+//!
+//! Semantics kept from JavaScript:
+//! * a repeated object key keeps its **last** value ([`Json::get`]);
+//! * numbers are IEEE binary64 (`3.0 == 3`, `1e400` is infinite, integers above 2^53 lose
+//!   precision) ([`Json::as_f64`]);
+//! * strings are sequences of UTF-16 code units, so lone surrogate escapes such as
+//!   `\ud800` are valid and compare exactly ([`Json::str_eq`]);
+//! * whitespace is space, tab, `\n` and `\r` only; a byte-order mark is an error.
+//!
+//! One deliberate limit: nesting deeper than [`MAX_DEPTH`] is refused, so hostile input
+//! can neither overflow the stack nor make comparisons quadratic in depth.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+
+/// Deepest nesting of arrays and objects accepted, counting the outermost value as 1.
+pub const MAX_DEPTH: usize = 512;
+
+/// Largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`, 2^53 − 1).
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Why a text is not JSON, with the byte offset (0-based, into the text given) where
+/// the parser stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// Byte offset of the offending byte.
+    pub offset: usize,
+    /// What was wrong, for example `"expected ',' or '}'"`.
+    pub what: &'static str,
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.what, self.offset + 1)
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// Checks that `text` is exactly one JSON value, optionally surrounded by whitespace.
+///
+/// Iterative (no recursion), linear in the text, no allocation beyond a small stack.
+///
+/// # Errors
+/// [`JsonError`] with the offset of the first offending byte.
+pub fn validate(text: &str) -> Result<(), JsonError> {
+    let b = text.as_bytes();
+    let err = |offset, what| Err(JsonError { offset, what });
+    // Stack of open containers: b'[' or b'{'.
+    let mut stack: Vec<u8> = Vec::new();
+    let mut i = skip_ws(b, 0);
+    loop {
+        // Expect a value at i.
+        if i >= b.len() {
+            return err(i, "unexpected end of JSON input");
+        }
+        match b[i] {
+            b'{' | b'[' => {
+                if stack.len() >= MAX_DEPTH {
+                    return err(i, "nesting deeper than 512 levels");
+                }
+                let open = b[i];
+                stack.push(open);
+                i = skip_ws(b, i + 1);
+                let close = if open == b'{' { b'}' } else { b']' };
+                if i < b.len() && b[i] == close {
+                    stack.pop();
+                    i += 1;
+                } else {
+                    if open == b'{' {
+                        i = object_key(b, i)?;
+                    }
+                    continue;
+                }
+            }
+            b'"' => i = string_end(b, i)?,
+            b't' => i = literal(b, i, b"true")?,
+            b'f' => i = literal(b, i, b"false")?,
+            b'n' => i = literal(b, i, b"null")?,
+            b'-' | b'0'..=b'9' => i = number_end(b, i)?,
+            _ => return err(i, "unexpected token"),
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            i = skip_ws(b, i);
+            let Some(&top) = stack.last() else {
+                return if i == b.len() {
+                    Ok(())
+                } else {
+                    err(i, "unexpected data after the JSON value")
+                };
+            };
+            let close = if top == b'{' { b'}' } else { b']' };
+            if i >= b.len() {
+                return err(i, "unexpected end of JSON input");
+            }
+            if b[i] == close {
+                stack.pop();
+                i += 1;
+                continue;
+            }
+            if b[i] != b',' {
+                return err(
+                    i,
+                    if top == b'{' {
+                        "expected ',' or '}'"
+                    } else {
+                        "expected ',' or ']'"
+                    },
+                );
+            }
+            i = skip_ws(b, i + 1);
+            if top == b'{' {
+                i = object_key(b, i)?;
+            }
+            break;
+        }
+    }
+}
+
+/// Parses `"key" :` at `i` (whitespace already skipped) and returns the index after the colon
+/// and any whitespace.
+fn object_key(b: &[u8], i: usize) -> Result<usize, JsonError> {
+    if i >= b.len() || b[i] != b'"' {
+        return Err(JsonError {
+            offset: i,
+            what: "expected a string key",
+        });
+    }
+    let i = skip_ws(b, string_end(b, i)?);
+    if i >= b.len() || b[i] != b':' {
+        return Err(JsonError {
+            offset: i,
+            what: "expected ':'",
+        });
+    }
+    Ok(skip_ws(b, i + 1))
+}
+
+fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, JsonError> {
+    if b[i..].starts_with(word) {
+        Ok(i + word.len())
+    } else {
+        Err(JsonError {
+            offset: i,
+            what: "unexpected token",
+        })
+    }
+}
+
+/// Validates a string starting at the opening quote `b[i]` and returns the index after
+/// the closing quote.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
+    let err = |offset, what| Err(JsonError { offset, what });
+    i += 1;
+    loop {
+        // Fast scan over plain bytes.
+        while b.get(i).is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\') {
+            i += 1;
+        }
+        let Some(&c) = b.get(i) else {
+            return err(i, "unterminated string");
+        };
+        match c {
+            b'"' => return Ok(i + 1),
+            b'\\' => {
+                match b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => {
+                        let hex = b.get(i + 2..i + 6);
+                        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                            return err(i, "bad unicode escape");
+                        }
+                        i += 6;
+                    }
+                    _ => return err(i, "bad escaped character"),
+                }
+            }
+            0..=0x1f => return err(i, "bad control character in string"),
+            _ => i += 1,
+        }
+    }
+}
+
+fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
+    let start = i;
+    let err = |offset| {
+        Err(JsonError {
+            offset,
+            what: "bad number",
+        })
+    };
+    if b[i] == b'-' {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return err(start),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return err(i);
+        }
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return err(i);
+        }
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    Ok(i)
+}
+
+/// Returns the index just past the value that starts at `b[i]`, for text already validated.
+fn value_end(b: &[u8], i: usize) -> usize {
+    match b[i] {
+        b'"' => {
+            let mut j = i + 1;
+            loop {
+                match memchr::memchr2(b'"', b'\\', &b[j..]) {
+                    Some(k) if b[j + k] == b'\\' => j += k + 2,
+                    Some(k) => return j + k + 1,
+                    None => return b.len(),
+                }
+            }
+        }
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = value_end(b, j);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            b.len()
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') && !is_ws(b[j]) {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+/// The JSON type of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool,
+    /// any number
+    Number,
+    /// a string
+    String,
+    /// an array
+    Array,
+    /// an object
+    Object,
+}
+
+impl Kind {
+    /// The name JavaScript programmers use for the kind, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+/// A borrowed, already validated JSON value: exactly the bytes of the value, without
+/// surrounding whitespace.
+///
+/// Construct one with [`Json::parse`]; navigation never fails because the text is valid.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Json<'a> {
+    raw: &'a str,
+}
+
+impl std::fmt::Debug for Json<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.raw)
+    }
+}
+
+impl<'a> Json<'a> {
+    /// Validates `text` (one value, whitespace around it allowed) and returns the value.
+    ///
+    /// # Errors
+    /// [`JsonError`] when `text` is not JSON as `JSON.parse` reads it, or nests deeper
+    /// than [`MAX_DEPTH`].
+    pub fn parse(text: &'a str) -> Result<Self, JsonError> {
+        validate(text)?;
+        Ok(Json {
+            raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+        })
+    }
+
+    /// The exact bytes of the value as stored.
+    pub fn raw(self) -> &'a str {
+        self.raw
+    }
+
+    /// The value's JSON type.
+    pub fn kind(self) -> Kind {
+        match self.raw.as_bytes()[0] {
+            b'n' => Kind::Null,
+            b't' | b'f' => Kind::Bool,
+            b'"' => Kind::String,
+            b'[' => Kind::Array,
+            b'{' => Kind::Object,
+            _ => Kind::Number,
+        }
+    }
+
+    /// True for `null`.
+    pub fn is_null(self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// True for an object (what JavaScript calls a non-null, non-array object).
+    pub fn is_object(self) -> bool {
+        self.kind() == Kind::Object
+    }
+
+    /// True for an array.
+    pub fn is_array(self) -> bool {
+        self.kind() == Kind::Array
+    }
+
+    /// The boolean, for `true`/`false`.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.raw {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The number as JavaScript reads it (binary64; may be infinite), for numbers.
+    pub fn as_f64(self) -> Option<f64> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        self.raw.parse::<f64>().ok()
+    }
+
+    /// The value as a safe integer (`Number.isSafeInteger`), so `3.0` gives 3 and `-0`
+    /// gives 0.
+    pub fn as_safe_integer(self) -> Option<i64> {
+        let n = self.as_f64()?;
+        (n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER).then_some(n as i64)
+    }
+
+    /// The value as a non-negative safe integer.
+    pub fn as_seq(self) -> Option<u64> {
+        self.as_safe_integer()
+            .and_then(|n| u64::try_from(n).ok())
+    }
+
+    /// True when the number is written as negative zero (`-0`, `-0.0`, `-0e5`).
+    pub fn is_negative_zero(self) -> bool {
+        self.as_f64().is_some_and(|n| n == 0.0 && n.is_sign_negative())
+    }
+
+    /// Iterates over an object's members in stored order, duplicates included, as
+    /// `(key, value)` where `key` is the raw string token including quotes.
+    /// Empty for anything but an object.
+    pub fn members(self) -> Members<'a> {
+        Members {
+            raw: self.raw,
+            pos: if self.kind() == Kind::Object { 1 } else { self.raw.len() },
+        }
+    }
+
+    /// Iterates over an array's elements. Empty for anything but an array.
+    pub fn elements(self) -> Elements<'a> {
+        Elements {
+            raw: self.raw,
+            pos: if self.kind() == Kind::Array { 1 } else { self.raw.len() },
+        }
+    }
+
+    /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
+    /// repeated keys. `None` when absent or when `self` is not an object.
+    pub fn get(self, key: &str) -> Option<Json<'a>> {
+        let mut found = None;
+        for (k, v) in self.members() {
+            if k.str_eq(key) {
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// True when an object has `key` (any value, `null` included).
+    pub fn has(self, key: &str) -> bool {
+        self.members().any(|(k, _)| k.str_eq(key))
+    }
+
+    /// The distinct keys of an object, each once, in first-appearance order (the order
+    /// JavaScript gives them after `JSON.parse`).
+    pub fn keys(self) -> Vec<Json<'a>> {
+        let mut keys: Vec<Json<'a>> = Vec::new();
+        for (k, _) in self.members() {
+            if !keys.iter().any(|seen| seen.same_string(k)) {
+                keys.push(k);
+            }
+        }
+        keys
+    }
+
+    /// Number of elements of an array (0 for anything else).
+    pub fn len(self) -> usize {
+        self.elements().count()
+    }
+
+    /// True for an empty array or object, or a non-container.
+    pub fn is_empty(self) -> bool {
+        self.members().next().is_none() && self.elements().next().is_none()
+    }
+
+    /// UTF-16 code units of a string value (escapes decoded). Empty for non-strings.
+    pub fn code_units(self) -> CodeUnits<'a> {
+        let inner = if self.kind() == Kind::String {
+            &self.raw[1..self.raw.len() - 1]
+        } else {
+            ""
+        };
+        CodeUnits {
+            rest: inner.as_bytes(),
+            pending: None,
+        }
+    }
+
+    /// The string's inner text exactly as stored (escapes kept, quotes removed).
+    pub fn raw_str_body(self) -> Option<&'a str> {
+        (self.kind() == Kind::String).then(|| &self.raw[1..self.raw.len() - 1])
+    }
+
+    /// True when `self` is a string equal, code unit for code unit, to `s`.
+    pub fn str_eq(self, s: &str) -> bool {
+        if self.kind() != Kind::String {
+            return false;
+        }
+        let body = &self.raw[1..self.raw.len() - 1];
+        if !body.contains('\\') {
+            return body == s;
+        }
+        self.code_units().eq(s.encode_utf16())
+    }
+
+    /// True when both are strings with the same code units.
+    pub fn same_string(self, other: Json<'_>) -> bool {
+        self.kind() == Kind::String
+            && other.kind() == Kind::String
+            && (self.raw == other.raw || self.code_units().eq(other.code_units()))
+    }
+
+    /// The decoded string, with lone surrogates shown as U+FFFD (for display and
+    /// look-ups; use [`Json::str_eq`] or [`Json::same_string`] for exact comparison).
+    pub fn as_str(self) -> Option<Cow<'a, str>> {
+        let body = self.raw_str_body()?;
+        if !body.contains('\\') {
+            return Some(Cow::Borrowed(body));
+        }
+        Some(Cow::Owned(char::decode_utf16(self.code_units()).map(|r| r.unwrap_or('\u{FFFD}')).collect()))
+    }
+
+    /// True for a string with at least one code unit.
+    pub fn is_nonempty_string(self) -> bool {
+        self.kind() == Kind::String && self.raw.len() > 2
+    }
+
+    /// JavaScript-style deep equality: objects compare by key set (order ignored, last
+    /// duplicate wins), arrays element-wise, numbers by value, strings by code units.
+    ///
+    /// `null_at`, when given, is a path of keys and indices (as strings) whose value is
+    /// treated as `null` on both sides, as FORMAT.md §3.2 S18 prescribes for
+    /// `message.content[0].content`.
+    pub fn deep_eq(self, other: Json<'_>, null_at: &[&str]) -> bool {
+        deep_eq_inner(self, other, top_path(null_at))
+    }
+}
+
+/// `None`: not on the nulled path; `Some(rest)`: on it with `rest` to go, `Some([])`: this
+/// value counts as `null`.
+type NullPath<'p> = Option<&'p [&'p str]>;
+
+fn top_path<'p>(null_at: &'p [&'p str]) -> NullPath<'p> {
+    (!null_at.is_empty()).then_some(null_at)
+}
+
+fn deep_eq_inner(a: Json<'_>, b: Json<'_>, path: NullPath<'_>) -> bool {
+    if path == Some(&[][..]) {
+        return true;
+    }
+    if a.kind() != b.kind() {
+        return false;
+    }
+    match a.kind() {
+        Kind::Null => true,
+        Kind::Bool => a.raw == b.raw,
+        Kind::Number => a.as_f64() == b.as_f64(),
+        Kind::String => a.same_string(b),
+        Kind::Array => {
+            a.len() == b.len()
+                && a.elements().zip(b.elements()).enumerate().all(|(i, (x, y))| {
+                    deep_eq_inner(x, y, path.and_then(|p| sub_path(p, &i.to_string())))
+                })
+        }
+        Kind::Object => {
+            let ka = a.keys();
+            let kb = b.keys();
+            ka.len() == kb.len()
+                && ka.iter().all(|k| {
+                    let (Some(x), Some(y)) = (get_by_key(a, *k), get_by_key(b, *k)) else {
+                        return false;
+                    };
+                    let name = k.as_str().unwrap_or_default();
+                    deep_eq_inner(x, y, path.and_then(|p| sub_path(p, &name)))
+                })
+        }
+    }
+}
+
+/// Follows `null_at` one step: `Some(rest)` when `step` is the next path element.
+fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
+    match null_at.split_first() {
+        Some((first, rest)) if *first == step => Some(rest),
+        _ => None,
+    }
+}
+
+fn get_by_key<'a>(obj: Json<'a>, key: Json<'_>) -> Option<Json<'a>> {
+    let mut found = None;
+    for (k, v) in obj.members() {
+        if k.same_string(key) {
+            found = Some(v);
+        }
+    }
+    found
+}
+
+/// A 128-bit hash of a value's canonical form, so that two values are deep-equal (in the
+/// sense of [`Json::deep_eq`], with the same `null_at`) exactly when, barring a 2^-128
+/// collision, their hashes are equal. Lets the surface fold remember a shadowable
+/// `tool/result` in 16 bytes instead of its whole payload (FORMAT.md §3.2 S18).
+pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {
+    let mut h1 = std::hash::DefaultHasher::new();
+    let mut h2 = std::hash::DefaultHasher::new();
+    0x5eed_u32.hash(&mut h2);
+    let mut feed = |bytes: &[u8]| {
+        h1.write(bytes);
+        h2.write(bytes);
+    };
+    hash_value(v, top_path(null_at), &mut feed);
+    (u128::from(h1.finish()) << 64) | u128::from(h2.finish())
+}
+
+fn hash_value(v: Json<'_>, null_at: NullPath<'_>, feed: &mut dyn FnMut(&[u8])) {
+    if null_at == Some(&[][..]) {
+        feed(b"n");
+        return;
+    }
+    match v.kind() {
+        Kind::Null => feed(b"n"),
+        Kind::Bool => feed(if v.raw == "true" { b"t" } else { b"f" }),
+        Kind::Number => {
+            let n = v.as_f64().unwrap_or(f64::NAN);
+            // -0 and 0 are equal for deep equality.
+            let n = if n == 0.0 { 0.0 } else { n };
+            feed(b"#");
+            feed(&n.to_bits().to_le_bytes());
+        }
+        Kind::String => {
+            feed(b"s");
+            let mut count = 0u64;
+            for u in v.code_units() {
+                feed(&u.to_le_bytes());
+                count += 1;
+            }
+            feed(&count.to_le_bytes());
+        }
+        Kind::Array => {
+            feed(b"[");
+            for (i, e) in v.elements().enumerate() {
+                let sub = null_at.and_then(|p| sub_path(p, &i.to_string()));
+                hash_value(e, sub, feed);
+            }
+            feed(b"]");
+        }
+        Kind::Object => {
+            // Canonical: distinct keys sorted by code units, last duplicate wins.
+            let mut keys: Vec<(Vec<u16>, Json<'_>)> = v
+                .keys()
+                .into_iter()
+                .map(|k| (k.code_units().collect(), k))
+                .collect();
+            keys.sort_by(|a, b| a.0.cmp(&b.0));
+            feed(b"{");
+            for (units, k) in keys {
+                for u in &units {
+                    feed(&u.to_le_bytes());
+                }
+                feed(&(units.len() as u64).to_le_bytes());
+                let value = get_by_key(v, k).expect("key taken from the same object");
+                let name = k.as_str().unwrap_or_default();
+                let sub = null_at.and_then(|p| sub_path(p, &name));
+                hash_value(value, sub, feed);
+            }
+            feed(b"}");
+        }
+    }
+}
+
+/// Iterator over an object's members; see [`Json::members`].
+pub struct Members<'a> {
+    raw: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Json<'a>, Json<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.raw.as_bytes();
+        let mut i = skip_ws(b, self.pos);
+        if i >= b.len() || b[i] == b'}' {
+            self.pos = b.len();
+            return None;
+        }
+        if b[i] == b',' {
+            i = skip_ws(b, i + 1);
+        }
+        let key_end = value_end(b, i);
+        let key = Json {
+            raw: &self.raw[i..key_end],
+        };
+        let colon = skip_ws(b, key_end);
+        let vstart = skip_ws(b, colon + 1);
+        let vend = value_end(b, vstart);
+        self.pos = vend;
+        Some((
+            key,
+            Json {
+                raw: &self.raw[vstart..vend],
+            },
+        ))
+    }
+}
+
+/// Iterator over an array's elements; see [`Json::elements`].
+pub struct Elements<'a> {
+    raw: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Json<'a>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.raw.as_bytes();
+        let mut i = skip_ws(b, self.pos);
+        if i >= b.len() || b[i] == b']' {
+            self.pos = b.len();
+            return None;
+        }
+        if b[i] == b',' {
+            i = skip_ws(b, i + 1);
+        }
+        let end = value_end(b, i);
+        self.pos = end;
+        Some(Json {
+            raw: &self.raw[i..end],
+        })
+    }
+}
+
+/// Iterator over the UTF-16 code units of a string value; see [`Json::code_units`].
+pub struct CodeUnits<'a> {
+    rest: &'a [u8],
+    pending: Option<u16>,
+}
+
+impl Iterator for CodeUnits<'_> {
+    type Item = u16;
+    fn next(&mut self) -> Option<u16> {
+        if let Some(u) = self.pending.take() {
+            return Some(u);
+        }
+        let (&c, tail) = self.rest.split_first()?;
+        if c == b'\\' {
+            let (&e, tail) = tail.split_first()?;
+            self.rest = tail;
+            return Some(match e {
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b'n' => 0x0a,
+                b'r' => 0x0d,
+                b't' => 0x09,
+                b'u' => {
+                    let hex = std::str::from_utf8(&tail[..4]).unwrap_or("0");
+                    self.rest = &tail[4..];
+                    u16::from_str_radix(hex, 16).unwrap_or(0xfffd)
+                }
+                other => u16::from(other),
+            });
+        }
+        // One UTF-8 character: decode it and yield its UTF-16 units.
+        let len = match c {
+            0..=0x7f => 1,
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            _ => 4,
+        }
+        .min(self.rest.len());
+        let ch = std::str::from_utf8(&self.rest[..len])
+            .ok()
+            .and_then(|s| s.chars().next())
+            .unwrap_or('\u{FFFD}');
+        self.rest = &self.rest[len..];
+        let mut buf = [0u16; 2];
+        let units = ch.encode_utf16(&mut buf);
+        if units.len() == 2 {
+            self.pending = Some(units[1]);
+        }
+        Some(units[0])
+    }
+}
+
+/// Appends `s` to `out` as a JSON string literal the way `JSON.stringify` writes it:
+/// quotes, `\"`, `\\`, the short escapes `\b \f \n \r \t`, other control characters as
+/// lowercase `\u00xx`, everything else raw UTF-8 (FORMAT.md §1.4).
+pub fn write_js_string(out: &mut String, s: &str) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(s: &str) -> Json<'_> {
+        Json::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn validates_what_json_parse_accepts() {
+        for s in [
+            "0", "-0", "1e400", "3.0", "\"\\ud800\"", " {\"a\":[1,{}]}\r", "[]", "{}", "true",
+            "\"a\\/b\"",
+        ] {
+            ok(s);
+        }
+        for (s, at) in [
+            ("", 0),
+            ("\u{feff}{}", 0),
+            ("{\"a\":1,}", 7),
+            ("[1,]", 3),
+            ("01", 1),
+            ("\"a\u{1}\"", 2),
+            ("\"\\x\"", 1),
+            ("{} x", 3),
+            ("nul", 0),
+            ("1.", 2),
+        ] {
+            let e = Json::parse(s).expect_err(s);
+            assert_eq!(e.offset, at, "{s}: {e}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        let e = Json::parse(&deep).unwrap_err();
+        assert_eq!(e.what, "nesting deeper than 512 levels");
+        let fine = "[".repeat(512) + &"]".repeat(512);
+        ok(&fine);
+    }
+
+    #[test]
+    fn last_duplicate_key_wins_and_keys_keep_first_position() {
+        let v = ok(r#"{"a":1,"b":2,"a":3}"#);
+        assert_eq!(v.get("a").unwrap().raw(), "3");
+        let keys: Vec<_> = v.keys().iter().map(|k| k.raw()).collect();
+        assert_eq!(keys, ["\"a\"", "\"b\""]);
+    }
+
+    #[test]
+    fn numbers_follow_binary64() {
+        assert_eq!(ok("3.0").as_safe_integer(), Some(3));
+        assert_eq!(ok("-0").as_seq(), Some(0));
+        assert!(ok("-0").is_negative_zero());
+        assert_eq!(ok("1e400").as_safe_integer(), None);
+        assert_eq!(ok("9007199254740991").as_seq(), Some(9_007_199_254_740_991));
+        assert_eq!(ok("9007199254740992").as_seq(), None);
+        assert_eq!(ok("-1").as_seq(), None);
+    }
+
+    #[test]
+    fn strings_compare_by_code_units() {
+        assert!(ok(r#""a\u0062""#).str_eq("ab"));
+        assert!(ok(r#""\ud800""#).same_string(ok(r#""\uD800""#)));
+        assert!(!ok(r#""\ud800""#).same_string(ok(r#""\ud801""#)));
+        assert!(ok(r#""\ud83d\ude00""#).str_eq("😀"));
+        assert_eq!(ok(r#""x\ud800""#).as_str().unwrap(), "x\u{FFFD}");
+    }
+
+    #[test]
+    fn deep_equality_ignores_key_order_and_honours_the_null_path() {
+        let a = ok(r#"{"m":{"c":[{"content":[1],"t":"x"}]},"z":1.0}"#);
+        let b = ok(r#"{"z":1,"m":{"c":[{"t":"x","content":[2,3]}]}}"#);
+        assert!(!a.deep_eq(b, &[]));
+        assert!(a.deep_eq(b, &["m", "c", "0", "content"]));
+        let c = ok(r#"{"z":1,"m":{"c":[{"t":"y","content":[2,3]}]}}"#);
+        assert!(!a.deep_eq(c, &["m", "c", "0", "content"]));
+        let d = ok(r#"{"z":1,"m":{"c":[{"t":"x","content":[2,3]}]},"extra":null}"#);
+        assert!(!a.deep_eq(d, &["m", "c", "0", "content"]));
+    }
+
+    #[test]
+    fn js_string_escapes() {
+        let mut s = String::new();
+        write_js_string(&mut s, "a\"\\\n\u{1}/é\u{2028}");
+        assert_eq!(s, "\"a\\\"\\\\\\n\\u0001/é\u{2028}\"");
+    }
+}

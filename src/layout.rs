@@ -1,0 +1,69 @@
+//! The JSONL store layout: project keys and encoded session ids (FORMAT.md §7.1).
+
+use std::fmt::Write as _;
+
+fn is_kept(unit: u16) -> bool {
+    matches!(unit, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x2E | 0x5F | 0x2D)
+}
+
+/// `encodeSegment(id)`: keeps `[A-Za-z0-9._-]` per UTF-16 code unit and writes every other
+/// unit as `~XXXX` (four uppercase hex digits); `.` and `..` become `~002E` and
+/// `~002E~002E`. Injective. Example: `a/b` → `a~002Fb`.
+pub fn encode_segment(id: &str) -> String {
+    if id == "." || id == ".." {
+        return "~002E".repeat(id.len());
+    }
+    let mut out = String::with_capacity(id.len());
+    for unit in id.encode_utf16() {
+        if is_kept(unit) {
+            out.push(char::from(unit as u8));
+        } else {
+            let _ = write!(out, "~{unit:04X}");
+        }
+    }
+    out
+}
+
+/// `projectKey(cwd)`: separators `/`, `\`, `:` (runs collapsed) become `-`, kept units stay,
+/// others become `~XXXX`; leading `-` stripped (`root` when nothing remains); the first 251
+/// characters wrapped as `--<slug>--`. Example: `/home/ana/proj` → `--home-ana-proj--`.
+pub fn project_key(cwd: &str) -> String {
+    let mut slug = String::new();
+    let mut last_sep = false;
+    for unit in cwd.encode_utf16() {
+        if matches!(unit, 0x2F | 0x5C | 0x3A) {
+            if !last_sep {
+                slug.push('-');
+            }
+            last_sep = true;
+            continue;
+        }
+        last_sep = false;
+        if is_kept(unit) {
+            slug.push(char::from(unit as u8));
+        } else {
+            let _ = write!(slug, "~{unit:04X}");
+        }
+    }
+    let slug = slug.trim_start_matches('-');
+    let slug = if slug.is_empty() { "root" } else { slug };
+    let cut: String = slug.chars().take(251).collect();
+    format!("--{cut}--")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_from_the_format_reference() {
+        assert_eq!(project_key("/home/ana/proj"), "--home-ana-proj--");
+        assert_eq!(project_key("C:\\work\\agent"), "--C-work-agent--");
+        assert_eq!(project_key("/"), "--root--");
+        assert_eq!(project_key("/开发/~agent"), "--~5F00~53D1-~007Eagent--");
+        assert_eq!(encode_segment("s-01"), "s-01");
+        assert_eq!(encode_segment("a/b"), "a~002Fb");
+        assert_eq!(encode_segment("a~b"), "a~007Eb");
+        assert_eq!(encode_segment(".."), "~002E~002E");
+    }
+}

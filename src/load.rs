@@ -1,0 +1,637 @@
+//! Loading: open a log by path or standard input, detect its encoding, and yield its
+//! decoded lines (FORMAT.md §7.2, §7.5, §5.5.2).
+//!
+//! This module knows bytes, frames and lines; it knows nothing about events or surfaces.
+//! Plain JSONL is read line by line from a buffered reader. A `.jsonl.zstd` file is first
+//! scanned frame by frame without decompressing (Z1–Z4), then its frames are decoded one
+//! at a time into lines. Memory is bounded by the longest line, never by the file.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use zstd::zstd_safe::{DCtx, InBuffer, OutBuffer};
+
+use crate::rules::{Finding, Rule};
+
+/// Longest line accepted, in bytes (512 MiB). A longer line is refused rather than
+/// buffered, so a hostile frame that decompresses to gigabytes cannot exhaust memory.
+pub const MAX_LINE_BYTES: usize = 512 << 20;
+
+/// The zstd frame magic, little-endian bytes `28 B5 2F FD` (FORMAT.md §7.5).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The first 16 bytes of every SQLite database file.
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// How a log file is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Plain JSONL text.
+    Plain,
+    /// Concatenated zstd frames holding JSONL text.
+    Zstd,
+    /// A SQLite database.
+    Sqlite,
+}
+
+impl Encoding {
+    /// `none`, `zstd` or `sqlite`, as `version` and `show` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Plain => "none",
+            Encoding::Zstd => "zstd",
+            Encoding::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// Errors that stop a load before any rule can be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Reading failed.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The input is a SQLite store, which this build reads only through `sessions`.
+    #[error("is a SQLite database; SQLite stores are not supported yet")]
+    Sqlite,
+}
+
+/// One decoded line.
+#[derive(Debug, Default)]
+pub struct Line {
+    /// The bytes of the line without its `\n`.
+    pub bytes: Vec<u8>,
+    /// 1-based line number in the decoded text (the header is line 1).
+    pub number: u64,
+    /// Byte offset of the line's first byte in the decoded text.
+    pub offset: u64,
+    /// True when a `\n` ended the line; false for the final bytes of the text.
+    pub terminated: bool,
+    /// zstd only: true for lines recovered from a torn final frame (FORMAT.md §5.5.2 Z8).
+    pub from_torn_frame: bool,
+}
+
+/// A source of decoded lines.
+pub trait LineSource {
+    /// Reads the next line into `line`. Returns `Ok(false)` at the end.
+    ///
+    /// # Errors
+    /// I/O errors, or a finding (Z1–Z7, or a line over [`MAX_LINE_BYTES`]) that makes
+    /// the rest of the input unreadable.
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError>;
+
+    /// zstd only: the start offset of a torn final frame (FORMAT.md §5.5.2 Z3).
+    fn torn_frame(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// Why a line source stopped.
+#[derive(Debug)]
+pub enum SourceError {
+    /// Reading failed.
+    Io(io::Error),
+    /// The bytes break a framing rule.
+    Finding(Finding),
+}
+
+impl From<io::Error> for SourceError {
+    fn from(e: io::Error) -> Self {
+        SourceError::Io(e)
+    }
+}
+
+/// An opened log: where it came from, its encoding and its bytes.
+pub struct Input {
+    /// The path given (`-` for standard input).
+    pub path: PathBuf,
+    /// The encoding detected.
+    pub encoding: Encoding,
+    /// Size in bytes of the stored file (for standard input, of what was read so far).
+    pub size: Option<u64>,
+    reader: InputReader,
+}
+
+enum InputReader {
+    Plain(Box<dyn BufRead>),
+    Zstd(File),
+}
+
+impl Input {
+    /// Opens `path` (`-` reads standard input) and detects the encoding: a SQLite header
+    /// means a store; a `.zstd` name or a zstd magic at byte 0 means zstd JSONL; anything
+    /// else is plain JSONL. Standard input in zstd is spooled to a temporary file, since
+    /// frames are located before they are decoded.
+    ///
+    /// # Errors
+    /// I/O errors opening or reading; [`LoadError::Sqlite`] for a SQLite store.
+    pub fn open(path: &Path) -> Result<Self, LoadError> {
+        let stdin = path == Path::new("-");
+        let (mut reader, size): (Box<dyn BufRead>, Option<u64>) = if stdin {
+            (Box::new(BufReader::with_capacity(1 << 16, io::stdin())), None)
+        } else {
+            let file = File::open(path)?;
+            let size = file.metadata()?.len();
+            (Box::new(BufReader::with_capacity(1 << 16, file)), Some(size))
+        };
+        let head = peek(&mut reader, 16)?;
+        let encoding = if head.starts_with(SQLITE_MAGIC) {
+            Encoding::Sqlite
+        } else if path.to_string_lossy().ends_with(".zstd") || head.starts_with(&ZSTD_MAGIC) {
+            Encoding::Zstd
+        } else {
+            Encoding::Plain
+        };
+        let reader = match encoding {
+            Encoding::Sqlite => return Err(LoadError::Sqlite),
+            Encoding::Plain => InputReader::Plain(reader),
+            Encoding::Zstd if stdin => {
+                let mut spool = tempfile::tempfile()?;
+                io::copy(&mut reader, &mut spool)?;
+                spool.seek(SeekFrom::Start(0))?;
+                InputReader::Zstd(spool)
+            }
+            Encoding::Zstd => InputReader::Zstd(File::open(path)?),
+        };
+        Ok(Input {
+            path: path.to_path_buf(),
+            encoding,
+            size,
+            reader,
+        })
+    }
+
+    /// The decoded lines of the log.
+    ///
+    /// # Errors
+    /// For zstd, the structural frame scan (Z1–Z4) and the header frame checks (Z5, Z6)
+    /// run here, before any line is returned, as upstream does (FORMAT.md §6.2).
+    pub fn lines(self) -> Result<Box<dyn LineSource>, SourceError> {
+        match self.reader {
+            InputReader::Plain(reader) => Ok(Box::new(PlainLines {
+                reader,
+                number: 0,
+                offset: 0,
+            })),
+            InputReader::Zstd(file) => Ok(Box::new(ZstdLines::new(file)?)),
+        }
+    }
+}
+
+fn peek(reader: &mut Box<dyn BufRead>, n: usize) -> io::Result<Vec<u8>> {
+    // fill_buf may return fewer bytes than available; for 16 bytes one call is enough
+    // unless the input arrives in tiny pieces, which only costs detection of a magic.
+    let buf = reader.fill_buf()?;
+    Ok(buf[..buf.len().min(n)].to_vec())
+}
+
+/// Reads up to and including the next `\n` into `out` (without the `\n`), refusing lines
+/// longer than [`MAX_LINE_BYTES`]. Returns `(bytes consumed, terminated)`.
+fn read_line_bounded(reader: &mut dyn BufRead, out: &mut Vec<u8>) -> Result<(u64, bool), SourceError> {
+    let mut consumed = 0u64;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok((consumed, false));
+        }
+        let (take, done) = match memchr::memchr(b'\n', buf) {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        let body = if done { take - 1 } else { take };
+        if out.len() + body > MAX_LINE_BYTES {
+            return Err(SourceError::Finding(Finding::new(
+                Rule::J3,
+                None,
+                None,
+                format!("line longer than {MAX_LINE_BYTES} bytes; refused rather than buffered"),
+            )));
+        }
+        out.extend_from_slice(&buf[..body]);
+        reader.consume(take);
+        consumed += take as u64;
+        if done {
+            return Ok((consumed, true));
+        }
+    }
+}
+
+struct PlainLines {
+    reader: Box<dyn BufRead>,
+    number: u64,
+    offset: u64,
+}
+
+impl LineSource for PlainLines {
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
+        line.bytes.clear();
+        let (consumed, terminated) = read_line_bounded(&mut *self.reader, &mut line.bytes)?;
+        if consumed == 0 {
+            return Ok(false);
+        }
+        self.number += 1;
+        line.number = self.number;
+        line.offset = self.offset;
+        line.terminated = terminated;
+        line.from_torn_frame = false;
+        self.offset += consumed;
+        Ok(true)
+    }
+}
+
+/// Where the frames of a zstd file are (FORMAT.md §7.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameMap {
+    /// Byte ranges `[start, end)` of the structurally complete frames.
+    pub complete: Vec<(u64, u64)>,
+    /// Start offset of a torn final frame (Z3), when the file ends inside one.
+    pub torn_at: Option<u64>,
+    /// File size in bytes.
+    pub len: u64,
+}
+
+/// Locates every frame without decompressing: magic, header descriptor, block headers and
+/// checksum (FORMAT.md §7.5, rules Z1–Z4).
+///
+/// # Errors
+/// Z1, Z2 or Z4 as a finding; I/O errors.
+pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceError> {
+    let len = reader.seek(SeekFrom::End(0))?;
+    reader.seek(SeekFrom::Start(0))?;
+    let mut r = BufReader::new(reader);
+    let mut map = FrameMap {
+        complete: Vec::new(),
+        torn_at: None,
+        len,
+    };
+    let mut at = 0u64;
+    let finding = |rule, message: String| Err(SourceError::Finding(Finding::new(rule, None, None, message)));
+    while at < len {
+        let start = at;
+        let torn = |map: &mut FrameMap| {
+            map.torn_at = Some(start);
+        };
+        if len - at < 4 {
+            torn(&mut map);
+            break;
+        }
+        let mut magic = [0u8; 4];
+        r.read_exact(&mut magic)?;
+        at += 4;
+        if magic != ZSTD_MAGIC {
+            return finding(
+                Rule::Z1,
+                format!("invalid zstd frame magic {:02x} {:02x} {:02x} {:02x} at byte offset {start}", magic[0], magic[1], magic[2], magic[3]),
+            );
+        }
+        if at >= len {
+            torn(&mut map);
+            break;
+        }
+        let mut d = [0u8; 1];
+        r.read_exact(&mut d)?;
+        at += 1;
+        let desc = d[0];
+        if desc & 0x18 != 0 {
+            return finding(Rule::Z2, format!("zstd frame at byte offset {start} has reserved header bits set (descriptor {desc:#04x})"));
+        }
+        let single_segment = desc & 0x20 != 0;
+        let fcs_bytes = match desc >> 6 {
+            0 => u64::from(single_segment),
+            1 => 2,
+            2 => 4,
+            _ => 8,
+        };
+        let did_bytes = [0u64, 1, 2, 4][usize::from(desc & 3)];
+        let rest = u64::from(!single_segment) + did_bytes + fcs_bytes;
+        if len - at < rest {
+            torn(&mut map);
+            break;
+        }
+        r.seek_relative(rest as i64)?;
+        at += rest;
+        let mut is_torn = false;
+        loop {
+            if len - at < 3 {
+                is_torn = true;
+                break;
+            }
+            let mut h = [0u8; 3];
+            r.read_exact(&mut h)?;
+            at += 3;
+            let header = u32::from(h[0]) | u32::from(h[1]) << 8 | u32::from(h[2]) << 16;
+            let last = header & 1 == 1;
+            let block_type = (header >> 1) & 3;
+            let size = u64::from(header >> 3);
+            if block_type == 3 {
+                return finding(Rule::Z2, format!("zstd block of reserved type 3 at byte offset {}", at - 3));
+            }
+            let payload = if block_type == 1 { 1 } else { size };
+            if len - at < payload {
+                is_torn = true;
+                break;
+            }
+            r.seek_relative(payload as i64)?;
+            at += payload;
+            if last {
+                break;
+            }
+        }
+        if !is_torn && desc & 4 != 0 {
+            if len - at < 4 {
+                is_torn = true;
+            } else {
+                r.seek_relative(4)?;
+                at += 4;
+            }
+        }
+        if is_torn {
+            torn(&mut map);
+            break;
+        }
+        map.complete.push((start, at));
+    }
+    if map.complete.is_empty() {
+        return finding(Rule::Z4, "no structurally complete zstd frame (empty or header-less log)".into());
+    }
+    Ok(map)
+}
+
+/// Streams the decoded lines of a zstd JSONL file, frame by frame, decoding only as far
+/// as the next newline, so memory stays bounded by the longest line.
+struct ZstdLines {
+    file: BufReader<File>,
+    map: FrameMap,
+    /// Index of the next complete frame to start.
+    next_frame: usize,
+    /// Start offset of the frame being decoded, and its input bytes not yet fed.
+    frame: Option<(u64, u64)>,
+    /// The decoder's last hint: 0 when the current frame is finished.
+    hint: usize,
+    dctx: DCtx<'static>,
+    out: Vec<u8>,
+    /// Decoded bytes; `pending[cursor..]` is not yet returned as lines.
+    pending: Vec<u8>,
+    cursor: usize,
+    /// `pending[cursor..scanned]` is known to hold no newline.
+    scanned: usize,
+    /// Decoded-text offset of `pending[cursor]`.
+    offset: u64,
+    number: u64,
+    /// True once the torn frame's plaintext has been loaded.
+    in_torn: bool,
+    done: bool,
+}
+
+const OUT_CHUNK: usize = 1 << 17;
+
+impl ZstdLines {
+    fn new(mut file: File) -> Result<Self, SourceError> {
+        let map = scan_frames(&mut file)?;
+        let mut lines = ZstdLines {
+            file: BufReader::with_capacity(1 << 17, file),
+            map,
+            next_frame: 0,
+            frame: None,
+            hint: 0,
+            dctx: DCtx::create(),
+            out: vec![0u8; OUT_CHUNK],
+            pending: Vec::new(),
+            cursor: 0,
+            scanned: 0,
+            offset: 0,
+            number: 0,
+            in_torn: false,
+            done: false,
+        };
+        // Z5/Z6 for the header frame run before any line is read (FORMAT.md §6.2).
+        lines.start_frame()?;
+        while lines.frame.is_some() {
+            lines.step()?;
+        }
+        let one_line = lines.pending.last() == Some(&b'\n')
+            && memchr::memchr(b'\n', &lines.pending) == Some(lines.pending.len() - 1);
+        if !one_line {
+            return Err(SourceError::Finding(Finding::new(
+                Rule::Z6,
+                None,
+                Some(1),
+                "first zstd frame is not exactly one header line ending in a newline",
+            )));
+        }
+        Ok(lines)
+    }
+
+    fn start_frame(&mut self) -> Result<(), SourceError> {
+        let (start, end) = self.map.complete[self.next_frame];
+        self.next_frame += 1;
+        self.file.seek(SeekFrom::Start(start))?;
+        self.dctx
+            .reset(zstd::zstd_safe::ResetDirective::SessionOnly)
+            .map_err(|c| z5(start, zstd::zstd_safe::get_error_name(c)))?;
+        self.frame = Some((start, end - start));
+        self.hint = 1;
+        Ok(())
+    }
+
+    /// One decoder call on the current frame: at most [`OUT_CHUNK`] bytes of output.
+    fn step(&mut self) -> Result<(), SourceError> {
+        let Some((start, left)) = self.frame else {
+            return Ok(());
+        };
+        let err = |c| z5(start, zstd::zstd_safe::get_error_name(c));
+        let mut output = OutBuffer::around(&mut self.out[..]);
+        let used = if left > 0 {
+            let chunk = self.file.fill_buf()?;
+            if chunk.is_empty() {
+                return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+            }
+            let take = (chunk.len() as u64).min(left) as usize;
+            let mut input = InBuffer::around(&chunk[..take]);
+            self.hint = self.dctx.decompress_stream(&mut output, &mut input).map_err(err)?;
+            input.pos()
+        } else {
+            let mut input = InBuffer::around(&[]);
+            self.hint = self.dctx.decompress_stream(&mut output, &mut input).map_err(err)?;
+            0
+        };
+        let produced = output.pos();
+        self.file.consume(used);
+        let left = left - used as u64;
+        if self.hint == 0 && left > 0 {
+            return Err(z5(start, "data after the end of the frame"));
+        }
+        if left == 0 && produced == 0 && used == 0 && self.hint != 0 {
+            return Err(z5(start, "frame ends before its last block"));
+        }
+        self.frame = (self.hint != 0 || left > 0).then_some((start, left));
+        self.append(produced)
+    }
+
+    fn append(&mut self, produced: usize) -> Result<(), SourceError> {
+        if self.cursor > (1 << 20) && self.cursor * 2 > self.pending.len() {
+            self.pending.drain(..self.cursor);
+            self.scanned -= self.cursor;
+            self.cursor = 0;
+        }
+        if self.pending.len() - self.cursor + produced > MAX_LINE_BYTES
+            && memchr::memchr(b'\n', &self.pending[self.scanned.max(self.cursor)..]).is_none()
+        {
+            return Err(SourceError::Finding(Finding::new(
+                Rule::J3,
+                None,
+                Some(self.number + 1),
+                format!("line longer than {MAX_LINE_BYTES} bytes; refused rather than buffered"),
+            )));
+        }
+        self.pending.extend_from_slice(&self.out[..produced]);
+        Ok(())
+    }
+
+    /// Decodes whatever the torn final frame yields (FORMAT.md §5.5.2 Z8): all of it or,
+    /// on any decoder error, nothing.
+    fn decode_torn_frame(&mut self, start: u64) -> io::Result<Vec<u8>> {
+        self.file.seek(SeekFrom::Start(start))?;
+        let mut bytes = Vec::new();
+        (&mut self.file).take(self.map.len - start).read_to_end(&mut bytes)?;
+        let mut dctx = DCtx::create();
+        let mut input = InBuffer::around(&bytes);
+        let mut plain = Vec::new();
+        loop {
+            let mut output = OutBuffer::around(&mut self.out[..]);
+            if dctx.decompress_stream(&mut output, &mut input).is_err() {
+                return Ok(Vec::new());
+            }
+            let produced = output.pos();
+            plain.extend_from_slice(&self.out[..produced]);
+            if plain.len() > MAX_LINE_BYTES {
+                return Ok(Vec::new());
+            }
+            if produced == 0 && input.pos() == bytes.len() {
+                return Ok(plain);
+            }
+        }
+    }
+}
+
+fn z5(start: u64, what: &str) -> SourceError {
+    SourceError::Finding(Finding::new(
+        Rule::Z5,
+        None,
+        None,
+        format!("zstd frame at byte offset {start} fails decompression: {what}"),
+    ))
+}
+
+impl LineSource for ZstdLines {
+    fn torn_frame(&self) -> Option<u64> {
+        self.map.torn_at
+    }
+
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
+        loop {
+            let from = self.scanned.max(self.cursor);
+            if let Some(i) = memchr::memchr(b'\n', &self.pending[from..]) {
+                let end = from + i;
+                line.bytes.clear();
+                line.bytes.extend_from_slice(&self.pending[self.cursor..end]);
+                self.number += 1;
+                line.number = self.number;
+                line.offset = self.offset;
+                line.terminated = true;
+                line.from_torn_frame = self.in_torn;
+                self.offset += (end + 1 - self.cursor) as u64;
+                self.cursor = end + 1;
+                self.scanned = self.cursor;
+                return Ok(true);
+            }
+            self.scanned = self.pending.len();
+            if self.frame.is_some() {
+                self.step()?;
+                continue;
+            }
+            if self.done {
+                if self.cursor == self.pending.len() {
+                    return Ok(false);
+                }
+                // The partial last line of a torn frame.
+                line.bytes.clear();
+                line.bytes.extend_from_slice(&self.pending[self.cursor..]);
+                self.cursor = self.pending.len();
+                self.number += 1;
+                line.number = self.number;
+                line.offset = self.offset;
+                line.terminated = false;
+                line.from_torn_frame = true;
+                return Ok(true);
+            }
+            if self.next_frame < self.map.complete.len() {
+                self.start_frame()?;
+                continue;
+            }
+            if self.cursor < self.pending.len() {
+                return Err(SourceError::Finding(Finding::new(
+                    Rule::Z7,
+                    None,
+                    Some(self.number + 1),
+                    "complete frame contains a torn JSONL record: the decoded text does not end at a line boundary",
+                )));
+            }
+            self.done = true;
+            if let Some(start) = self.map.torn_at {
+                self.pending = self.decode_torn_frame(start)?;
+                self.cursor = 0;
+                self.scanned = 0;
+                self.in_torn = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn frame(text: &str) -> Vec<u8> {
+        let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        enc.include_checksum(true).unwrap();
+        io::Write::write_all(&mut enc, text.as_bytes()).unwrap();
+        enc.finish().unwrap()
+    }
+
+    #[test]
+    fn frames_are_located_exactly_and_a_torn_tail_is_found() {
+        let a = frame("header\n");
+        let b = frame("one\ntwo\n");
+        let mut bytes = [a.clone(), b.clone()].concat();
+        let map = scan_frames(&mut Cursor::new(&bytes)).unwrap();
+        let (la, lb) = (a.len() as u64, b.len() as u64);
+        assert_eq!(map.complete, vec![(0, la), (la, la + lb)]);
+        assert_eq!(map.torn_at, None);
+        bytes.truncate(bytes.len() - 2);
+        let map = scan_frames(&mut Cursor::new(&bytes)).unwrap();
+        assert_eq!(map.complete, vec![(0, la)]);
+        assert_eq!(map.torn_at, Some(la));
+        bytes.truncate(la as usize + 3);
+        assert_eq!(scan_frames(&mut Cursor::new(&bytes)).unwrap().torn_at, Some(la));
+    }
+
+    #[test]
+    fn bad_magic_reserved_bits_and_no_frame() {
+        let rule = |bytes: &[u8]| match scan_frames(&mut Cursor::new(bytes)) {
+            Err(SourceError::Finding(f)) => f.rule,
+            other => panic!("{other:?}"),
+        };
+        let a = frame("header\n");
+        assert_eq!(rule(&[a.clone(), b"\x00\x00\x00\x00".to_vec()].concat()), Rule::Z1);
+        // Skippable frames are refused too.
+        assert_eq!(rule(&[a.clone(), vec![0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]].concat()), Rule::Z1);
+        let mut reserved = a.clone();
+        reserved[4] |= 0x08;
+        assert_eq!(rule(&reserved), Rule::Z2);
+        assert_eq!(rule(&a[..3]), Rule::Z4);
+        assert_eq!(rule(b""), Rule::Z4);
+    }
+}

@@ -1,0 +1,506 @@
+//! The surface fold: rules S1–S18 as an incremental fold (FORMAT.md §3).
+//!
+//! The surface is kept as a doubly linked list keyed by seq, so that feeding one event
+//! costs O(that event) plus, for a replace, O(number of shadowed entries): a replace
+//! walks from its `start` to its `end`, and every entry it walks over is removed. Each
+//! seq is removed at most once, so a whole log folds in O(events + cited seqs). No I/O.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::event::Dialect;
+use crate::json::{Json, Kind};
+use crate::rules::{Class, Finding, Rule};
+
+const NONE: u64 = u64::MAX;
+
+/// How an event joined the surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfaceOp {
+    /// `"append"`
+    Append,
+    /// `{"op":"replace","start":S,"end":E}`: `start` and `end` are seqs.
+    Replace {
+        /// First shadowed seq (in surface order).
+        start: u64,
+        /// Last shadowed seq (in surface order).
+        end: u64,
+    },
+}
+
+impl std::fmt::Display for SurfaceOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SurfaceOp::Append => f.write_str("append"),
+            SurfaceOp::Replace { start, end } => write!(f, "replace {start}..{end}"),
+        }
+    }
+}
+
+/// One entry of the surface, with what the views need to show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SurfaceEntry {
+    /// The event's seq.
+    pub seq: u64,
+    /// The event type (after legacy conversion).
+    pub ty: String,
+    /// How it joined.
+    pub op: SurfaceOp,
+    /// Number of entries it shadowed (0 for an append).
+    pub shadowed: usize,
+    /// The message role, when the event carries a message.
+    pub role: Option<String>,
+    /// The message id as stored, quotes included, when present.
+    pub message_id: Option<String>,
+    /// A short one-line text preview (at most 60 characters).
+    pub preview: String,
+    /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
+    /// messages and the event projects to one.
+    pub message: Option<String>,
+    /// Hash of the `data` with `message.content[0].content` nulled, for S18.
+    content_free_hash: Option<u128>,
+}
+
+/// One committed replace, in log order (FORMAT.md §3.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    /// 1 for the first replace of the log, then 2, 3 …
+    pub generation: u64,
+    /// The replacing event's seq.
+    pub seq: u64,
+    /// The replacing event's type.
+    pub ty: String,
+    /// Declared start seq.
+    pub start: u64,
+    /// Declared end seq.
+    pub end: u64,
+    /// The seqs removed from the surface, in surface order.
+    pub shadowed: Vec<u64>,
+    /// Surface length before the replace.
+    pub len_before: usize,
+    /// Surface length after the replace.
+    pub len_after: usize,
+}
+
+/// What the fold needs to know about one surface-eligible event.
+#[derive(Debug, Clone, Copy)]
+pub struct SurfaceInput<'e> {
+    /// The event's seq (already checked by E3/E7).
+    pub seq: u64,
+    /// The (converted) type.
+    pub ty: &'e str,
+    /// `surfaceOp`, when present.
+    pub surface_op: Option<Json<'e>>,
+    /// `sourceEventSeqs`, when present.
+    pub source_event_seqs: Option<Json<'e>>,
+    /// The (converted) `data`.
+    pub data: Option<Json<'e>>,
+    /// The derived message text, when it projects to one and messages are kept.
+    pub message: Option<&'e str>,
+    /// The message role.
+    pub role: Option<&'e str>,
+    /// The message id token, quotes included.
+    pub message_id: Option<&'e str>,
+    /// The text preview.
+    pub preview: &'e str,
+}
+
+#[derive(Debug, Clone)]
+struct Node {
+    prev: u64,
+    next: u64,
+    entry: SurfaceEntry,
+}
+
+/// The surface validator as a fold. Feed events in seq order with [`Replay::push`].
+#[derive(Debug, Clone)]
+pub struct Replay {
+    dialect: &'static Dialect,
+    nodes: HashMap<u64, Node>,
+    head: u64,
+    tail: u64,
+    next_seq: u64,
+    replacements: Vec<Replacement>,
+    warnings: Vec<Finding>,
+}
+
+type Step = Result<(), (Rule, String)>;
+
+impl Replay {
+    /// An empty surface for a log of the given dialect.
+    pub fn new(dialect: &'static Dialect) -> Self {
+        Replay {
+            dialect,
+            nodes: HashMap::new(),
+            head: NONE,
+            tail: NONE,
+            next_seq: 0,
+            replacements: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Number of entries on the surface.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the surface is empty.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The seq the next event must have.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Every committed replace so far, in log order.
+    pub fn replacements(&self) -> &[Replacement] {
+        &self.replacements
+    }
+
+    /// Rules a June-era log broke that June's loader did not enforce (FORMAT.md §9.2).
+    pub fn warnings(&self) -> &[Finding] {
+        &self.warnings
+    }
+
+    /// The surface entries in order.
+    pub fn entries(&self) -> Vec<&SurfaceEntry> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut cur = self.head;
+        while cur != NONE {
+            let node = &self.nodes[&cur];
+            out.push(&node.entry);
+            cur = node.next;
+        }
+        out
+    }
+
+    /// The surface as a list of seqs.
+    pub fn seqs(&self) -> Vec<u64> {
+        self.entries().iter().map(|e| e.seq).collect()
+    }
+
+    /// True when `seq` is on the surface now.
+    pub fn contains(&self, seq: u64) -> bool {
+        self.nodes.contains_key(&seq)
+    }
+
+    /// The message id (quotes included) of a surface entry.
+    pub fn message_id(&self, seq: u64) -> Option<&str> {
+        self.nodes.get(&seq)?.entry.message_id.as_deref()
+    }
+
+    /// Feeds a non-surface event (S1–S3).
+    ///
+    /// # Errors
+    /// S1, S2 or S3 with a one-line message; the surface is unchanged.
+    pub fn push_log_only(
+        &mut self,
+        seq: u64,
+        ty: &str,
+        surface_op: bool,
+        sources: bool,
+    ) -> Result<(), (Rule, String)> {
+        self.check_seq(seq)?;
+        if surface_op {
+            self.lenient(Rule::S2, seq, format!("{ty} is not surface-eligible and cannot carry surfaceOp"))?;
+        }
+        if sources {
+            self.lenient(Rule::S3, seq, format!("{ty} is not surface-eligible and cannot carry sourceEventSeqs"))?;
+        }
+        self.next_seq = seq + 1;
+        Ok(())
+    }
+
+    fn check_seq(&self, seq: u64) -> Step {
+        if seq != self.next_seq {
+            return Err((Rule::S1, format!("seq is not contiguous; expected {}, found {seq}", self.next_seq)));
+        }
+        Ok(())
+    }
+
+    /// A rule June 2026 did not enforce becomes a warning there (FORMAT.md §9.2).
+    fn lenient(&mut self, rule: Rule, seq: u64, message: String) -> Step {
+        if self.dialect.strict {
+            return Err((rule, message));
+        }
+        let mut f = Finding::new(rule, Some(seq), None, message);
+        f.class = Class::Warning;
+        self.warnings.push(f);
+        Ok(())
+    }
+
+    /// Feeds a surface-eligible event (S1, S4–S18) and applies it.
+    ///
+    /// # Errors
+    /// The first rule broken, in FORMAT.md §3.2 order; the surface is unchanged.
+    pub fn push_surface(&mut self, input: SurfaceInput<'_>) -> Step {
+        let seq = input.seq;
+        self.check_seq(seq)?;
+        let Some(op_json) = input.surface_op else {
+            return Err((Rule::S4, format!("{} is surface-eligible and requires a surfaceOp marker", input.ty)));
+        };
+        let op = parse_surface_op(op_json)?;
+        let shadowed = match op {
+            SurfaceOp::Append => Vec::new(),
+            SurfaceOp::Replace { start, end } => self.locate_range(start, end)?,
+        };
+        let cited = self.check_sources(seq, input.ty, input.source_event_seqs)?;
+        if let SurfaceOp::Replace { .. } = op
+            && let Some(missing) = shadowed.iter().find(|s| !cited.contains(s))
+        {
+            self.lenient(
+                Rule::S15,
+                seq,
+                format!("replace sourceEventSeqs must include every shadowed surface node; missing {missing}"),
+            )?;
+        }
+        let content_free = ["message", "content", "0", "content"];
+        if input.ty == "tool/result" && self.dialect.strict && let SurfaceOp::Replace { .. } = op {
+            if shadowed.len() != 1 {
+                return Err((Rule::S16, format!("tool/result replace must rewrite exactly one current node; range shadows {}", shadowed.len())));
+            }
+            let target = &self.nodes[&shadowed[0]].entry;
+            if target.ty != "tool/result" {
+                return Err((Rule::S17, format!("tool/result replace must target a current tool/result; seq {} is {}", target.seq, target.ty)));
+            }
+            let new_hash = input.data.map(|d| crate::json::canonical_hash(d, &content_free));
+            if target.content_free_hash != new_hash {
+                return Err((Rule::S18, format!("tool/result replace of seq {} may change only the tool-result content", target.seq)));
+            }
+        }
+        // Accepted: apply.
+        let entry = SurfaceEntry {
+            seq,
+            ty: input.ty.to_owned(),
+            op,
+            shadowed: shadowed.len(),
+            role: input.role.map(str::to_owned),
+            message_id: input.message_id.map(str::to_owned),
+            preview: input.preview.to_owned(),
+            message: input.message.map(str::to_owned),
+            content_free_hash: (input.ty == "tool/result")
+                .then(|| input.data.map(|d| crate::json::canonical_hash(d, &content_free)))
+                .flatten(),
+        };
+        match op {
+            SurfaceOp::Append => self.link_after(self.tail, entry),
+            SurfaceOp::Replace { start, end } => {
+                let len_before = self.nodes.len();
+                let prev = self.nodes[&shadowed[0]].prev;
+                for s in &shadowed {
+                    self.unlink(*s);
+                }
+                self.link_after(prev, entry);
+                self.replacements.push(Replacement {
+                    generation: self.replacements.len() as u64 + 1,
+                    seq,
+                    ty: input.ty.to_owned(),
+                    start,
+                    end,
+                    shadowed,
+                    len_before,
+                    len_after: self.nodes.len(),
+                });
+            }
+        }
+        self.next_seq = seq + 1;
+        Ok(())
+    }
+
+    /// S7–S9: the shadowed seqs from `start` to `end` in surface order.
+    fn locate_range(&self, start: u64, end: u64) -> Result<Vec<u64>, (Rule, String)> {
+        if !self.nodes.contains_key(&start) {
+            return Err((Rule::S7, format!("replace start seq {start} not found in surface")));
+        }
+        if !self.nodes.contains_key(&end) {
+            return Err((Rule::S8, format!("replace end seq {end} not found in surface")));
+        }
+        let mut shadowed = Vec::new();
+        let mut cur = start;
+        while cur != NONE {
+            shadowed.push(cur);
+            if cur == end {
+                return Ok(shadowed);
+            }
+            cur = self.nodes[&cur].next;
+        }
+        let position = |seq| self.seqs().iter().position(|s| *s == seq).unwrap_or(0);
+        Err((
+            Rule::S9,
+            format!(
+                "replace start seq {start} (index {}) is after end seq {end} (index {})",
+                position(start),
+                position(end)
+            ),
+        ))
+    }
+
+    /// S10–S14; returns the cited seqs.
+    fn check_sources(&mut self, seq: u64, ty: &str, sources: Option<Json<'_>>) -> Result<HashSet<u64>, (Rule, String)> {
+        let mut cited = HashSet::new();
+        let Some(sources) = sources else {
+            return Ok(cited);
+        };
+        if !sources.is_array() {
+            self.lenient(Rule::S10, seq, format!("sourceEventSeqs must be an array when present, found {}", sources.kind().name()))?;
+            return Ok(cited);
+        }
+        if sources.is_empty() && (ty != "assistant/message" || !self.dialect.strict) {
+            self.lenient(Rule::S11, seq, format!("sourceEventSeqs must not be empty except on assistant/message ({ty})"))?;
+        }
+        let mut duplicate = None;
+        let mut not_earlier = None;
+        for element in sources.elements() {
+            let Some(cite) = element.as_seq() else {
+                self.lenient(Rule::S12, seq, format!("sourceEventSeqs must contain non-negative safe integers, found {}", element.raw()))?;
+                continue;
+            };
+            if !cited.insert(cite) {
+                duplicate.get_or_insert(cite);
+            }
+            if cite >= seq {
+                not_earlier.get_or_insert(cite);
+            }
+        }
+        if let Some(d) = duplicate {
+            self.lenient(Rule::S13, seq, format!("sourceEventSeqs must not contain duplicates; {d} repeats"))?;
+        } else if let Some(n) = not_earlier {
+            self.lenient(Rule::S14, seq, format!("sourceEventSeqs must reference earlier events; {n} is not before {seq}"))?;
+        }
+        Ok(cited)
+    }
+
+    fn link_after(&mut self, prev: u64, entry: SurfaceEntry) {
+        let seq = entry.seq;
+        let next = if prev == NONE {
+            self.head
+        } else {
+            self.nodes[&prev].next
+        };
+        self.nodes.insert(seq, Node { prev, next, entry });
+        if prev == NONE {
+            self.head = seq;
+        } else if let Some(p) = self.nodes.get_mut(&prev) {
+            p.next = seq;
+        }
+        if next == NONE {
+            self.tail = seq;
+        } else if let Some(n) = self.nodes.get_mut(&next) {
+            n.prev = seq;
+        }
+    }
+
+    fn unlink(&mut self, seq: u64) {
+        let Some(node) = self.nodes.remove(&seq) else {
+            return;
+        };
+        if node.prev == NONE {
+            self.head = node.next;
+        } else if let Some(p) = self.nodes.get_mut(&node.prev) {
+            p.next = node.next;
+        }
+        if node.next == NONE {
+            self.tail = node.prev;
+        } else if let Some(n) = self.nodes.get_mut(&node.next) {
+            n.prev = node.prev;
+        }
+    }
+}
+
+/// S5–S6: reads a `surfaceOp` value.
+///
+/// # Errors
+/// S5 or S6.
+pub fn parse_surface_op(op: Json<'_>) -> Result<SurfaceOp, (Rule, String)> {
+    if op.str_eq("append") {
+        return Ok(SurfaceOp::Append);
+    }
+    if op.kind() != Kind::Object {
+        return Err((Rule::S5, format!("invalid surfaceOp: expected \"append\" or a replace object, found {}", crate::check::shown(Some(op)))));
+    }
+    let keys = op.keys();
+    let exact = keys.len() == 3 && ["op", "start", "end"].iter().all(|k| keys.iter().any(|kk| kk.str_eq(k)));
+    let start = op.get("start").and_then(Json::as_seq);
+    let end = op.get("end").and_then(Json::as_seq);
+    match (exact, op.get("op").is_some_and(|o| o.str_eq("replace")), start, end) {
+        (true, true, Some(start), Some(end)) => Ok(SurfaceOp::Replace { start, end }),
+        _ => Err((Rule::S6, format!("invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"start\":S,\"end\":E}} with seqs, found {}", crate::check::shown(Some(op))))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::HEAD;
+
+    fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step {
+        let op = Json::parse(op).unwrap();
+        let src = src.map(|s| Json::parse(s).unwrap());
+        r.push_surface(SurfaceInput {
+            seq,
+            ty,
+            surface_op: Some(op),
+            source_event_seqs: src,
+            data: None,
+            message: None,
+            role: None,
+            message_id: None,
+            preview: "",
+        })
+    }
+
+    /// FORMAT.md §3.3, the worked example, exactly.
+    #[test]
+    fn worked_example() {
+        let mut r = Replay::new(&HEAD);
+        let mut seq = 0;
+        let mut log_only_until = |r: &mut Replay, until: u64| {
+            while seq < until {
+                r.push_log_only(seq, "tool/call", false, false).unwrap();
+                seq += 1;
+            }
+            seq += 1;
+        };
+        log_only_until(&mut r, 2);
+        push(&mut r, 2, "user/message", r#""append""#, None).unwrap();
+        log_only_until(&mut r, 7);
+        push(&mut r, 7, "assistant/message", r#""append""#, Some("[3,4,5,6]")).unwrap();
+        log_only_until(&mut r, 9);
+        push(&mut r, 9, "tool/result", r#""append""#, Some("[8]")).unwrap();
+        assert_eq!(r.seqs(), [2, 7, 9]);
+        log_only_until(&mut r, 12);
+        push(&mut r, 12, "assistant/message", r#""append""#, Some("[10,11]")).unwrap();
+        log_only_until(&mut r, 15);
+        push(&mut r, 15, "user/message", r#"{"op":"replace","start":2,"end":9}"#, Some("[13,14,2,7,9]")).unwrap();
+        assert_eq!(r.seqs(), [15, 12]);
+        log_only_until(&mut r, 17);
+        push(&mut r, 17, "tool/result", r#""append""#, Some("[16]")).unwrap();
+        log_only_until(&mut r, 19);
+        assert_eq!(r.seqs(), [15, 12, 17]);
+        push(&mut r, 19, "tool/result", r#"{"op":"replace","start":17,"end":17}"#, Some("[17]")).unwrap();
+        assert_eq!(r.seqs(), [15, 12, 19]);
+        push(&mut r, 20, "user/message", r#"{"op":"replace","start":15,"end":12}"#, Some("[15,12]")).unwrap();
+        assert_eq!(r.seqs(), [20, 19]);
+        let gens: Vec<_> = r.replacements().iter().map(|x| (x.generation, x.seq, x.shadowed.clone())).collect();
+        assert_eq!(gens, [(1, 15, vec![2, 7, 9]), (2, 19, vec![17]), (3, 20, vec![15, 12])]);
+        // The failures the text lists for seq 21.
+        let s = |res: Step| res.unwrap_err().0;
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":7,"end":9}"#, Some("[7,9]"))), Rule::S7);
+        assert_eq!(s(push(&mut r.clone(), 21, "tool/result", r#"{"op":"replace","start":20,"end":20}"#, Some("[20]"))), Rule::S17);
+        assert_eq!(s(push(&mut r.clone(), 21, "tool/result", r#"{"op":"replace","start":20,"end":19}"#, Some("[20,19]"))), Rule::S16);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":19,"end":20}"#, Some("[20,19]"))), Rule::S9);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":20,"end":19}"#, Some("[20]"))), Rule::S15);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[3,3,30]"))), Rule::S13);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[3,30]"))), Rule::S14);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[-1,3,3]"))), Rule::S12);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[]"))), Rule::S11);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("{}"))), Rule::S10);
+        assert_eq!(s(push(&mut r.clone(), 22, "user/message", r#""append""#, None)), Rule::S1);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""prepend""#, None)), Rule::S5);
+        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":20}"#, None)), Rule::S6);
+        push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
+        assert_eq!(r.seqs(), [20, 19, 21]);
+    }
+}

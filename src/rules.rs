@@ -1,0 +1,178 @@
+//! Rule ids, their classes and their findings (FORMAT.md §1.3, §2.5, §3.2, §5.5, §6, §9.3).
+//!
+//! A rule id is the stable name FORMAT.md gives a check (`E3`, `S15`, `J5` …). A
+//! [`Finding`] is data, not a string: CI output, JSON output and tests all read the same
+//! struct.
+
+use std::fmt;
+
+/// The two failure classes of FORMAT.md §6.2, plus findings that do not fail a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// The bytes or records are damaged or malformed.
+    Corrupt,
+    /// The log is intact but must not be interpreted by this reader (unsupported version,
+    /// unknown required event type).
+    Refused,
+    /// A torn tail: uncommitted bytes after the committed region that a repair cuts.
+    TornTail,
+    /// Worth telling, not a failure (for example a June-era rule DSH then did not enforce).
+    Warning,
+}
+
+macro_rules! rules {
+    ($($id:ident => $class:ident, $section:literal, $summary:literal;)*) => {
+        /// Every rule id this reader reports.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule { $(#[doc = $summary] $id,)* }
+
+        impl Rule {
+            /// All rules, in FORMAT.md order.
+            pub const ALL: &'static [Rule] = &[$(Rule::$id,)*];
+
+            /// The id exactly as FORMAT.md spells it, for example `"S15"`.
+            pub fn id(self) -> &'static str {
+                match self { $(Rule::$id => stringify!($id),)* }
+            }
+
+            /// The FORMAT.md section that defines the rule, for example `"§3.2"`.
+            pub fn section(self) -> &'static str {
+                match self { $(Rule::$id => $section,)* }
+            }
+
+            /// One line saying what breaks the rule.
+            pub fn summary(self) -> &'static str {
+                match self { $(Rule::$id => $summary,)* }
+            }
+
+            /// The class a violation of this rule has in a HEAD-era log.
+            pub fn class(self) -> Class {
+                match self { $(Rule::$id => Class::$class,)* }
+            }
+
+            /// Looks a rule up by id (`"E3"`).
+            pub fn from_id(id: &str) -> Option<Rule> {
+                match id { $(stringify!($id) => Some(Rule::$id),)* _ => None }
+            }
+        }
+    };
+}
+
+rules! {
+    H1 => Corrupt, "§6.3", "no complete first record (header line)";
+    H2 => Corrupt, "§6.3", "header line is not valid JSON";
+    H3 => Refused, "§6.2", "header version is a number other than 0 (unsupported format version)";
+    H4 => Corrupt, "§6.3", "first line is not a session header (type, version, id, createdAt, delegationDepth, origin, agentPreset)";
+    H5 => Corrupt, "§6.3", "header carries retired sandboxMode or approvalPolicy";
+    H6 => Corrupt, "§6.3, §7.1", "header id or cwd cannot name this file's storage path";
+    H7 => Corrupt, "§6.3", "header cwd, parentSession or seedLength malformed";
+    J1 => Corrupt, "§5.5.1", "file contains no newline at all (empty or header-less log)";
+    J2 => TornTail, "§5.5.1", "final bytes after the last newline (torn final line)";
+    J3 => Corrupt, "§5.5.1", "a complete line is not JSON or not a valid packed chunk row";
+    J4 => Corrupt, "§5.5.1", "a line's events do not continue the seq sequence";
+    J5 => Corrupt, "§5.5.1", "defect inside the committed region (a turn/end follows it)";
+    J6 => TornTail, "§5.5.1", "defect with no turn/end after it (torn tail)";
+    J7 => Corrupt, "§5.5.1", "an event line is JSON null";
+    Z1 => Corrupt, "§5.5.2", "invalid zstd frame magic at a frame boundary";
+    Z2 => Corrupt, "§5.5.2", "zstd frame header reserved bits set, or reserved block type";
+    Z3 => TornTail, "§5.5.2", "file ends inside the final zstd frame (torn frame)";
+    Z4 => Corrupt, "§5.5.2", "no structurally complete zstd frame";
+    Z5 => Corrupt, "§5.5.2", "a complete zstd frame fails decompression or its checksum";
+    Z6 => Corrupt, "§5.5.2", "first zstd frame is not exactly one header line";
+    Z7 => Corrupt, "§5.5.2", "complete zstd frames hold a torn or invalid JSONL record";
+    Z8 => TornTail, "§5.5.2", "lines recovered from a torn final frame hold a defect";
+    E0 => Corrupt, "§1.3", "legacy request/header-delta event";
+    E1 => Corrupt, "§1.3", "event has a key other than type, seq, time, data, surfaceOp, sourceEventSeqs, ignorable";
+    E2 => Corrupt, "§1.3", "type is not a string";
+    E3 => Corrupt, "§1.3", "seq is not a non-negative safe integer";
+    E4 => Corrupt, "§1.3", "time is not a safe integer";
+    E5 => Corrupt, "§1.3", "data key missing";
+    E6 => Corrupt, "§1.3", "ignorable present with a value other than true";
+    E7 => Corrupt, "§1.3", "seq differs from the event's index in the log";
+    E8 => Corrupt, "§1.3, §5.2", "turn/start, step/start or tool/call with null or absent data";
+    U1 => Refused, "§2.2", "unknown event type without ignorable: true";
+    M1 => Corrupt, "§2.5", "message is not an object or lacks a non-empty string id";
+    M2 => Corrupt, "§2.5", "message role is wrong for its event type";
+    M3 => Corrupt, "§2.5", "message source is not an object with a non-empty string kind";
+    M4 => Corrupt, "§2.5", "message content is not an array";
+    M5 => Corrupt, "§2.5", "assistant message source is not a model source with provider and model";
+    M6 => Corrupt, "§2.5", "tool result source is not a tool source with a callId";
+    M7 => Corrupt, "§2.5", "tool result content is not exactly one tool-result block with array content";
+    M8 => Corrupt, "§2.5", "tool-result block toolCallId differs from source.callId";
+    R1 => Corrupt, "§2.5", "request/header lacks a header object with config provider and model";
+    R2 => Corrupt, "§2.5", "request/header config.reasoningEffort present but not a non-empty string";
+    R3 => Corrupt, "§2.5", "request/header adapterDefaults malformed";
+    R4 => Corrupt, "§2.5", "request/header reason is the retired \"fallback\"";
+    L1 => Corrupt, "§2.5", "log contains a request/header-delta event";
+    L2 => Corrupt, "§2.5", "log contains a mode/set event";
+    L3 => Corrupt, "§2.5", "log contains a request/header with reason \"fallback\"";
+    L4 => Corrupt, "§9.3.2", "malformed pre-react-loop turn/start";
+    L5 => Corrupt, "§9.3.2", "malformed pre-react-loop turn/end";
+    L6 => Corrupt, "§9.3.2", "malformed steering/message";
+    S1 => Corrupt, "§3.2", "seq is not the expected next seq";
+    S2 => Corrupt, "§3.2", "non-surface event carries surfaceOp";
+    S3 => Corrupt, "§3.2", "non-surface event carries sourceEventSeqs";
+    S4 => Corrupt, "§3.2", "surface event lacks surfaceOp";
+    S5 => Corrupt, "§3.2", "surfaceOp is neither \"append\" nor an object";
+    S6 => Corrupt, "§3.2", "replace surfaceOp is not exactly {op:\"replace\",start,end} with seq endpoints";
+    S7 => Corrupt, "§3.2", "replace start seq is not on the surface";
+    S8 => Corrupt, "§3.2", "replace end seq is not on the surface";
+    S9 => Corrupt, "§3.2", "replace start lies after end on the surface";
+    S10 => Corrupt, "§3.2", "sourceEventSeqs is not an array";
+    S11 => Corrupt, "§3.2", "sourceEventSeqs is empty on a type other than assistant/message";
+    S12 => Corrupt, "§3.2", "sourceEventSeqs holds something other than a non-negative safe integer";
+    S13 => Corrupt, "§3.2", "sourceEventSeqs holds a duplicate";
+    S14 => Corrupt, "§3.2", "sourceEventSeqs cites a seq not earlier than the event";
+    S15 => Corrupt, "§3.2", "replace does not cite every shadowed seq in sourceEventSeqs";
+    S16 => Corrupt, "§3.2", "tool/result replace shadows other than exactly one entry";
+    S17 => Corrupt, "§3.2", "tool/result replace shadows an event that is not a tool/result";
+    S18 => Corrupt, "§3.2", "tool/result replace changes more than the tool-result content";
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// One finding about a log: which rule, where, and what was expected versus found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule broken.
+    pub rule: Rule,
+    /// How the finding counts (usually `rule.class()`; June-era logs demote some rules to
+    /// warnings, FORMAT.md §9.2).
+    pub class: Class,
+    /// Seq of the event concerned, when there is one.
+    pub seq: Option<u64>,
+    /// 1-based line in the (decoded) file, the header being line 1, when there is one.
+    pub line: Option<u64>,
+    /// One line: what was expected and what was found.
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding with the rule's own class.
+    pub fn new(rule: Rule, seq: Option<u64>, line: Option<u64>, message: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            class: rule.class(),
+            seq,
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.rule)?;
+        if let Some(line) = self.line {
+            write!(f, " at line {line}")?;
+        }
+        if let Some(seq) = self.seq {
+            write!(f, " (seq {seq})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}

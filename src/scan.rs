@@ -1,0 +1,1063 @@
+//! Reading one session log end to end: header, records, torn tail, every event check in
+//! HEAD's order, and the surface fold, in a single streaming pass
+//! (FORMAT.md §5.5.1, §5.5.2, §6.2, §6.3, §6.5, §7.1, §7.4).
+//!
+//! HEAD checks a log in stages (§6.5 P1–P7): an L-rule event anywhere beats an M-rule
+//! event anywhere, which beats an unknown type, which beats E8, which beats every E, R
+//! and S rule. The scan runs all stages over each event as it streams past and keeps the
+//! first finding of each stage; the reported finding is the first of the earliest stage.
+//! So the verdict is HEAD's, while the file is read once and never held in memory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::check::{self, Logical};
+use crate::derive;
+use crate::event::{Dialect, Era, Event, Projection};
+use crate::json::{Json, Kind};
+use crate::load::{Encoding, Input, Line, LineSource, LoadError, SourceError};
+use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
+use crate::rules::{Class, Finding, Rule};
+
+/// Characters kept for a surface entry's preview.
+pub const PREVIEW_CHARS: usize = 60;
+
+/// What a scan should keep besides the verdict.
+#[derive(Debug, Clone, Default)]
+pub struct ScanOptions {
+    /// Snapshot the surface right after the event with this seq (`surface --at`).
+    pub at: Option<u64>,
+    /// Keep each surface entry's derived message bytes (`messages`).
+    pub keep_messages: bool,
+}
+
+/// The verdict on a log (FORMAT.md §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// Every check passed.
+    Valid,
+    /// Valid, but uncommitted bytes follow the committed region; a repair cuts them.
+    TornTail,
+    /// Damaged or malformed.
+    Corrupt,
+    /// Intact but not to be interpreted by this reader.
+    Refused,
+}
+
+impl Status {
+    /// `valid`, `torn-tail`, `corrupt` or `refused`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Valid => "valid",
+            Status::TornTail => "torn-tail",
+            Status::Corrupt => "corrupt",
+            Status::Refused => "refused",
+        }
+    }
+}
+
+/// The torn tail a repair would cut (FORMAT.md §5.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// J2 (a final line without newline), J6 (a defect with no `turn/end` after it) or
+    /// Z3 (a torn final zstd frame).
+    pub rule: Rule,
+    /// Where the cut starts, in bytes from the start of the file (for zstd: the torn
+    /// frame's start).
+    pub offset: u64,
+    /// Bytes that would be removed from the file.
+    pub bytes: u64,
+    /// First dropped line (1-based, decoded text).
+    pub line: u64,
+    /// Lines dropped, a final partial line included.
+    pub lines: u64,
+    /// Events in the dropped lines that decode (packed rows count their members).
+    pub events: u64,
+    /// Why the tail is torn, in one line.
+    pub message: String,
+}
+
+/// The session header (FORMAT.md §6.3), as far as it could be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Header {
+    /// The header line as stored.
+    pub raw: String,
+    /// `id` as text.
+    pub id: String,
+    /// `version`.
+    pub version: Option<i64>,
+    /// `createdAt`, ms since the Unix epoch.
+    pub created_at: Option<i64>,
+    /// `cwd`.
+    pub cwd: Option<String>,
+    /// `parentSession`.
+    pub parent_session: Option<String>,
+    /// `seedLength`.
+    pub seed_length: Option<i64>,
+    /// `origin`.
+    pub origin: Option<String>,
+    /// `delegationDepth`.
+    pub delegation_depth: Option<i64>,
+    /// `agentPreset`.
+    pub agent_preset: Option<String>,
+}
+
+/// Token usage totals (FORMAT.md §2.4.4), summed over `assistant/message.data.usage`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// `inputTokens` (uncached input).
+    pub input: u64,
+    /// `outputTokens`.
+    pub output: u64,
+    /// `cacheReadTokens`.
+    pub cache_read: u64,
+    /// `cacheWriteTokens`.
+    pub cache_write: u64,
+    /// `reasoningTokens`.
+    pub reasoning: u64,
+}
+
+impl Usage {
+    fn add(&mut self, usage: Json<'_>) {
+        let n = |k| usage.get(k).and_then(Json::as_seq).unwrap_or(0);
+        self.input += n("inputTokens");
+        self.output += n("outputTokens");
+        self.cache_read += n("cacheReadTokens");
+        self.cache_write += n("cacheWriteTokens");
+        self.reasoning += n("reasoningTokens");
+    }
+}
+
+/// One turn, for `show`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TurnRow {
+    /// The turn number (`data.turn`).
+    pub turn: i64,
+    /// Seq of its `turn/start`.
+    pub start_seq: u64,
+    /// Seq of its `turn/end`, when it ended.
+    pub end_seq: Option<u64>,
+    /// The end reason's `kind` (`completed`, `aborted`, …) or `open`.
+    pub reason: String,
+    /// `step/start` events in the turn.
+    pub steps: u64,
+    /// `tool/call` events in the turn.
+    pub tool_calls: u64,
+    /// Usage summed over the turn's assistant messages.
+    pub usage: Usage,
+    /// Time of `turn/start`, ms since the Unix epoch.
+    pub start_time: Option<i64>,
+    /// Time of `turn/end`, ms since the Unix epoch.
+    pub end_time: Option<i64>,
+}
+
+/// A tool call announced by an assistant message that has no result yet
+/// (FORMAT.md §5.2 `pending`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCall {
+    /// The call id as text.
+    pub call_id: String,
+    /// Seq of the announcing `assistant/message`.
+    pub announced_seq: u64,
+    /// Seq of the `tool/call`, when one was recorded.
+    pub call_seq: Option<u64>,
+    /// The announcing step.
+    pub step: Option<i64>,
+}
+
+/// Counts and totals for `show`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Events replayed (the torn tail excluded).
+    pub events: u64,
+    /// Time of the first event, ms since the Unix epoch.
+    pub first_time: Option<i64>,
+    /// Time of the last event, ms since the Unix epoch.
+    pub last_time: Option<i64>,
+    /// Events per type (converted types).
+    pub types: BTreeMap<String, u64>,
+    /// Every turn, in order.
+    pub turns: Vec<TurnRow>,
+    /// `step/start` events.
+    pub steps: u64,
+    /// `tool/call` events.
+    pub tool_calls: u64,
+    /// `tool/result` events (replacements included).
+    pub tool_results: u64,
+    /// Usage over all assistant messages.
+    pub usage: Usage,
+    /// The open turn at the end of the log, if any.
+    pub open_turn: Option<i64>,
+    /// The open step at the end of the log, if any.
+    pub open_step: Option<i64>,
+    /// Calls of the open turn's open step still without a result: repair closes these.
+    pub pending: Vec<PendingCall>,
+    /// Calls whose step or turn closed without a result (committed orphans).
+    pub orphans: Vec<PendingCall>,
+    /// Number of `session/end-seed` events.
+    pub end_seeds: u64,
+}
+
+impl Stats {
+    /// §5.2's scan, plus the counts `show` prints.
+    fn record(&mut self, seq: u64, logical: &Logical<'_>, dialect: &Dialect) {
+        let ty = logical.type_str();
+        self.events += 1;
+        let time = logical.ev.time_value();
+        if self.first_time.is_none() {
+            self.first_time = time;
+        }
+        if time.is_some() {
+            self.last_time = time;
+        }
+        if let Some(count) = self.types.get_mut(ty) {
+            *count += 1;
+        } else {
+            self.types.insert(ty.to_owned(), 1);
+        }
+        let data = logical.data();
+        let int = |key: &str| data.and_then(|d| d.get(key)).and_then(Json::as_safe_integer);
+        match ty {
+            "turn/start" => {
+                self.close_pending();
+                self.open_turn = Some(int("turn").unwrap_or(0));
+                self.open_step = None;
+                self.turns.push(TurnRow {
+                    turn: int("turn").unwrap_or(0),
+                    start_seq: seq,
+                    reason: "open".into(),
+                    start_time: time,
+                    ..TurnRow::default()
+                });
+            }
+            "turn/end" => {
+                self.close_pending();
+                self.open_turn = None;
+                self.open_step = None;
+                let kind = data
+                    .and_then(|d| d.get("reason"))
+                    .and_then(|r| r.get("kind"))
+                    .and_then(Json::as_str)
+                    .map_or_else(|| "unknown".to_owned(), |k| k.into_owned());
+                if let Some(row) = self.turns.last_mut().filter(|r| r.end_seq.is_none()) {
+                    row.end_seq = Some(seq);
+                    row.reason = kind;
+                    row.end_time = time;
+                }
+            }
+            "step/start" => {
+                self.steps += 1;
+                self.open_step = int("step");
+                if let Some(row) = self.open_row() {
+                    row.steps += 1;
+                }
+            }
+            "step/end" => {
+                self.close_pending();
+                self.open_step = None;
+            }
+            "assistant/message" => {
+                let (content, usage) = match dialect.projection {
+                    Projection::Stored => (logical.message().and_then(|m| m.get("content")), data.and_then(|d| d.get("usage"))),
+                    Projection::June => (data.and_then(|d| d.get("content")), data.and_then(|d| d.get("usage"))),
+                };
+                if let Some(usage) = usage.filter(|u| u.is_object()) {
+                    self.usage.add(usage);
+                    if let Some(row) = self.open_row() {
+                        row.usage.add(usage);
+                    }
+                }
+                let step = int("step");
+                for block in content.into_iter().flat_map(Json::elements) {
+                    if block.get("type").is_some_and(|t| t.str_eq("tool-call"))
+                        && let Some(id) = block.get("id")
+                    {
+                        let call_id = id.as_str().unwrap_or_default().into_owned();
+                        match self.pending.iter_mut().find(|p| p.call_id == call_id) {
+                            Some(p) => {
+                                p.call_seq = None;
+                                p.step = step;
+                            }
+                            None => self.pending.push(PendingCall {
+                                call_id,
+                                announced_seq: seq,
+                                call_seq: None,
+                                step,
+                            }),
+                        }
+                    }
+                }
+            }
+            "tool/call" => {
+                self.tool_calls += 1;
+                if let Some(row) = self.open_row() {
+                    row.tool_calls += 1;
+                }
+                let id = data.and_then(|d| d.get("callId")).and_then(Json::as_str);
+                if let Some(p) = self.pending.iter_mut().find(|p| id.as_deref() == Some(p.call_id.as_str())) {
+                    p.call_seq = Some(seq);
+                }
+            }
+            "tool/result" => {
+                self.tool_results += 1;
+                let id = match dialect.projection {
+                    Projection::Stored => logical.message().and_then(|m| m.get("source")).and_then(|s| s.get("callId")),
+                    Projection::June => data.and_then(|d| d.get("callId")),
+                };
+                let id = id.and_then(Json::as_str);
+                self.pending.retain(|p| id.as_deref() != Some(p.call_id.as_str()));
+            }
+            "session/end-seed" => self.end_seeds += 1,
+            _ => {}
+        }
+    }
+
+    fn open_row(&mut self) -> Option<&mut TurnRow> {
+        self.turns.last_mut().filter(|r| r.end_seq.is_none())
+    }
+
+    fn close_pending(&mut self) {
+        self.orphans.append(&mut self.pending);
+    }
+}
+
+/// Everything a scan found out about one log.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The path given.
+    pub path: PathBuf,
+    /// The encoding detected.
+    pub encoding: Encoding,
+    /// File size in bytes (unknown for standard input).
+    pub size: Option<u64>,
+    /// The era detected from the header.
+    pub era: Option<Era>,
+    /// The header, when its first line was JSON.
+    pub header: Option<Header>,
+    /// The verdict.
+    pub status: Status,
+    /// The finding behind a `corrupt` or `refused` verdict.
+    pub finding: Option<Finding>,
+    /// Findings that do not fail the log.
+    pub warnings: Vec<Finding>,
+    /// The torn tail, for `torn-tail`.
+    pub torn: Option<TornTail>,
+    /// The fold, when the log was read far enough to replay it.
+    pub replay: Replay,
+    /// The surface right after `ScanOptions::at`, when asked for.
+    pub surface_at: Option<Vec<SurfaceEntry>>,
+    /// Counts for `show`.
+    pub stats: Stats,
+}
+
+impl Report {
+    /// True for `valid` and `torn-tail`.
+    pub fn is_ok(&self) -> bool {
+        matches!(self.status, Status::Valid | Status::TornTail)
+    }
+}
+
+/// Errors that prevent a verdict (the file cannot be read at all).
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// Opening or reading failed, or the input is of a kind this build cannot read.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+// HEAD's check stages (FORMAT.md §6.5), earliest first.
+const BACKEND: usize = 0;
+const LEGACY_DELTA: usize = 1;
+const LEGACY_MODE: usize = 2;
+const LEGACY_FALLBACK: usize = 3;
+const CONVERT: usize = 4;
+const UNKNOWN: usize = 5;
+const CLOSER_SCAN: usize = 6;
+const PER_EVENT: usize = 7;
+const STAGES: usize = 8;
+
+/// Scans the log at `path` (`-` for standard input).
+///
+/// # Errors
+/// [`ScanError`] when the file cannot be opened or read; every problem with its content
+/// is a [`Finding`] in the [`Report`] instead.
+pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError> {
+    let input = Input::open(path)?;
+    let mut scan = Scan::new(&input, options);
+    let lines = match input.lines() {
+        Ok(lines) => Some(lines),
+        Err(SourceError::Io(e)) => return Err(LoadError::Io(e).into()),
+        Err(SourceError::Finding(f)) => {
+            scan.fail(BACKEND, f);
+            None
+        }
+    };
+    if let Some(mut lines) = lines {
+        scan.run(&mut *lines, path)?;
+    }
+    Ok(scan.finish())
+}
+
+struct Scan<'o> {
+    options: &'o ScanOptions,
+    report: Report,
+    dialect: &'static Dialect,
+    /// Header id as stored inside its quotes, for legacy ids.
+    id_body: String,
+    stages: [Option<Finding>; STAGES],
+    /// Events accepted so far (their seqs are 0..next_index).
+    next_index: u64,
+    /// The per-event stage stopped at its first failure, as upstream does.
+    per_event_failed: bool,
+}
+
+impl<'o> Scan<'o> {
+    fn new(input: &Input, options: &'o ScanOptions) -> Self {
+        Scan {
+            options,
+            report: Report {
+                path: input.path.clone(),
+                encoding: input.encoding,
+                size: input.size,
+                era: None,
+                header: None,
+                status: Status::Valid,
+                finding: None,
+                warnings: Vec::new(),
+                torn: None,
+                replay: Replay::new(&crate::event::HEAD),
+                surface_at: None,
+                stats: Stats::default(),
+            },
+            dialect: &crate::event::HEAD,
+            id_body: String::new(),
+            stages: Default::default(),
+            next_index: 0,
+            per_event_failed: false,
+        }
+    }
+
+    /// Records the first finding of a stage.
+    fn fail(&mut self, stage: usize, finding: Finding) {
+        self.stages[stage].get_or_insert(finding);
+    }
+
+    /// True when a stage at or before `stage` already failed, so its checks can be skipped.
+    fn decided_before(&self, stage: usize) -> bool {
+        self.stages[..stage].iter().any(Option::is_some)
+    }
+
+    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
+        let mut line = Line::default();
+        let io = |e: SourceError, scan: &mut Self| match e {
+            SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
+            SourceError::Finding(f) => {
+                scan.fail(BACKEND, f);
+                Ok(())
+            }
+        };
+        match lines.next_line(&mut line) {
+            Ok(true) if line.terminated => {}
+            Ok(_) => {
+                let what = if line.bytes.is_empty() { "file is empty" } else { "file contains no newline: the header line is incomplete" };
+                self.fail(BACKEND, Finding::new(Rule::J1, None, Some(1), format!("{what} (empty or header-less log)")));
+                return Ok(());
+            }
+            Err(e) => return io(e, self),
+        }
+        if !self.read_header(&line, path) {
+            return Ok(());
+        }
+        let mut torn = TornScan {
+            committed_end: line.offset + line.bytes.len() as u64 + 1,
+            next_line: 2,
+            ..TornScan::default()
+        };
+        loop {
+            match lines.next_line(&mut line) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => return io(e, self),
+            }
+            if !self.record_line(&line, &mut torn) {
+                return Ok(());
+            }
+        }
+        self.close_torn_tail(torn, lines);
+        if !self.decided_before(LEGACY_DELTA) {
+            self.check_store_path(path);
+        }
+        Ok(())
+    }
+
+    /// H1–H5 and era detection. Returns false when the header stops the load.
+    fn read_header(&mut self, line: &Line, path: &Path) -> bool {
+        let text = String::from_utf8_lossy(&line.bytes);
+        let header_fail = |scan: &mut Self, rule, message: String| {
+            scan.fail(BACKEND, Finding::new(rule, None, Some(1), message));
+            false
+        };
+        let json = match Json::parse(&text) {
+            Ok(j) => j,
+            Err(e) => return header_fail(self, Rule::H2, format!("header line is not valid JSON: {e}")),
+        };
+        let get = |k| json.get(k);
+        let mut header = Header {
+            raw: text.to_string(),
+            id: get("id").map(|v| v.as_str().map_or_else(|| v.raw().to_owned(), |s| s.into_owned())).unwrap_or_default(),
+            version: get("version").and_then(Json::as_safe_integer),
+            created_at: get("createdAt").and_then(Json::as_safe_integer),
+            cwd: get("cwd").and_then(Json::as_str).map(|s| s.into_owned()),
+            parent_session: get("parentSession").and_then(Json::as_str).map(|s| s.into_owned()),
+            seed_length: get("seedLength").and_then(Json::as_safe_integer),
+            origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
+            delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
+            agent_preset: get("agentPreset").and_then(Json::as_str).map(|s| s.into_owned()),
+        };
+        self.id_body = get("id").and_then(Json::raw_str_body).unwrap_or_default().to_owned();
+        // H3 runs on the parsed line before any shape check (§6.2).
+        if json.is_object()
+            && let Some(version) = get("version").and_then(Json::as_f64)
+            && version != 0.0
+        {
+            let shown = get("version").map_or("?", Json::raw);
+            let why = if version > 0.0 {
+                "it was written by a newer harness; upgrade the harness to read it"
+            } else {
+                "the version is older than v0 and this build has no upgrade path"
+            };
+            header.version = get("version").and_then(Json::as_safe_integer);
+            self.report.header = Some(header.clone());
+            return header_fail(
+                self,
+                Rule::H3,
+                format!("session \"{}\" uses log format v{shown}; {why} (raw log: {})", header.id, path.display()),
+            );
+        }
+        let era = if json.is_object() && !json.has("delegationDepth") && !json.has("origin") && !json.has("agentPreset") {
+            Era::June2026
+        } else {
+            Era::Head
+        };
+        let safe_nonneg = |k| get(k).is_some_and(|v| v.as_seq().is_some() && !v.is_negative_zero());
+        let shape = if !json.is_object() {
+            Some(format!("expected an object, found {}", json.kind().name()))
+        } else if !get("type").is_some_and(|t| t.str_eq("session")) {
+            Some(format!("type must be \"session\", found {}", check::shown(get("type"))))
+        } else if !get("version").is_some_and(|v| v.kind() == Kind::Number) {
+            Some(format!("version must be a number, found {}", check::shown(get("version"))))
+        } else if !get("id").is_some_and(|v| v.kind() == Kind::String) {
+            Some(format!("id must be a string, found {}", check::shown(get("id"))))
+        } else if era == Era::June2026 {
+            (!get("createdAt").is_some_and(|v| v.kind() == Kind::Number))
+                .then(|| format!("createdAt must be a number, found {}", check::shown(get("createdAt"))))
+        } else if !safe_nonneg("createdAt") {
+            Some(format!("createdAt must be a non-negative safe integer, found {}", check::shown(get("createdAt"))))
+        } else if !safe_nonneg("delegationDepth") {
+            Some(format!("delegationDepth must be a non-negative safe integer, found {}", check::shown(get("delegationDepth"))))
+        } else if get("origin").is_some_and(|o| !o.str_eq("subagent")) {
+            Some(format!("origin must be \"subagent\" when present, found {}", check::shown(get("origin"))))
+        } else if get("agentPreset").is_some_and(|p| p.kind() != Kind::String) {
+            Some(format!("agentPreset must be a string when present, found {}", check::shown(get("agentPreset"))))
+        } else {
+            None
+        };
+        self.report.header = Some(header);
+        if let Some(what) = shape {
+            return header_fail(self, Rule::H4, format!("first line is not a session header: {what}"));
+        }
+        if era == Era::Head {
+            for retired in ["sandboxMode", "approvalPolicy"] {
+                if json.has(retired) {
+                    return header_fail(self, Rule::H5, format!("header carries the retired policy field {retired}"));
+                }
+            }
+        }
+        self.report.era = Some(era);
+        self.dialect = era.dialect();
+        self.report.replay = Replay::new(self.dialect);
+        // H7 is checked at P7, before the first event (§6.5).
+        if era == Era::Head
+            && let Some(what) = header_fields_problem(json)
+        {
+            self.fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
+            self.per_event_failed = true;
+        }
+        true
+    }
+
+    /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
+    fn record_line(&mut self, line: &Line, torn: &mut TornScan) -> bool {
+        let text = String::from_utf8_lossy(&line.bytes);
+        torn.next_line = line.number + 1;
+        if !line.terminated {
+            torn.defect(line, 0, Rule::J2, "final line has no newline (torn final line)".into());
+            return true;
+        }
+        let parsed = Json::parse(&text);
+        if let Ok(json) = parsed
+            && json.is_null()
+        {
+            self.fail(BACKEND, Finding::new(Rule::J7, None, Some(line.number), "event line is JSON null (upstream aborts the whole load)"));
+            return false;
+        }
+        let is_turn_end = |json: Json<'_>| json.get("type").is_some_and(|t| t.str_eq("turn/end"));
+        if let Some(first) = &torn.first {
+            // After the first defect, lines are only parsed to look for a turn/end (J5).
+            if let Ok(json) = parsed {
+                let members = packed_members(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64));
+                if is_turn_end(json) {
+                    let f = first.j5(line.number);
+                    self.fail(BACKEND, f);
+                    return false;
+                }
+                torn.events += members;
+            }
+            torn.lines += 1;
+            return true;
+        }
+        let json = match parsed {
+            Ok(json) => json,
+            Err(e) => {
+                torn.defect(line, 0, Rule::J3, format!("line is not valid JSON: {e}"));
+                return true;
+            }
+        };
+        let expected = self.next_index;
+        match packed_members(json) {
+            Some(Err(what)) => torn.defect(line, 0, Rule::J3, format!("invalid packed chunk row: {what}")),
+            Some(Ok(members)) => {
+                let seq0 = json.get("seq0").and_then(Json::as_seq).unwrap_or(0);
+                if seq0 != expected {
+                    torn.defect(line, members.len() as u64, Rule::J4, format!("seq gap: expected {expected}, got {seq0}"));
+                    torn.first.as_mut().expect("just set").seq_gap = Some((expected, json.get("seq0").map_or("?".into(), |s| s.raw().to_owned())));
+                    return true;
+                }
+                for member in &members {
+                    let member_json = Json::parse(member).expect("expanded members are valid JSON");
+                    let ev = Event::from_object(member_json).expect("expanded members are objects");
+                    self.process(ev, line.number);
+                }
+                torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
+            }
+            None => {
+                let seq_ok = json.get("seq").and_then(Json::as_f64) == Some(expected as f64);
+                if !seq_ok {
+                    let found = json.get("seq").map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
+                    torn.defect(line, u64::from(json.is_object()), Rule::J4, format!("seq gap: expected {expected}, got {found}"));
+                    torn.first.as_mut().expect("just set").seq_gap = Some((expected, found));
+                    if is_turn_end(json) {
+                        let f = torn.first.as_ref().expect("just set").j5(line.number);
+                        self.fail(BACKEND, f);
+                        return false;
+                    }
+                    return true;
+                }
+                let ev = Event::from_object(json).expect("objects only: seq matched");
+                self.process(ev, line.number);
+                torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
+            }
+        }
+        true
+    }
+
+    /// Every stage's checks on one stored event, then the fold.
+    fn process(&mut self, ev: Event<'_>, line: u64) {
+        let seq = self.next_index;
+        self.next_index += 1;
+        let at = |rule, message: String| Finding::new(rule, Some(seq), Some(line), message);
+        let stored_ty = ev.type_name();
+        let stored_ty = stored_ty.as_deref().unwrap_or("");
+        if !self.dialect.strict {
+            let logical = Logical::stored(ev);
+            self.fold(seq, line, &logical);
+            self.report.stats.record(seq, &logical, self.dialect);
+            return;
+        }
+        // P4: L1–L3 over the whole list, each its own scan.
+        if stored_ty == "request/header-delta" {
+            self.fail(LEGACY_DELTA, at(Rule::L1, "legacy request/header-delta event (delta header format unsupported)".into()));
+        }
+        if stored_ty == "mode/set" {
+            self.fail(LEGACY_MODE, at(Rule::L2, "legacy mode/set event".into()));
+        }
+        if stored_ty == "request/header" {
+            if ev.data.is_none_or(Json::is_null) {
+                self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header data is null or absent (upstream's fallback scan fails with an internal type error)".into()));
+            } else if check::is_fallback_reason(ev.data) {
+                self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header with the retired reason \"fallback\"".into()));
+            }
+        }
+        // P4: conversions, then M1–M8.
+        let replay = &self.report.replay;
+        let converted = check::convert(ev, &self.id_body, &|s| replay.message_id(s).map(str::to_owned));
+        let logical = match converted {
+            Ok(l) => l,
+            Err((rule, message)) => {
+                self.fail(CONVERT, at(rule, message));
+                Logical::stored(ev)
+            }
+        };
+        let is_message = matches!(logical.type_str(), "user/message" | "assistant/message" | "tool/result");
+        if is_message
+            && !self.decided_before(CONVERT + 1)
+            && let Err((rule, message)) = check::check_message(&logical)
+        {
+            self.fail(CONVERT, at(rule, message));
+        }
+        // P5: U1.
+        if !self.decided_before(UNKNOWN) && check::is_unknown_required(&logical, self.dialect) {
+            let ty = logical.ev.ty.map_or("absent", Json::raw);
+            self.fail(
+                UNKNOWN,
+                at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
+            );
+        }
+        // P6: the closer scan dereferences data of three types.
+        if check::breaks_closer_scan(&logical) {
+            self.fail(CLOSER_SCAN, at(Rule::E8, format!("{} has null or absent data (the closer scan fails on it)", logical.type_str())));
+        }
+        // P7: envelope, request header, messages, E7, surface.
+        if !self.per_event_failed && !self.decided_before(PER_EVENT) {
+            if let Err((rule, message)) = self.per_event_checks(&logical, seq, is_message) {
+                self.fail(PER_EVENT, at(rule, message));
+                self.per_event_failed = true;
+            } else {
+                self.fold(seq, line, &logical);
+            }
+        }
+        self.report.stats.record(seq, &logical, self.dialect);
+    }
+
+    fn per_event_checks(&self, logical: &Logical<'_>, index: u64, is_message: bool) -> Result<(), check::Broken> {
+        check::check_envelope(logical)?;
+        let ty = logical.type_str();
+        if ty == "request/header" {
+            check::check_request_header(logical.data())?;
+        }
+        if is_message {
+            check::check_message(logical)?;
+        }
+        if ty == "request/header" && check::is_fallback_reason(logical.data()) {
+            return Err((Rule::R4, "request/header reason \"fallback\" is retired".into()));
+        }
+        let seq = logical.ev.seq_value().unwrap_or(index);
+        if seq != index {
+            return Err((Rule::E7, format!("seed must be contiguous from 0: seq {seq} at index {index}")));
+        }
+        Ok(())
+    }
+
+    /// Feeds the surface fold (S1–S18).
+    fn fold(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
+        if self.per_event_failed {
+            return;
+        }
+        let ty = logical.type_str();
+        let result = if self.dialect.is_surface_type(ty) {
+            let projected = derive::project(logical, self.dialect.projection);
+            let message = logical.message().or(logical.data());
+            let role_json = match self.dialect.projection {
+                Projection::Stored => logical.message().and_then(|m| m.get("role")),
+                Projection::June => None,
+            };
+            let role = role_json.and_then(Json::as_str).map(|r| r.into_owned()).or_else(|| {
+                (self.dialect.projection == Projection::June).then(|| {
+                    if ty == "assistant/message" { "assistant" } else { "user" }.to_owned()
+                })
+            });
+            let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
+            let preview = derive::preview(message, PREVIEW_CHARS);
+            self.report.replay.push_surface(SurfaceInput {
+                seq,
+                ty,
+                surface_op: logical.ev.surface_op,
+                source_event_seqs: logical.ev.source_event_seqs,
+                data: logical.data(),
+                message: projected.as_deref().filter(|_| self.options.keep_messages),
+                role: role.as_deref(),
+                message_id,
+                preview: &preview,
+            })
+        } else {
+            self.report.replay.push_log_only(
+                seq,
+                ty,
+                logical.ev.surface_op.is_some(),
+                logical.ev.source_event_seqs.is_some(),
+            )
+        };
+        if let Err((rule, message)) = result {
+            self.fail(PER_EVENT, Finding::new(rule, Some(seq), Some(line), message));
+            self.per_event_failed = true;
+        } else if self.options.at == Some(seq) {
+            self.report.surface_at = Some(self.report.replay.entries().into_iter().cloned().collect());
+        }
+    }
+
+    /// Decides what the first defect, if any, means once every line was read.
+    fn close_torn_tail(&mut self, torn: TornScan, lines: &dyn LineSource) {
+        let torn_frame = lines.torn_frame();
+        let size = self.report.size.unwrap_or(torn.committed_end);
+        let zstd = self.report.encoding == Encoding::Zstd;
+        let tail = match (torn.first, torn_frame) {
+            (None, None) => return,
+            (None, Some(at)) => TornTail {
+                rule: Rule::Z3,
+                offset: at,
+                bytes: size.saturating_sub(at),
+                line: torn.next_line,
+                lines: 0,
+                events: 0,
+                message: format!("file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"),
+            },
+            (Some(first), _) if zstd && !first.from_torn_frame => {
+                // Z7: a defect inside complete frames is corruption even with no turn/end after it.
+                let message = format!("complete frame contains a torn JSONL record: {}", first.message);
+                self.fail(BACKEND, Finding::new(Rule::Z7, first.seq, Some(first.line), message));
+                return;
+            }
+            (Some(first), at) => {
+                let partial_only = first.rule == Rule::J2 && torn.lines == 0;
+                let (rule, offset) = match at {
+                    Some(at) => (if partial_only { Rule::Z3 } else { Rule::J6 }, at),
+                    None => (if partial_only { Rule::J2 } else { Rule::J6 }, torn.committed_end),
+                };
+                TornTail {
+                    rule,
+                    offset,
+                    bytes: size.saturating_sub(offset),
+                    line: first.line,
+                    lines: torn.lines + 1,
+                    events: torn.events + first.events,
+                    message: first.message,
+                }
+            }
+        };
+        self.report.torn = Some(tail);
+    }
+
+    /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
+    fn check_store_path(&mut self, path: &Path) {
+        let Some(header) = &self.report.header else {
+            return;
+        };
+        if self.report.era != Some(Era::Head) {
+            return;
+        }
+        let json_text = header.raw.clone();
+        let json = Json::parse(&json_text).expect("header parsed before");
+        let cwd = json.get("cwd");
+        let problem = if header.id.is_empty() {
+            Some("header id cannot name a storage path: id is empty".to_owned())
+        } else if cwd.is_some_and(|c| c.is_null() || c.str_eq("")) {
+            Some(format!("header id cannot name a storage path: cwd is {}", cwd.map_or("", Json::raw)))
+        } else {
+            store_layout_mismatch(path, &header.id, cwd.and_then(Json::as_str).as_deref())
+        };
+        if let Some(problem) = problem {
+            self.fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
+        }
+    }
+
+    fn finish(mut self) -> Report {
+        let chosen = self.stages.iter_mut().find_map(Option::take);
+        self.report.warnings.extend(self.report.replay.warnings().iter().cloned());
+        match chosen {
+            Some(finding) => {
+                self.report.status = match finding.class {
+                    Class::Refused => Status::Refused,
+                    _ => Status::Corrupt,
+                };
+                self.report.finding = Some(finding);
+            }
+            None if self.report.torn.is_some() => self.report.status = Status::TornTail,
+            None => self.report.status = Status::Valid,
+        }
+        self.report
+    }
+}
+
+/// H7 (§6.3): `cwd` absolute string, `parentSession` string, `seedLength` non-negative.
+fn header_fields_problem(json: Json<'_>) -> Option<String> {
+    if let Some(cwd) = json.get("cwd")
+        && !cwd.as_str().is_some_and(|c| c.starts_with('/'))
+    {
+        return Some(format!("header cwd must be an absolute path string, found {}", check::shown(Some(cwd))));
+    }
+    if let Some(parent) = json.get("parentSession")
+        && parent.kind() != Kind::String
+    {
+        return Some(format!("header parentSession must be a string, found {}", check::shown(Some(parent))));
+    }
+    if let Some(seed) = json.get("seedLength")
+        && seed.as_seq().is_none()
+    {
+        return Some(format!("header seedLength must be a non-negative safe integer, found {}", check::shown(Some(seed))));
+    }
+    None
+}
+
+/// When `path` sits in a DSH store layout (`<root>/<project>/<session>/session.jsonl[.zstd]`
+/// with a `--…--` or `_no-cwd` project directory), the project and session directory
+/// names the header implies (§7.1) must match. A loose file is not checked.
+fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    if name != "session.jsonl" && name != "session.jsonl.zstd" {
+        return None;
+    }
+    let session_dir = path.parent()?;
+    let project_dir = session_dir.parent()?;
+    let project = project_dir.file_name()?.to_str()?;
+    let in_store = project == "_no-cwd" || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
+    if !in_store {
+        return None;
+    }
+    let want_session = crate::layout::encode_segment(id);
+    let want_project = cwd.map_or_else(|| "_no-cwd".to_owned(), crate::layout::project_key);
+    let session = session_dir.file_name()?.to_str()?;
+    if session != want_session || project != want_project {
+        return Some(format!(
+            "header id and cwd name {want_project}/{want_session}/{name}, but the file is {project}/{session}/{name}"
+        ));
+    }
+    None
+}
+
+/// Expands a packed chunk row (§7.4) into its member events' JSON text.
+/// `None` when `json` is not a packed row; `Some(Err)` when it is one but invalid (J3).
+pub fn packed_members(json: Json<'_>) -> Option<Result<Vec<String>, String>> {
+    let tag = json.get("type")?;
+    let delta = ["text-chunks", "reasoning-chunks", "tool-call-chunks"]
+        .into_iter()
+        .find(|t| tag.str_eq(t))?;
+    Some(expand_packed(json, delta))
+}
+
+fn expand_packed(row: Json<'_>, tag: &str) -> Result<Vec<String>, String> {
+    let keys = row.keys();
+    if keys.len() != 4 || !["type", "seq0", "time0", "data"].iter().all(|k| keys.iter().any(|kk| kk.str_eq(k))) {
+        return Err("envelope keys must be exactly type, seq0, time0, data".into());
+    }
+    let seq0 = row.get("seq0").and_then(Json::as_seq).ok_or("seq0 must be a non-negative safe integer")?;
+    let time0 = row.get("time0").and_then(Json::as_safe_integer).ok_or("time0 must be a safe integer")?;
+    let data = row.get("data").filter(|d| d.is_object()).ok_or("data must be an object")?;
+    let tool = tag == "tool-call-chunks";
+    let payload_key = if tool { "args" } else { "texts" };
+    let data_keys = data.keys();
+    let want: &[&str] = if tool {
+        if data.has("name") { &["turn", "step", "index", "dt", "id", "name", "args"] } else { &["turn", "step", "index", "dt", "id", "args"] }
+    } else {
+        &["turn", "step", "index", "dt", "texts"]
+    };
+    if data_keys.len() != want.len() || !want.iter().all(|k| data_keys.iter().any(|kk| kk.str_eq(k))) {
+        return Err(format!("data keys must be exactly {}", want.join(", ")));
+    }
+    let number = |k| data.get(k).filter(|v| v.kind() == Kind::Number).ok_or(format!("{k} must be a number"));
+    let (turn, step, index) = (number("turn")?, number("step")?, number("index")?);
+    let id = if tool { Some(data.get("id").filter(|v| v.kind() == Kind::String).ok_or("id must be a string")?) } else { None };
+    let name = data.get("name");
+    if name.is_some_and(|n| n.kind() != Kind::String) {
+        return Err("name must be a string".into());
+    }
+    let payload = data.get(payload_key).filter(|p| p.is_array()).ok_or(format!("{payload_key} must be an array of strings"))?;
+    let members: Vec<Json<'_>> = payload.elements().collect();
+    if members.is_empty() || members.iter().any(|m| m.kind() != Kind::String) {
+        return Err(format!("{payload_key} must be a non-empty array of strings"));
+    }
+    let dt = data.get("dt").filter(|d| d.is_array()).ok_or("dt must be an array")?;
+    let gaps: Vec<i64> = dt.elements().map(Json::as_safe_integer).collect::<Option<_>>().ok_or("dt must hold safe integers")?;
+    if gaps.len() != members.len() - 1 {
+        return Err(format!("dt has {} gaps for {} members", gaps.len(), members.len()));
+    }
+    let max = crate::json::MAX_SAFE_INTEGER as i64;
+    if seq0 + members.len() as u64 - 1 > max as u64 {
+        return Err("member seqs exceed the safe integer range".into());
+    }
+    let kind = match tag {
+        "text-chunks" => "text-delta",
+        "reasoning-chunks" => "reasoning-delta",
+        _ => "tool-call-delta",
+    };
+    let mut out = Vec::with_capacity(members.len());
+    let mut time = time0;
+    for (k, member) in members.iter().enumerate() {
+        if k > 0 {
+            time += gaps[k - 1];
+            if time.abs() > max {
+                return Err("member times exceed the safe integer range".into());
+            }
+        }
+        let chunk = match (id, name) {
+            (Some(id), Some(name)) => format!(r#"{{"type":"{kind}","index":{},"id":{},"name":{},"argumentsDelta":{}}}"#, index.raw(), id.raw(), name.raw(), member.raw()),
+            (Some(id), None) => format!(r#"{{"type":"{kind}","index":{},"id":{},"argumentsDelta":{}}}"#, index.raw(), id.raw(), member.raw()),
+            _ => format!(r#"{{"type":"{kind}","index":{},"text":{}}}"#, index.raw(), member.raw()),
+        };
+        out.push(format!(
+            r#"{{"type":"assistant/chunk","seq":{},"time":{time},"data":{{"turn":{},"step":{},"chunk":{chunk}}}}}"#,
+            seq0 + k as u64,
+            turn.raw(),
+            step.raw(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Bookkeeping for the torn-tail rules while lines stream past.
+#[derive(Debug, Default)]
+struct TornScan {
+    first: Option<Defect>,
+    /// Lines after the first defect.
+    lines: u64,
+    /// Decodable events after the first defect.
+    events: u64,
+    /// End of the last good line, in decoded bytes.
+    committed_end: u64,
+    /// Number of the line after the last one read.
+    next_line: u64,
+}
+
+#[derive(Debug)]
+struct Defect {
+    rule: Rule,
+    line: u64,
+    seq: Option<u64>,
+    events: u64,
+    message: String,
+    from_torn_frame: bool,
+    /// `(expected, found)` for a J4 seq gap.
+    seq_gap: Option<(u64, String)>,
+}
+
+impl TornScan {
+    fn defect(&mut self, line: &Line, events: u64, rule: Rule, message: String) {
+        if self.first.is_none() {
+            self.first = Some(Defect {
+                rule,
+                line: line.number,
+                seq: None,
+                events,
+                message: format!("line {}: {message}", line.number),
+                from_torn_frame: line.from_torn_frame,
+                seq_gap: None,
+            });
+        }
+    }
+}
+
+impl Defect {
+    /// The J5 finding for this first defect, once a `turn/end` shows it is committed.
+    fn j5(&self, turn_end_line: u64) -> Finding {
+        let message = match &self.seq_gap {
+            Some((expected, got)) => format!(
+                "seq gap in committed region at line {} (expected {expected}, got {got}); a turn/end follows at line {turn_end_line}",
+                self.line
+            ),
+            None => format!(
+                "unparsable committed event at line {}; a turn/end follows at line {turn_end_line}",
+                self.line
+            ),
+        };
+        Finding::new(Rule::J5, None, Some(self.line), message)
+    }
+}
