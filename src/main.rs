@@ -1,3 +1,69 @@
-fn main() {
-    println!("Hello, world!");
+//! `dsh-session`: exit codes, error printing and a quiet exit on a closed pipe.
+
+mod cli;
+mod cmd;
+mod render;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let verbose = cli.verbose;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = run(cli, &mut out).and_then(|code| {
+        out.flush()?;
+        Ok(code)
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let failed = e.downcast_ref::<cmd::Rejected>().is_some();
+            let _ = out.flush();
+            if verbose {
+                eprintln!("dsh-session: {e:?}");
+            } else {
+                eprintln!("dsh-session: {e:#}");
+            }
+            ExitCode::from(if failed { 1 } else { 2 })
+        }
+    }
+}
+
+fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let color = render::use_color(cli.color);
+    match cli.command {
+        Command::Validate(args) => cmd::validate::run(&args, color, out),
+        Command::Surface(args) => cmd::surface::run(&args, out),
+        Command::Messages(args) => cmd::messages::run(&args, out),
+        Command::Show(args) => cmd::show::run(&args, out),
+        Command::Version(args) => cmd::version::run(&args, out),
+        Command::Rules(args) => cmd::rules::run(&args, out),
+        Command::Completions(args) => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(args.shell, &mut command, "dsh-session", out);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
 }

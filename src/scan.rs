@@ -29,6 +29,8 @@ pub struct ScanOptions {
     pub at: Option<u64>,
     /// Keep each surface entry's derived message bytes (`messages`).
     pub keep_messages: bool,
+    /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
+    pub header_only: bool,
 }
 
 /// The verdict on a log (FORMAT.md §6.2).
@@ -465,7 +467,7 @@ impl<'o> Scan<'o> {
             }
             Err(e) => return io(e, self),
         }
-        if !self.read_header(&line, path) {
+        if !self.read_header(&line, path) || self.options.header_only {
             return Ok(());
         }
         let mut torn = TornScan {

@@ -1,0 +1,204 @@
+//! Command-line definitions. Every flag is documented here, once: `--help`, the man page
+//! and the shell completions all come from these doc comments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes, as `--help` and the README list them.
+pub const EXIT_CODES: &str = "\
+Exit codes:
+  0  success; for validate: every log is valid (a torn tail alone is valid, and reported)
+  1  a log is corrupt or refused (the finding names the file, line, seq and rule)
+  2  usage error, or a file could not be read";
+
+/// Inspect, validate and derive messages from DeepSeek Harness (DSH) session logs.
+///
+/// A DSH session is an append-only event log (session.jsonl or session.jsonl.zstd).
+/// dsh-session checks it the way DSH itself does on load, rule by rule
+/// (run `dsh-session rules` for the list), replays its surface, and derives the
+/// message history the model sees.
+#[derive(Debug, Parser)]
+#[command(name = "dsh-session", version, after_help = EXIT_CODES, max_term_width = 100)]
+pub struct Cli {
+    /// When to colour output: auto (only on a terminal, never with NO_COLOR set), always,
+    /// never.
+    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Also print the cause chain of an error.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// When to colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal unless NO_COLOR is set and non-empty.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check logs the way DSH does on load; the exit code tells (CI gate).
+    ///
+    /// Each file gets one verdict: valid, torn-tail (valid, but a crash left
+    /// uncommitted bytes at the end that `repair` would cut), corrupt, or refused
+    /// (intact, but written by a newer harness or with an unknown required event
+    /// type). A failing verdict names the rule id, the line and the seq.
+    #[command(after_help = concat!("Examples:\n  dsh-session validate logs/*.jsonl logs/*.jsonl.zstd\n  dsh-session validate --format json session.jsonl | jq '.[] | select(.status != \"valid\")'\n\n", "Exit codes:\n  0  every log is valid or torn-tail\n  1  a log is corrupt or refused\n  2  usage error, or a file could not be read"))]
+    Validate(ValidateArgs),
+
+    /// Print the surface: the ordered events whose messages the model sees.
+    #[command(after_help = "Examples:\n  dsh-session surface session.jsonl\n  dsh-session surface session.jsonl --at 120 --format json")]
+    Surface(SurfaceArgs),
+
+    /// Print the derived message history (deriveMessages), byte for byte as stored.
+    #[command(after_help = "Examples:\n  dsh-session messages session.jsonl | jq '.[].role'\n  dsh-session messages session.jsonl --format jsonl | tail -n 1")]
+    Messages(MessagesArgs),
+
+    /// Summarise a log: header, era, turns, steps, tool calls, tokens, times.
+    #[command(after_help = "Examples:\n  dsh-session show session.jsonl.zstd\n  dsh-session show session.jsonl --format json | jq .usage")]
+    Show(ShowArgs),
+
+    /// Print the log's format version, era and compression; exit 1 when refused.
+    #[command(after_help = "Example:\n  dsh-session version session.jsonl.zstd")]
+    Version(VersionArgs),
+
+    /// List every rule id with its meaning and FORMAT.md section.
+    #[command(after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'")]
+    Rules(RulesArgs),
+
+    /// Print a shell completion script.
+    #[command(after_help = "Example:\n  dsh-session completions bash > ~/.local/share/bash-completion/completions/dsh-session")]
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Session logs to check (`-` reads standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output format: text (one line per file and a summary), json (an array of objects),
+    /// jsonl (one object per line).
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+
+    /// Print only logs that are not valid (torn tails included), and no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Arguments of `surface`.
+#[derive(Debug, Args)]
+pub struct SurfaceArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Show the surface right after the event with this seq (default: the whole log).
+    #[arg(long, value_name = "SEQ")]
+    pub at: Option<u64>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+}
+
+/// Arguments of `messages`.
+#[derive(Debug, Args)]
+pub struct MessagesArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Derive the messages of the surface right after the event with this seq.
+    #[arg(long, value_name = "SEQ")]
+    pub at: Option<u64>,
+
+    /// Output format: json (one array) or jsonl (one message per line).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Json)]
+    pub format: MessageFormat,
+}
+
+/// Arguments of `show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+}
+
+/// Arguments of `version`.
+#[derive(Debug, Args)]
+pub struct VersionArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+}
+
+/// Arguments of `rules`.
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+}
+
+/// Arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Formats for commands that print a list of verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON array.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Formats for commands that print a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    /// A text table.
+    Table,
+    /// One JSON value.
+    Json,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Formats for `messages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MessageFormat {
+    /// One JSON array of messages.
+    Json,
+    /// One message per line.
+    Jsonl,
+}

@@ -1,0 +1,50 @@
+//! `messages FILE [--at SEQ]`: deriveMessages (FORMAT.md §4), byte for byte as stored.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use dsh_session::replay::SurfaceEntry;
+use dsh_session::scan::ScanOptions;
+
+use crate::cli::{MessageFormat, MessagesArgs};
+use crate::cmd::scan_readable;
+
+/// Runs `messages`.
+pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let options = ScanOptions {
+        at: args.at,
+        keep_messages: true,
+        ..ScanOptions::default()
+    };
+    let report = scan_readable(&args.file, &options)?;
+    let owned;
+    let entries: Vec<&SurfaceEntry> = match args.at {
+        None => report.replay.entries(),
+        Some(at) => match &report.surface_at {
+            Some(entries) => {
+                owned = entries;
+                owned.iter().collect()
+            }
+            None => bail!("{}: --at {at} is beyond the log", args.file.display()),
+        },
+    };
+    let messages = entries.iter().filter_map(|e| e.message.as_deref());
+    match args.format {
+        MessageFormat::Jsonl => {
+            for m in messages {
+                out.write_all(m.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+        MessageFormat::Json => {
+            out.write_all(b"[")?;
+            for (i, m) in messages.enumerate() {
+                out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+                out.write_all(m.as_bytes())?;
+            }
+            out.write_all(b"\n]\n")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,40 @@
+//! One file per subcommand, each with a single `run` entry point.
+
+pub mod messages;
+pub mod rules;
+pub mod show;
+pub mod surface;
+pub mod validate;
+pub mod version;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use dsh_session::scan::{self, Report, ScanOptions, Status};
+
+/// A log that is corrupt or refused: `main` prints it and exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Rejected(pub String);
+
+/// Scans a log for a command that needs a readable log: a corrupt or refused log is a
+/// [`Rejected`] error naming the rule; a torn tail is reported on standard error and
+/// left out of the replay, as DSH does.
+pub fn scan_readable(path: &Path, options: &ScanOptions) -> Result<Report> {
+    let report = scan::scan_path(path, options).with_context(|| path.display().to_string())?;
+    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+        return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
+    }
+    if let Some(torn) = &report.torn {
+        eprintln!(
+            "dsh-session: {}: warning: torn tail ({}) from line {}: {} line(s) and {} event(s) after byte offset {} are left out",
+            path.display(),
+            torn.rule,
+            torn.line,
+            torn.lines,
+            torn.events,
+            torn.offset
+        );
+    }
+    Ok(report)
+}

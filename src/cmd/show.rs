@@ -1,0 +1,222 @@
+//! `show FILE`: a summary of one session log, then a table of its turns.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use dsh_session::scan::{Report, ScanOptions, TurnRow, Usage};
+use serde::Serialize;
+
+use crate::cli::{ShowArgs, TableFormat};
+use crate::cmd::scan_readable;
+use crate::render::{table, utc, write_table};
+
+#[derive(Debug, Serialize)]
+struct Summary<'a> {
+    file: String,
+    session_id: &'a str,
+    format_version: Option<i64>,
+    era: Option<&'static str>,
+    encoding: &'static str,
+    created_at: Option<String>,
+    cwd: Option<&'a str>,
+    parent_session: Option<&'a str>,
+    seed_length: Option<i64>,
+    origin: Option<&'a str>,
+    delegation_depth: Option<i64>,
+    agent_preset: Option<&'a str>,
+    status: &'static str,
+    events: u64,
+    first_event_at: Option<String>,
+    last_event_at: Option<String>,
+    turns: usize,
+    turns_by_reason: BTreeMap<String, u64>,
+    steps: u64,
+    surface_len: usize,
+    replacements: usize,
+    tool_calls: u64,
+    tool_results: u64,
+    unanswered_calls: usize,
+    open_turn: Option<i64>,
+    usage: UsageJson,
+    per_turn: Vec<TurnJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct UsageJson {
+    input_tokens: u64,
+    output_tokens: u64,
+    cache_read_tokens: u64,
+    cache_write_tokens: u64,
+    reasoning_tokens: u64,
+}
+
+impl From<Usage> for UsageJson {
+    fn from(u: Usage) -> Self {
+        UsageJson {
+            input_tokens: u.input,
+            output_tokens: u.output,
+            cache_read_tokens: u.cache_read,
+            cache_write_tokens: u.cache_write,
+            reasoning_tokens: u.reasoning,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct TurnJson<'a> {
+    turn: i64,
+    start_seq: u64,
+    end_seq: Option<u64>,
+    reason: &'a str,
+    steps: u64,
+    tool_calls: u64,
+    usage: UsageJson,
+    duration_ms: Option<i64>,
+}
+
+impl<'a> From<&'a TurnRow> for TurnJson<'a> {
+    fn from(t: &'a TurnRow) -> Self {
+        TurnJson {
+            turn: t.turn,
+            start_seq: t.start_seq,
+            end_seq: t.end_seq,
+            reason: &t.reason,
+            steps: t.steps,
+            tool_calls: t.tool_calls,
+            usage: t.usage.into(),
+            duration_ms: t.start_time.zip(t.end_time).map(|(a, b)| b - a),
+        }
+    }
+}
+
+fn summary(report: &Report) -> Summary<'_> {
+    let h = report.header.as_ref();
+    let s = &report.stats;
+    let mut by_reason = BTreeMap::new();
+    for t in &s.turns {
+        let key = if t.reason == "open" { "still open".to_owned() } else { t.reason.clone() };
+        *by_reason.entry(key).or_insert(0) += 1;
+    }
+    Summary {
+        file: report.path.display().to_string(),
+        session_id: h.map_or("", |h| h.id.as_str()),
+        format_version: h.and_then(|h| h.version),
+        era: report.era.map(|e| e.name()),
+        encoding: report.encoding.name(),
+        created_at: h.and_then(|h| h.created_at).map(utc),
+        cwd: h.and_then(|h| h.cwd.as_deref()),
+        parent_session: h.and_then(|h| h.parent_session.as_deref()),
+        seed_length: h.and_then(|h| h.seed_length),
+        origin: h.and_then(|h| h.origin.as_deref()),
+        delegation_depth: h.and_then(|h| h.delegation_depth),
+        agent_preset: h.and_then(|h| h.agent_preset.as_deref()),
+        status: report.status.name(),
+        events: s.events,
+        first_event_at: s.first_time.map(utc),
+        last_event_at: s.last_time.map(utc),
+        turns: s.turns.len(),
+        turns_by_reason: by_reason,
+        steps: s.steps,
+        surface_len: report.replay.len(),
+        replacements: report.replay.replacements().len(),
+        tool_calls: s.tool_calls,
+        tool_results: s.tool_results,
+        unanswered_calls: s.pending.len() + s.orphans.len(),
+        open_turn: s.open_turn,
+        usage: s.usage.into(),
+        per_turn: s.turns.iter().map(TurnJson::from).collect(),
+    }
+}
+
+/// Runs `show`.
+pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let report = scan_readable(&args.file, &ScanOptions::default())?;
+    let sum = summary(&report);
+    match args.format {
+        TableFormat::Json | TableFormat::Jsonl => {
+            if args.format == TableFormat::Json {
+                serde_json::to_writer_pretty(&mut *out, &sum)?;
+            } else {
+                serde_json::to_writer(&mut *out, &sum)?;
+            }
+            writeln!(out)?;
+        }
+        TableFormat::Table => write_text(out, &report, &sum)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io::Result<()> {
+    let mut field = |name: &str, value: String| writeln!(out, "{:<14}{value}", format!("{name}:"));
+    field("file", s.file.clone())?;
+    field("session id", s.session_id.to_owned())?;
+    field(
+        "format",
+        format!("v{} ({} era), compression {}", opt(s.format_version), s.era.unwrap_or("?"), s.encoding),
+    )?;
+    field("status", s.status.to_owned())?;
+    field("created at", opt(s.created_at.as_deref()))?;
+    field("cwd", opt(s.cwd))?;
+    field("parent", opt(s.parent_session))?;
+    field("seed length", opt(s.seed_length))?;
+    field("origin", opt(s.origin))?;
+    field("delegation", opt(s.delegation_depth))?;
+    field("agent preset", opt(s.agent_preset))?;
+    field(
+        "events",
+        format!("{} (first {}, last {})", s.events, opt(s.first_event_at.as_deref()), opt(s.last_event_at.as_deref())),
+    )?;
+    let reasons: Vec<String> = s.turns_by_reason.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let reasons = if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) };
+    field("turns", format!("{}{reasons}", s.turns))?;
+    field("steps", s.steps.to_string())?;
+    field("surface", format!("{} entries, {} replacements", s.surface_len, s.replacements))?;
+    field(
+        "tool calls",
+        format!("{} calls, {} results, {} unanswered", s.tool_calls, s.tool_results, s.unanswered_calls),
+    )?;
+    let u = &s.usage;
+    field(
+        "tokens",
+        format!(
+            "input {}, output {}, cache read {}, cache write {}, reasoning {}",
+            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens
+        ),
+    )?;
+    if let Some(t) = &report.torn {
+        field(
+            "torn tail",
+            format!("{} from line {}: {} line(s), {} event(s) after byte offset {}", t.rule, t.line, t.lines, t.events, t.offset),
+        )?;
+    }
+    for p in &report.stats.pending {
+        field("unanswered", format!("call {} announced at seq {} (turn still open)", p.call_id, p.announced_seq))?;
+    }
+    for p in &report.stats.orphans {
+        field("unanswered", format!("call {} announced at seq {} has no result", p.call_id, p.announced_seq))?;
+    }
+    if !s.per_turn.is_empty() {
+        writeln!(out)?;
+        let mut t = table(&["turn", "seqs", "steps", "tool calls", "input", "output", "reason", "duration"]);
+        for turn in &s.per_turn {
+            t.add_row(vec![
+                turn.turn.to_string(),
+                format!("{}..{}", turn.start_seq, opt(turn.end_seq)),
+                turn.steps.to_string(),
+                turn.tool_calls.to_string(),
+                turn.usage.input_tokens.to_string(),
+                turn.usage.output_tokens.to_string(),
+                turn.reason.to_owned(),
+                turn.duration_ms.map_or("-".into(), |d| format!("{:.1}s", d as f64 / 1000.0)),
+            ]);
+        }
+        write_table(out, &t)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! Shared output helpers: tables, times, colour, JSON strings.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, UNIX_EPOCH};
+
+use comfy_table::{ContentArrangement, Table, presets};
+use comfy_table::LineStyle;
+
+use crate::cli::ColorChoice;
+
+/// A plain ASCII table with a header row, laid out the same on a terminal and in a pipe.
+pub fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(presets::NOTHING.header_separator(LineStyle::none().fill('-').junction(' ')))
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.to_vec());
+    t
+}
+
+/// Prints a table without trailing spaces on any line.
+pub fn write_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
+    for line in t.lines() {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// A time in ms since the Unix epoch as RFC 3339 UTC with milliseconds; times before
+/// the epoch are printed as the raw number.
+pub fn utc(ms: i64) -> String {
+    match u64::try_from(ms) {
+        Ok(ms) => humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string(),
+        Err(_) => format!("{ms} ms"),
+    }
+}
+
+/// Whether to colour standard output.
+pub fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// Wraps `text` in an ANSI colour when `on`.
+pub fn paint(on: bool, code: &str, text: &str) -> String {
+    if on {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
