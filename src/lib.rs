@@ -7,4 +7,6 @@ pub mod replay;
 pub mod rules;
 pub mod derive;
 pub mod layout;
+pub mod header;
 pub mod scan;
+pub mod sqlite;

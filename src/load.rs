@@ -52,9 +52,12 @@ pub enum LoadError {
     /// Reading failed.
     #[error("{0}")]
     Io(#[from] io::Error),
-    /// The input is a SQLite store, which this build reads only through `sessions`.
-    #[error("is a SQLite database; SQLite stores are not supported yet")]
-    Sqlite,
+    /// The input is a SQLite store that cannot be read.
+    #[error("{0}")]
+    Store(#[from] crate::sqlite::StoreError),
+    /// A store holds no session of that id, or several and none was named.
+    #[error("{0}")]
+    Session(String),
 }
 
 /// One decoded line.
@@ -70,6 +73,24 @@ pub struct Line {
     pub terminated: bool,
     /// zstd only: true for lines recovered from a torn final frame (FORMAT.md §5.5.2 Z8).
     pub from_torn_frame: bool,
+    /// SQLite only: why the row failed to decode (the line then holds no bytes).
+    pub defect: Option<String>,
+}
+
+/// Where lines come from, and what that changes for the scan.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// A JSONL file: the first line is the header.
+    Jsonl,
+    /// A SQLite session: the header is the `sessions` row, already checked.
+    Sqlite {
+        /// The era of the store's schema.
+        era: crate::event::Era,
+        /// The `sessions` row.
+        header: crate::header::Header,
+        /// `seq` column numbers stand where JSONL has line numbers.
+        session: String,
+    },
 }
 
 /// A source of decoded lines.
@@ -85,6 +106,11 @@ pub trait LineSource {
     fn torn_frame(&self) -> Option<u64> {
         None
     }
+
+    /// The backend the lines come from.
+    fn backend(&self) -> Backend {
+        Backend::Jsonl
+    }
 }
 
 /// Why a line source stopped.
@@ -94,6 +120,8 @@ pub enum SourceError {
     Io(io::Error),
     /// The bytes break a framing rule.
     Finding(Finding),
+    /// A store holds no session of that id, or several and none was named.
+    Session(String),
 }
 
 impl From<io::Error> for SourceError {
@@ -116,6 +144,7 @@ pub struct Input {
 enum InputReader {
     Plain(Box<dyn BufRead>),
     Zstd(File),
+    Sqlite,
 }
 
 impl Input {
@@ -144,7 +173,10 @@ impl Input {
             Encoding::Plain
         };
         let reader = match encoding {
-            Encoding::Sqlite => return Err(LoadError::Sqlite),
+            Encoding::Sqlite if stdin => {
+                return Err(LoadError::Session("a SQLite store cannot be read from standard input; give its path".into()));
+            }
+            Encoding::Sqlite => InputReader::Sqlite,
             Encoding::Plain => InputReader::Plain(reader),
             Encoding::Zstd if stdin => {
                 let mut spool = tempfile::tempfile()?;
@@ -167,7 +199,7 @@ impl Input {
     /// # Errors
     /// For zstd, the structural frame scan (Z1–Z4) and the header frame checks (Z5, Z6)
     /// run here, before any line is returned, as upstream does (FORMAT.md §6.2).
-    pub fn lines(self) -> Result<Box<dyn LineSource>, SourceError> {
+    pub fn lines(self, session: Option<&str>) -> Result<Box<dyn LineSource>, SourceError> {
         match self.reader {
             InputReader::Plain(reader) => Ok(Box::new(PlainLines {
                 reader,
@@ -175,6 +207,7 @@ impl Input {
                 offset: 0,
             })),
             InputReader::Zstd(file) => Ok(Box::new(ZstdLines::new(file)?)),
+            InputReader::Sqlite => Ok(Box::new(crate::sqlite::open_session(&self.path, session)?)),
         }
     }
 }

@@ -81,6 +81,18 @@ rules! {
     Z6 => Corrupt, "§5.5.2", "first zstd frame is not exactly one header line";
     Z7 => Corrupt, "§5.5.2", "complete zstd frames hold a torn or invalid JSONL record";
     Z8 => TornTail, "§5.5.2", "lines recovered from a torn final frame hold a defect";
+    D1 => Refused, "§6.4", "store has user_version 0 but a foreign application id or schema objects";
+    D2 => Refused, "§6.4", "store schema version (user_version) is neither 17 nor the June 2026 schema 4";
+    D3 => Refused, "§6.4", "store has the wrong application id for its schema";
+    D5 => Refused, "§6.4", "store schema objects differ from the canonical schema";
+    D6 => Refused, "§6.4", "store has no valid persistence_state store id";
+    Q1 => Corrupt, "§5.5.3", "row seq, type or time column malformed";
+    Q2 => Corrupt, "§5.5.3", "row data column is neither TEXT nor BLOB";
+    Q3 => Corrupt, "§5.5.3", "row source_event_seqs column is neither BLOB nor NULL (schema 17)";
+    Q4 => Corrupt, "§5.5.3", "row surface_op column is neither TEXT nor NULL";
+    Q5 => Corrupt, "§5.5.3", "row ignorable column is not NULL, 0 or 1";
+    Q7 => Corrupt, "§5.5.3, §5.5.4", "a row fails to decode or breaks the seq sequence inside the committed region";
+    Q8 => TornTail, "§5.5.3, §5.5.4", "a row fails to decode or breaks the seq sequence after the last turn/end (torn tail)";
     E0 => Corrupt, "§1.3", "legacy request/header-delta event";
     E1 => Corrupt, "§1.3", "event has a key other than type, seq, time, data, surfaceOp, sourceEventSeqs, ignorable";
     E2 => Corrupt, "§1.3", "type is not a string";
@@ -147,6 +159,8 @@ pub struct Finding {
     pub seq: Option<u64>,
     /// 1-based line in the (decoded) file, the header being line 1, when there is one.
     pub line: Option<u64>,
+    /// SQLite only: the `seq` column of the physical row concerned.
+    pub row: Option<u64>,
     /// One line: what was expected and what was found.
     pub message: String,
 }
@@ -159,6 +173,7 @@ impl Finding {
             class: rule.class(),
             seq,
             line,
+            row: None,
             message: message.into(),
         }
     }
@@ -169,6 +184,9 @@ impl fmt::Display for Finding {
         write!(f, "{}", self.rule)?;
         if let Some(line) = self.line {
             write!(f, " at line {line}")?;
+        }
+        if let Some(row) = self.row {
+            write!(f, " at row {row}")?;
         }
         if let Some(seq) = self.seq {
             write!(f, " (seq {seq})")?;

@@ -15,7 +15,8 @@ use crate::check::{self, Logical};
 use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection};
 use crate::json::{Json, Kind};
-use crate::load::{Encoding, Input, Line, LineSource, LoadError, SourceError};
+use crate::header::Header;
+use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 
@@ -31,6 +32,8 @@ pub struct ScanOptions {
     pub keep_messages: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
     pub header_only: bool,
+    /// The session to read from a SQLite store (optional when it holds exactly one).
+    pub session: Option<String>,
 }
 
 /// The verdict on a log (FORMAT.md §6.2).
@@ -77,31 +80,6 @@ pub struct TornTail {
     pub events: u64,
     /// Why the tail is torn, in one line.
     pub message: String,
-}
-
-/// The session header (FORMAT.md §6.3), as far as it could be read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Header {
-    /// The header line as stored.
-    pub raw: String,
-    /// `id` as text.
-    pub id: String,
-    /// `version`.
-    pub version: Option<i64>,
-    /// `createdAt`, ms since the Unix epoch.
-    pub created_at: Option<i64>,
-    /// `cwd`.
-    pub cwd: Option<String>,
-    /// `parentSession`.
-    pub parent_session: Option<String>,
-    /// `seedLength`.
-    pub seed_length: Option<i64>,
-    /// `origin`.
-    pub origin: Option<String>,
-    /// `delegationDepth`.
-    pub delegation_depth: Option<i64>,
-    /// `agentPreset`.
-    pub agent_preset: Option<String>,
 }
 
 /// Token usage totals (FORMAT.md §2.4.4), summed over `assistant/message.data.usage`.
@@ -386,9 +364,10 @@ const STAGES: usize = 8;
 pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError> {
     let input = Input::open(path)?;
     let mut scan = Scan::new(&input, options);
-    let lines = match input.lines() {
+    let lines = match input.lines(options.session.as_deref()) {
         Ok(lines) => Some(lines),
         Err(SourceError::Io(e)) => return Err(LoadError::Io(e).into()),
+        Err(SourceError::Session(what)) => return Err(LoadError::Session(what).into()),
         Err(SourceError::Finding(f)) => {
             scan.fail(BACKEND, f);
             None
@@ -411,6 +390,8 @@ struct Scan<'o> {
     next_index: u64,
     /// The per-event stage stopped at its first failure, as upstream does.
     per_event_failed: bool,
+    /// The session id, when reading a SQLite store.
+    sqlite_session: Option<String>,
 }
 
 impl<'o> Scan<'o> {
@@ -436,6 +417,7 @@ impl<'o> Scan<'o> {
             stages: Default::default(),
             next_index: 0,
             per_event_failed: false,
+            sqlite_session: None,
         }
     }
 
@@ -453,11 +435,29 @@ impl<'o> Scan<'o> {
         let mut line = Line::default();
         let io = |e: SourceError, scan: &mut Self| match e {
             SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
+            SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
             SourceError::Finding(f) => {
                 scan.fail(BACKEND, f);
                 Ok(())
             }
         };
+        let mut torn = TornScan {
+            committed_end: 0,
+            next_line: 1,
+            ..TornScan::default()
+        };
+        if let Backend::Sqlite { era, header, session } = lines.backend() {
+            self.sqlite_session = Some(session);
+            let mut body = String::new();
+            crate::json::write_js_string(&mut body, &header.id);
+            self.id_body = body[1..body.len() - 1].to_owned();
+            self.report.header = Some(header);
+            self.set_era(era);
+            if self.options.header_only {
+                return Ok(());
+            }
+            return self.read_records(lines, torn);
+        }
         match lines.next_line(&mut line) {
             Ok(true) if line.terminated => {}
             Ok(_) => {
@@ -470,10 +470,30 @@ impl<'o> Scan<'o> {
         if !self.read_header(&line, path) || self.options.header_only {
             return Ok(());
         }
-        let mut torn = TornScan {
-            committed_end: line.offset + line.bytes.len() as u64 + 1,
-            next_line: 2,
-            ..TornScan::default()
+        torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
+        torn.next_line = 2;
+        self.read_records(lines, torn)?;
+        if !self.decided_before(LEGACY_DELTA) {
+            self.check_store_path(path);
+        }
+        Ok(())
+    }
+
+    fn set_era(&mut self, era: Era) {
+        self.report.era = Some(era);
+        self.dialect = era.dialect();
+        self.report.replay = Replay::new(self.dialect);
+    }
+
+    fn read_records(&mut self, lines: &mut dyn LineSource, mut torn: TornScan) -> Result<(), ScanError> {
+        let mut line = Line::default();
+        let io = |e: SourceError, scan: &mut Self| match e {
+            SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
+            SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
+            SourceError::Finding(f) => {
+                scan.fail(BACKEND, f);
+                Ok(())
+            }
         };
         loop {
             match lines.next_line(&mut line) {
@@ -486,9 +506,6 @@ impl<'o> Scan<'o> {
             }
         }
         self.close_torn_tail(torn, lines);
-        if !self.decided_before(LEGACY_DELTA) {
-            self.check_store_path(path);
-        }
         Ok(())
     }
 
@@ -575,9 +592,7 @@ impl<'o> Scan<'o> {
                 }
             }
         }
-        self.report.era = Some(era);
-        self.dialect = era.dialect();
-        self.report.replay = Replay::new(self.dialect);
+        self.set_era(era);
         // H7 is checked at P7, before the first event (§6.5).
         if era == Era::Head
             && let Some(what) = header_fields_problem(json)
@@ -592,6 +607,14 @@ impl<'o> Scan<'o> {
     fn record_line(&mut self, line: &Line, torn: &mut TornScan) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
         torn.next_line = line.number + 1;
+        if let Some(why) = &line.defect {
+            if torn.first.is_some() {
+                torn.lines += 1;
+            } else {
+                torn.defect(line, 0, Rule::Q8, format!("row fails to decode: {why}"));
+            }
+            return true;
+        }
         if !line.terminated {
             torn.defect(line, 0, Rule::J2, "final line has no newline (torn final line)".into());
             return true;
@@ -609,7 +632,7 @@ impl<'o> Scan<'o> {
             if let Ok(json) = parsed {
                 let members = packed_members(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64));
                 if is_turn_end(json) {
-                    let f = first.j5(line.number);
+                    let f = first.j5(line.number, self.sqlite_session.is_some());
                     self.fail(BACKEND, f);
                     return false;
                 }
@@ -649,7 +672,7 @@ impl<'o> Scan<'o> {
                     torn.defect(line, u64::from(json.is_object()), Rule::J4, format!("seq gap: expected {expected}, got {found}"));
                     torn.first.as_mut().expect("just set").seq_gap = Some((expected, found));
                     if is_turn_end(json) {
-                        let f = torn.first.as_ref().expect("just set").j5(line.number);
+                        let f = torn.first.as_ref().expect("just set").j5(line.number, self.sqlite_session.is_some());
                         self.fail(BACKEND, f);
                         return false;
                     }
@@ -823,12 +846,13 @@ impl<'o> Scan<'o> {
                 let partial_only = first.rule == Rule::J2 && torn.lines == 0;
                 let (rule, offset) = match at {
                     Some(at) => (if partial_only { Rule::Z3 } else { Rule::J6 }, at),
+                    None if self.sqlite_session.is_some() => (Rule::Q8, first.line),
                     None => (if partial_only { Rule::J2 } else { Rule::J6 }, torn.committed_end),
                 };
                 TornTail {
                     rule,
                     offset,
-                    bytes: size.saturating_sub(offset),
+                    bytes: if rule == Rule::Q8 { 0 } else { size.saturating_sub(offset) },
                     line: first.line,
                     lines: torn.lines + 1,
                     events: torn.events + first.events,
@@ -863,7 +887,13 @@ impl<'o> Scan<'o> {
     }
 
     fn finish(mut self) -> Report {
-        let chosen = self.stages.iter_mut().find_map(Option::take);
+        let mut chosen = self.stages.iter_mut().find_map(Option::take);
+        if self.sqlite_session.is_some()
+            && let Some(f) = chosen.as_mut()
+        {
+            // SQLite has rows, not lines: the `seq` column stands where a line number would.
+            f.row = f.line.take().or(f.seq);
+        }
         self.report.warnings.extend(self.report.replay.warnings().iter().cloned());
         match chosen {
             Some(finding) => {
@@ -1039,7 +1069,7 @@ impl TornScan {
                 line: line.number,
                 seq: None,
                 events,
-                message: format!("line {}: {message}", line.number),
+                message,
                 from_torn_frame: line.from_torn_frame,
                 seq_gap: None,
             });
@@ -1048,8 +1078,16 @@ impl TornScan {
 }
 
 impl Defect {
-    /// The J5 finding for this first defect, once a `turn/end` shows it is committed.
-    fn j5(&self, turn_end_line: u64) -> Finding {
+    /// The J5 (or, for SQLite, Q7) finding for this first defect, once a `turn/end`
+    /// shows it is committed.
+    fn j5(&self, turn_end_line: u64, sqlite: bool) -> Finding {
+        if sqlite {
+            let message = format!(
+                "invalid committed physical row at seq {}: {}; a turn/end follows at row {turn_end_line}",
+                self.line, self.message
+            );
+            return Finding::new(Rule::Q7, None, Some(self.line), message);
+        }
         let message = match &self.seq_gap {
             Some((expected, got)) => format!(
                 "seq gap in committed region at line {} (expected {expected}, got {got}); a turn/end follows at line {turn_end_line}",

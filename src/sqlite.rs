@@ -1,0 +1,805 @@
+//! SQLite stores, read strictly read-only: identity checks, session rows and event rows
+//! (FORMAT.md §5.5.3, §5.5.4, §6.3, §6.4, §8).
+//!
+//! A store is opened so that nothing on disk changes: with no `-wal` file the database is
+//! opened `immutable` (no locks, no journal, no `-shm`); with a `-wal` and its `-shm`
+//! (a live or crashed writer) it is opened read-only and reads through the WAL; with a
+//! `-wal` but no `-shm`, the pair is copied to a private temporary directory and the copy
+//! is read, because SQLite would otherwise create a `-shm` beside the store.
+//!
+//! Event rows are turned into the same JSONL records a JSONL log holds (a scalar row
+//! becomes its event object, a packed row its §7.4 line), so one scan serves both
+//! backends. Column checks Q1–Q5 are fatal; a row that fails to decode is a defect that
+//! the scan judges by Q6–Q8.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags};
+
+use crate::event::Era;
+use crate::header::Header;
+use crate::json::{Json, MAX_SAFE_INTEGER, write_js_string};
+use crate::load::{Backend, Line, LineSource, SourceError};
+use crate::rules::{Finding, Rule};
+
+/// `PRAGMA application_id` of a HEAD store: ASCII `DSHP`.
+pub const APPLICATION_ID: i64 = 0x4453_4850;
+
+/// Largest serialized DATA of a packed row, in bytes (FORMAT.md §7.4).
+pub const MAX_PACKED_DATA_BYTES: usize = 1_048_576;
+
+/// Largest decompressed `data` of a scalar row, in bytes; a bigger one is a defect.
+pub const MAX_DATA_BYTES: usize = crate::load::MAX_LINE_BYTES;
+
+const ROWS_PER_BATCH: usize = 2048;
+
+/// The canonical schema 17 objects, whitespace collapsed (FORMAT.md §8.2).
+const SCHEMA_17: [(&str, &str, &str, &str); 3] = [
+    ("table", "events", "events", "CREATE TABLE events ( session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL, data ANY NOT NULL, source_event_seqs ANY, surface_op TEXT, ignorable INTEGER CHECK (ignorable IS NULL OR ignorable IN (0, 1)), PRIMARY KEY (session_id, seq) ) STRICT"),
+    ("table", "persistence_state", "persistence_state", "CREATE TABLE persistence_state ( singleton INTEGER PRIMARY KEY CHECK (singleton = 1), store_id TEXT NOT NULL ) STRICT"),
+    ("table", "sessions", "sessions", "CREATE TABLE sessions ( id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at INTEGER NOT NULL, cwd TEXT, parent_session TEXT, seed_length INTEGER, origin TEXT, delegation_depth INTEGER, agent_preset TEXT, incarnation TEXT NOT NULL, revision INTEGER NOT NULL ) STRICT"),
+];
+
+/// Column sets that identify a June 2026 schema 4 store (FORMAT.md §8.5).
+const SCHEMA_4_SESSIONS: [&str; 6] = ["id", "version", "created_at", "cwd", "parent_session", "seed_length"];
+const SCHEMA_4_EVENTS: [&str; 7] = ["session_id", "seq", "type", "time", "data", "source_event_seqs", "surface_op"];
+
+/// The store's schema generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schema {
+    /// HEAD, `user_version` 17.
+    V17,
+    /// June 2026, `user_version` 4.
+    V4,
+    /// A pristine file (`user_version` 0, no objects): no sessions.
+    Empty,
+}
+
+impl Schema {
+    /// The era of the logs the schema holds.
+    pub fn era(self) -> Era {
+        match self {
+            Schema::V4 => Era::June2026,
+            _ => Era::Head,
+        }
+    }
+}
+
+/// Why a store could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed (not a database, locked, I/O).
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// Copying the store aside failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The store breaks an identity rule (D1–D6): refused.
+    #[error("{0}")]
+    Refused(Finding),
+}
+
+/// One row of `sessions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The header fields the row maps to (FORMAT.md §8.4).
+    pub header: Header,
+    /// `incarnation` (schema 17).
+    pub incarnation: Option<String>,
+    /// `revision` (schema 17).
+    pub revision: Option<i64>,
+    /// Number of event rows (packed rows count once).
+    pub rows: u64,
+}
+
+/// An opened store.
+pub struct Store {
+    conn: Connection,
+    /// The schema generation.
+    pub schema: Schema,
+    /// `PRAGMA user_version`.
+    pub user_version: i64,
+    /// `PRAGMA application_id`.
+    pub application_id: i64,
+    /// `persistence_state.store_id` (schema 17).
+    pub store_id: Option<String>,
+    _copy: Option<tempfile::TempDir>,
+}
+
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Percent-encodes a path for a `file:` URI.
+fn file_uri(path: &Path, query: &str) -> String {
+    let mut uri = String::from("file:");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(char::from(b)),
+        }
+    }
+    uri.push_str(query);
+    uri
+}
+
+impl Store {
+    /// Opens `path` read-only without changing any file (see the module docs) and applies
+    /// D1–D3, D5 and D6 (D4, initialising a pristine file, is a writer's step: a pristine
+    /// file opens as a store with no sessions; D7 and D8 guard writers and are not applied).
+    ///
+    /// # Errors
+    /// [`StoreError::Refused`] for an identity rule; SQLite and I/O errors otherwise.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let wal = sidecar(path, "-wal");
+        let shm = sidecar(path, "-shm");
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let (conn, copy) = if !wal.exists() {
+            (Connection::open_with_flags(file_uri(&absolute(path), "?immutable=1"), flags)?, None)
+        } else if shm.exists() {
+            (Connection::open_with_flags(file_uri(&absolute(path), "?mode=ro"), flags)?, None)
+        } else {
+            let dir = tempfile::tempdir()?;
+            let copy = dir.path().join("store.db");
+            std::fs::copy(path, &copy)?;
+            std::fs::copy(&wal, sidecar(&copy, "-wal"))?;
+            (Connection::open_with_flags(file_uri(&copy, "?mode=ro"), flags)?, Some(dir))
+        };
+        conn.pragma_update(None, "query_only", 1)?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000))?;
+        let user_version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let application_id: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let mut store = Store {
+            conn,
+            schema: Schema::Empty,
+            user_version,
+            application_id,
+            store_id: None,
+            _copy: copy,
+        };
+        store.schema = store.identity()?;
+        Ok(store)
+    }
+
+    fn identity(&mut self) -> Result<Schema, StoreError> {
+        let refuse = |rule, message: String| Err(StoreError::Refused(Finding::new(rule, None, None, message)));
+        let objects = self.user_objects()?;
+        match self.user_version {
+            0 if self.application_id != 0 || !objects.is_empty() => refuse(
+                Rule::D1,
+                format!(
+                    "unversioned schema or foreign application identity (application_id {:#010x}, {} schema objects)",
+                    self.application_id,
+                    objects.len()
+                ),
+            ),
+            0 => Ok(Schema::Empty),
+            4 => {
+                if self.application_id != 0 {
+                    return refuse(Rule::D3, format!("schema 4 store with application id {:#010x}, expected 0", self.application_id));
+                }
+                for (table, want) in [("sessions", &SCHEMA_4_SESSIONS[..]), ("events", &SCHEMA_4_EVENTS[..])] {
+                    let columns = self.columns(table)?;
+                    if columns.len() != want.len() || !want.iter().all(|c| columns.iter().any(|x| x == c)) {
+                        return refuse(Rule::D5, format!("schema 4 table {table} has columns {}, expected {}", columns.join(", "), want.join(", ")));
+                    }
+                }
+                Ok(Schema::V4)
+            }
+            17 => {
+                if self.application_id != APPLICATION_ID {
+                    return refuse(Rule::D3, format!("wrong application id {:#010x} ({}), expected 0x44534850 (1146308688, DSHP)", self.application_id, self.application_id));
+                }
+                let canonical: Vec<(String, String, String, String)> =
+                    SCHEMA_17.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect();
+                if objects != canonical {
+                    let names: Vec<String> = objects.iter().map(|o| format!("{} {}", o.0, o.1)).collect();
+                    return refuse(Rule::D5, format!("required schema objects missing or extra objects present (found: {})", names.join(", ")));
+                }
+                let row: Option<String> = self
+                    .conn
+                    .query_row("SELECT store_id FROM persistence_state WHERE singleton = 1", [], |r| r.get(0))
+                    .ok();
+                match row {
+                    Some(id) if is_uuid(&id) => {
+                        self.store_id = Some(id);
+                        Ok(Schema::V17)
+                    }
+                    other => refuse(Rule::D6, format!("no valid store identity: persistence_state store_id is {}", other.map_or("absent".into(), |s| format!("{s:?}")))),
+                }
+            }
+            n => refuse(Rule::D2, format!("schema version {n} incompatible with this build (17, or the June 2026 schema 4)")),
+        }
+    }
+
+    fn user_objects(&self) -> rusqlite::Result<Vec<(String, String, String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
+        let rows = stmt.query_map([], |r| {
+            let sql: Option<String> = r.get(3)?;
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, sql.map(|s| collapse_ws(&s)).unwrap_or_default()))
+        })?;
+        rows.collect()
+    }
+
+    fn columns(&self, table: &str) -> rusqlite::Result<Vec<String>> {
+        let mut stmt = self.conn.prepare(&format!("PRAGMA table_info({table})"))?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(1))?;
+        rows.collect()
+    }
+
+    /// Every session row, ordered by id, with the §6.3 row rules applied.
+    ///
+    /// # Errors
+    /// SQLite errors. A row breaking a rule is returned with its finding instead.
+    pub fn sessions(&self) -> Result<Vec<Result<SessionRow, Finding>>, StoreError> {
+        if self.schema == Schema::Empty {
+            return Ok(Vec::new());
+        }
+        let sql = match self.schema {
+            Schema::V17 => "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.agent_preset, s.incarnation, s.revision, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id",
+            _ => "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id",
+        };
+        let mut stmt = self.conn.prepare(sql)?;
+        let mut rows = stmt.query([])?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            out.push(session_row(row, self.schema));
+        }
+        Ok(out)
+    }
+
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// 8-4-4-4-12 hex, version nibble 1–8, variant nibble 8, 9, a or b, any case (§6.3).
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+        && (b'1'..=b'8').contains(&b[14])
+        && matches!(b[19].to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b')
+}
+
+fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Finding> {
+    let value = |i: usize| row.get_ref(i).unwrap_or(ValueRef::Null);
+    let id = match value(0) {
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        _ => String::new(),
+    };
+    let bad = |what: String| Err(Finding::new(Rule::H4, None, None, format!("sessions row {id:?}: {what}")));
+    let int = |i: usize| match value(i) {
+        ValueRef::Integer(n) => Ok(Some(n)),
+        ValueRef::Null => Ok(None),
+        _ => Err(()),
+    };
+    let text = |i: usize| match value(i) {
+        ValueRef::Text(t) => Ok(Some(String::from_utf8_lossy(t).into_owned())),
+        ValueRef::Null => Ok(None),
+        _ => Err(()),
+    };
+    if id.is_empty() {
+        return bad("id must be a non-empty string".into());
+    }
+    let safe = |n: i64| (n as f64).abs() <= MAX_SAFE_INTEGER;
+    let Ok(Some(version)) = int(1) else { return bad("version must be an integer".into()) };
+    if !safe(version) {
+        return bad(format!("version {version} is not a safe integer"));
+    }
+    let Ok(Some(created_at)) = int(2) else { return bad("created_at must be an integer".into()) };
+    if created_at < 0 || !safe(created_at) {
+        return bad(format!("created_at must be non-negative, found {created_at}"));
+    }
+    let Ok(cwd) = text(3) else { return bad("cwd must be NULL or TEXT".into()) };
+    if cwd.as_ref().is_some_and(|c| !c.starts_with('/')) {
+        return bad(format!("cwd must be NULL or absolute, found {cwd:?}"));
+    }
+    let Ok(parent_session) = text(4) else { return bad("parent_session must be NULL or TEXT".into()) };
+    let nonneg = |i: usize, name: &str| match int(i) {
+        Ok(Some(n)) if n < 0 || !safe(n) => Err(format!("{name} must be NULL or non-negative, found {n}")),
+        Ok(v) => Ok(v),
+        Err(()) => Err(format!("{name} must be NULL or an integer")),
+    };
+    let seed_length = match nonneg(5, "seed_length") {
+        Ok(v) => v,
+        Err(e) => return bad(e),
+    };
+    let (mut origin, mut delegation_depth, mut agent_preset, mut incarnation, mut revision) = (None, None, None, None, None);
+    if schema == Schema::V17 {
+        let Ok(o) = text(6) else { return bad("origin must be NULL or TEXT".into()) };
+        if o.as_deref().is_some_and(|o| o != "subagent") {
+            return bad(format!("origin must be NULL or \"subagent\", found {o:?}"));
+        }
+        origin = o;
+        delegation_depth = match nonneg(7, "delegation_depth") {
+            Ok(v) => v,
+            Err(e) => return bad(e),
+        };
+        let Ok(p) = text(8) else { return bad("agent_preset must be NULL or TEXT".into()) };
+        agent_preset = p;
+        match text(9) {
+            Ok(Some(i)) if is_uuid(&i) => incarnation = Some(i),
+            _ => return bad("incarnation must be a UUID".into()),
+        }
+        revision = match nonneg(10, "revision") {
+            Ok(Some(r)) => Some(r),
+            _ => return bad("revision must be a non-negative integer".into()),
+        };
+    }
+    let rows = match value(11) {
+        ValueRef::Integer(n) => n as u64,
+        _ => 0,
+    };
+    Ok(SessionRow {
+        header: Header {
+            raw: String::new(),
+            id,
+            version: Some(version),
+            created_at: Some(created_at),
+            cwd,
+            parent_session,
+            seed_length,
+            origin,
+            delegation_depth,
+            agent_preset,
+        },
+        incarnation,
+        revision,
+        rows,
+    })
+}
+
+/// Decodes a schema 17 `source_event_seqs` BLOB: a LEB128 varint first seq, then zigzag
+/// LEB128 deltas (FORMAT.md §8.3). An empty BLOB is `[]`.
+///
+/// # Errors
+/// A one-line reason for a malformed encoding (over-long or non-canonical varint,
+/// truncated blob, a seq outside `[0, 2^53−1]`).
+pub fn decode_source_seqs(blob: &[u8]) -> Result<Vec<u64>, String> {
+    const MAX: u64 = (1 << 53) - 1;
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < blob.len() {
+        let mut value = 0u64;
+        let mut shift = 0;
+        let start = i;
+        loop {
+            let Some(&b) = blob.get(i) else {
+                return Err(format!("varint at byte {start} is truncated"));
+            };
+            i += 1;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                if i - start > 1 && b == 0 {
+                    return Err(format!("varint at byte {start} is not canonical"));
+                }
+                break;
+            }
+            if i - start == 9 {
+                return Err(format!("varint at byte {start} is longer than 9 bytes"));
+            }
+            shift += 7;
+        }
+        let seq = match out.last() {
+            None => {
+                if value > MAX {
+                    return Err(format!("first seq {value} exceeds 2^53-1"));
+                }
+                value
+            }
+            Some(&prev) => {
+                if value > 2 * MAX {
+                    return Err(format!("delta {value} exceeds the zigzag range"));
+                }
+                let delta = if value % 2 == 0 { (value / 2) as i64 } else { -(value.div_ceil(2) as i64) };
+                let seq = prev as i64 + delta;
+                if !(0..=MAX as i64).contains(&seq) {
+                    return Err(format!("decoded seq {seq} is outside [0, 2^53-1]"));
+                }
+                seq as u64
+            }
+        };
+        out.push(seq);
+    }
+    Ok(out)
+}
+
+/// Encodes seqs the way `decode_source_seqs` reads them (used by tests and repair).
+pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
+    fn varint(out: &mut Vec<u8>, mut v: u64) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                return;
+            }
+            out.push(b | 0x80);
+        }
+    }
+    let mut out = Vec::new();
+    for (i, &s) in seqs.iter().enumerate() {
+        if i == 0 {
+            varint(&mut out, s);
+        } else {
+            let d = s as i64 - seqs[i - 1] as i64;
+            varint(&mut out, if d >= 0 { 2 * d as u64 } else { (-2 * d - 1) as u64 });
+        }
+    }
+    out
+}
+
+/// Opens the store at `path` and selects a session: the one named, or the only one.
+///
+/// # Errors
+/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, no
+/// session at all, or several with none named as [`SourceError::Session`]; SQLite errors
+/// as I/O errors.
+pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, SourceError> {
+    let store = Store::open(path).map_err(|e| match e {
+        StoreError::Refused(f) => SourceError::Finding(f),
+        StoreError::Sqlite(e) => sql_err(e),
+        StoreError::Io(e) => SourceError::Io(e),
+    })?;
+    let rows = store.sessions().map_err(|e| match e {
+        StoreError::Sqlite(e) => sql_err(e),
+        StoreError::Io(e) => SourceError::Io(e),
+        StoreError::Refused(f) => SourceError::Finding(f),
+    })?;
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| match r {
+            Ok(row) => row.header.id.clone(),
+            Err(f) => f.message.clone(),
+        })
+        .collect();
+    let index = match session {
+        Some(want) => rows
+            .iter()
+            .position(|r| r.as_ref().is_ok_and(|row| row.header.id == want))
+            .ok_or_else(|| SourceError::Session(format!("store has no session {want:?}; it holds: {}", list(&ids))))?,
+        None if rows.len() == 1 => 0,
+        None if rows.is_empty() => return Err(SourceError::Session("store holds no sessions".into())),
+        None => {
+            return Err(SourceError::Session(format!(
+                "store holds {} sessions; name one with --session: {}",
+                rows.len(),
+                list(&ids)
+            )));
+        }
+    };
+    let row = rows.into_iter().nth(index).expect("index found above").map_err(SourceError::Finding)?;
+    if row.header.version != Some(0) {
+        let v = row.header.version.unwrap_or_default();
+        let why = if v > 0 {
+            "it was written by a newer harness; upgrade the harness to read it"
+        } else {
+            "the version is older than v0 and this build has no upgrade path"
+        };
+        return Err(SourceError::Finding(Finding::new(
+            Rule::H3,
+            None,
+            None,
+            format!("session \"{}\" uses log format v{v}; {why}", row.header.id),
+        )));
+    }
+    let era = store.schema.era();
+    Ok(SqliteLines {
+        store,
+        session: row.header.id.clone(),
+        header: row.header,
+        era,
+        queue: VecDeque::new(),
+        after: None,
+        exhausted: false,
+    })
+}
+
+fn list(ids: &[String]) -> String {
+    ids.join(", ")
+}
+
+/// The event rows of one session as JSONL records (see the module docs).
+pub struct SqliteLines {
+    store: Store,
+    session: String,
+    header: Header,
+    era: Era,
+    queue: VecDeque<RawRow>,
+    after: Option<i64>,
+    exhausted: bool,
+}
+
+struct RawRow {
+    seq: Result<i64, String>,
+    ty: Result<String, String>,
+    time: Result<i64, String>,
+    data: Result<Vec<u8>, String>,
+    data_is_blob: bool,
+    sources: Result<Option<(Vec<u8>, bool)>, String>,
+    surface_op: Result<Option<String>, String>,
+    ignorable: Result<Option<i64>, String>,
+}
+
+fn kind_name(v: ValueRef<'_>) -> &'static str {
+    match v {
+        ValueRef::Null => "NULL",
+        ValueRef::Integer(_) => "INTEGER",
+        ValueRef::Real(_) => "REAL",
+        ValueRef::Text(_) => "TEXT",
+        ValueRef::Blob(_) => "BLOB",
+    }
+}
+
+impl SqliteLines {
+    fn fetch(&mut self) -> Result<(), SourceError> {
+        let sql = match self.store.schema {
+            Schema::V4 => "SELECT seq, type, time, data, source_event_seqs, surface_op, NULL FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            _ => "SELECT seq, type, time, data, source_event_seqs, surface_op, ignorable FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        };
+        let mut stmt = self.store.conn.prepare_cached(sql).map_err(sql_err)?;
+        let after = self.after.unwrap_or(i64::MIN);
+        let mut rows = stmt.query(rusqlite::params![self.session, after, ROWS_PER_BATCH as i64]).map_err(sql_err)?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(sql_err)? {
+            n += 1;
+            let v = |i| row.get_ref(i).unwrap_or(ValueRef::Null);
+            let seq = match v(0) {
+                ValueRef::Integer(s) => Ok(s),
+                other => Err(format!("seq is {}", kind_name(other))),
+            };
+            if let Ok(s) = seq {
+                self.after = Some(s);
+            }
+            let text = |x: ValueRef<'_>| match x {
+                ValueRef::Text(t) => Ok(String::from_utf8_lossy(t).into_owned()),
+                other => Err(kind_name(other).to_owned()),
+            };
+            let (data, data_is_blob) = match v(3) {
+                ValueRef::Text(t) => (Ok(t.to_vec()), false),
+                ValueRef::Blob(b) => (Ok(b.to_vec()), true),
+                other => (Err(format!("data is {}", kind_name(other))), false),
+            };
+            let sources = match v(4) {
+                ValueRef::Null => Ok(None),
+                ValueRef::Blob(b) => Ok(Some((b.to_vec(), true))),
+                ValueRef::Text(t) => Ok(Some((t.to_vec(), false))),
+                other => Err(format!("source_event_seqs is {}", kind_name(other))),
+            };
+            self.queue.push_back(RawRow {
+                seq,
+                ty: text(v(1)).map_err(|k| format!("type is {k}")),
+                time: match v(2) {
+                    ValueRef::Integer(t) => Ok(t),
+                    other => Err(format!("time is {}", kind_name(other))),
+                },
+                data,
+                data_is_blob,
+                sources,
+                surface_op: match v(5) {
+                    ValueRef::Null => Ok(None),
+                    ValueRef::Text(t) => Ok(Some(String::from_utf8_lossy(t).into_owned())),
+                    other => Err(format!("surface_op is {}", kind_name(other))),
+                },
+                ignorable: match v(6) {
+                    ValueRef::Null => Ok(None),
+                    ValueRef::Integer(i) if i == 0 || i == 1 => Ok(Some(i)),
+                    ValueRef::Integer(i) => Err(format!("ignorable is {i}")),
+                    other => Err(format!("ignorable is {}", kind_name(other))),
+                },
+            });
+            if self.after.is_none() {
+                // A non-integer seq cannot be paged past; stop after this batch.
+                self.exhausted = true;
+            }
+        }
+        if n < ROWS_PER_BATCH {
+            self.exhausted = true;
+        }
+        Ok(())
+    }
+
+    /// Q1–Q5, always fatal (FORMAT.md §5.5.3).
+    fn check_columns(&self, row: &RawRow) -> Result<(i64, String, i64), Finding> {
+        let fatal = |rule, what: String, seq: Option<u64>| {
+            Finding::new(rule, seq, None, format!("session {:?}: invalid physical row: {what}", self.session))
+        };
+        let seq = match &row.seq {
+            Ok(s) if *s >= 0 && (*s as f64) <= MAX_SAFE_INTEGER => *s,
+            Ok(s) => return Err(fatal(Rule::Q1, format!("seq {s} is not a non-negative safe integer"), None)),
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), None)),
+        };
+        let at = Some(seq as u64);
+        let ty = match &row.ty {
+            Ok(t) if !t.is_empty() => t.clone(),
+            Ok(_) => return Err(fatal(Rule::Q1, "type is empty".into(), at)),
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
+        };
+        let time = match &row.time {
+            Ok(t) if (*t as f64).abs() <= MAX_SAFE_INTEGER => *t,
+            Ok(t) => return Err(fatal(Rule::Q1, format!("time {t} is not a safe integer"), at)),
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
+        };
+        if let Err(e) = &row.data {
+            return Err(fatal(Rule::Q2, e.clone(), at));
+        }
+        match &row.sources {
+            Err(e) => return Err(fatal(Rule::Q3, e.clone(), at)),
+            Ok(Some((_, false))) if self.store.schema == Schema::V17 => {
+                return Err(fatal(Rule::Q3, "source_event_seqs is TEXT".into(), at));
+            }
+            _ => {}
+        }
+        if let Err(e) = &row.surface_op {
+            return Err(fatal(Rule::Q4, e.clone(), at));
+        }
+        if let Err(e) = &row.ignorable {
+            return Err(fatal(Rule::Q5, e.clone(), at));
+        }
+        Ok((seq, ty, time))
+    }
+
+    /// Decodes one row into its JSONL record, or says why it fails to decode.
+    fn decode(&self, row: &RawRow, ty: &str, seq: i64, time: i64) -> Result<String, String> {
+        let raw = row.data.as_ref().expect("checked by Q2");
+        let packed = row.ignorable == Ok(Some(0));
+        let data_text = if row.data_is_blob {
+            let cap = if packed { MAX_PACKED_DATA_BYTES } else { MAX_DATA_BYTES };
+            let mut plain = Vec::new();
+            let decoder = zstd::stream::read::Decoder::new(&raw[..]).map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            decoder
+                .take(cap as u64 + 1)
+                .read_to_end(&mut plain)
+                .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            if plain.len() > cap {
+                return Err(format!("data BLOB decompresses to more than {cap} bytes"));
+            }
+            let text = String::from_utf8(plain).map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
+            // A WHATWG TextDecoder drops one leading byte-order mark (FORMAT.md §1.5).
+            text.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(text)
+        } else {
+            if packed && raw.len() > MAX_PACKED_DATA_BYTES {
+                return Err(format!("packed row DATA is {} bytes, more than {MAX_PACKED_DATA_BYTES}", raw.len()));
+            }
+            String::from_utf8_lossy(raw).into_owned()
+        };
+        let data = Json::parse(&data_text).map_err(|e| format!("data is not JSON: {e}"))?;
+        let mut line = String::with_capacity(data_text.len() + 64);
+        if packed {
+            if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
+                return Err(format!("ignorable = 0 marks a packed row, but type {ty:?} is not a packed tag"));
+            }
+            if !matches!(row.sources, Ok(None)) || !matches!(row.surface_op, Ok(None)) {
+                return Err("packed row carries surface columns".into());
+            }
+            let members = data
+                .get(if ty == "tool-call-chunks" { "args" } else { "texts" })
+                .map_or(0, |p| p.len());
+            if !(3..=1024).contains(&members) {
+                return Err(format!("packed row has {members} members; SQLite rows hold 3 to 1024"));
+            }
+            line.push_str("{\"type\":");
+            write_js_string(&mut line, ty);
+            line.push_str(&format!(",\"seq0\":{seq},\"time0\":{time},\"data\":{}}}", data.raw()));
+            return Ok(line);
+        }
+        line.push_str("{\"type\":");
+        write_js_string(&mut line, ty);
+        line.push_str(&format!(",\"seq\":{seq},\"time\":{time},\"data\":{}", data.raw()));
+        match &row.sources {
+            Ok(Some((bytes, true))) => {
+                let seqs = decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
+                let list: Vec<String> = seqs.iter().map(u64::to_string).collect();
+                line.push_str(&format!(",\"sourceEventSeqs\":[{}]", list.join(",")));
+            }
+            Ok(Some((bytes, false))) => {
+                let text = String::from_utf8_lossy(bytes);
+                let json = Json::parse(&text).map_err(|e| format!("source_event_seqs is not JSON: {e}"))?;
+                line.push_str(&format!(",\"sourceEventSeqs\":{}", json.raw()));
+            }
+            _ => {}
+        }
+        if let Ok(Some(op)) = &row.surface_op {
+            let json = Json::parse(op).map_err(|e| format!("surface_op is not JSON: {e}"))?;
+            line.push_str(&format!(",\"surfaceOp\":{}", json.raw()));
+        }
+        if row.ignorable == Ok(Some(1)) {
+            line.push_str(",\"ignorable\":true");
+        }
+        line.push('}');
+        Ok(line)
+    }
+}
+
+fn sql_err(e: rusqlite::Error) -> SourceError {
+    SourceError::Io(std::io::Error::other(e))
+}
+
+impl LineSource for SqliteLines {
+    fn backend(&self) -> Backend {
+        Backend::Sqlite {
+            era: self.era,
+            header: self.header.clone(),
+            session: self.session.clone(),
+        }
+    }
+
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
+        if self.queue.is_empty() && !self.exhausted {
+            self.fetch()?;
+        }
+        let Some(row) = self.queue.pop_front() else {
+            return Ok(false);
+        };
+        let (seq, ty, time) = self.check_columns(&row).map_err(SourceError::Finding)?;
+        line.bytes.clear();
+        line.number = seq as u64;
+        line.offset = seq as u64;
+        line.terminated = true;
+        line.from_torn_frame = false;
+        match self.decode(&row, &ty, seq, time) {
+            Ok(text) => {
+                line.defect = None;
+                line.bytes.extend_from_slice(text.as_bytes());
+            }
+            Err(why) => line.defect = Some(why),
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_examples_from_the_format_reference() {
+        let cases: [(&[u64], &[u8]); 7] = [
+            (&[5, 6, 7, 8], &[0x05, 0x02, 0x02, 0x02]),
+            (&[300], &[0xAC, 0x02]),
+            (&[10, 3], &[0x0A, 0x0D]),
+            (&[129, 130, 131, 200], &[0x81, 0x01, 0x02, 0x02, 0x8A, 0x01]),
+            (&[0], &[0x00]),
+            (&[], &[]),
+            (&[(1 << 53) - 1], &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]),
+        ];
+        for (seqs, bytes) in cases {
+            assert_eq!(encode_source_seqs(seqs), bytes, "{seqs:?}");
+            assert_eq!(decode_source_seqs(bytes).unwrap(), seqs, "{bytes:02x?}");
+        }
+    }
+
+    #[test]
+    fn malformed_varints_are_rejected() {
+        assert!(decode_source_seqs(&[0x00, 0x01]).unwrap_err().contains("outside"));
+        assert!(decode_source_seqs(&[0x80]).unwrap_err().contains("truncated"));
+        assert!(decode_source_seqs(&[0x80, 0x00]).unwrap_err().contains("canonical"));
+        assert!(decode_source_seqs(&[0xFF; 10]).unwrap_err().contains("9 bytes"));
+        assert!(decode_source_seqs(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]).unwrap_err().contains("exceeds"));
+    }
+
+    #[test]
+    fn uuids() {
+        assert!(is_uuid("bbf1938d-3b32-4931-8011-a1f03334693f"));
+        assert!(is_uuid("BBF1938D-3B32-4931-B011-A1F03334693F"));
+        assert!(!is_uuid("bbf1938d-3b32-0931-8011-a1f03334693f"));
+        assert!(!is_uuid("bbf1938d-3b32-4931-c011-a1f03334693f"));
+        assert!(!is_uuid("bbf1938d3b3249318011a1f03334693f"));
+    }
+}
