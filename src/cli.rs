@@ -74,6 +74,10 @@ pub enum Command {
     #[command(after_help = "Example:\n  dsh-session version session.jsonl.zstd")]
     Version(VersionArgs),
 
+    /// List the sessions of a SQLite store or of a DSH JSONL root directory.
+    #[command(after_help = "Examples:\n  dsh-session sessions ~/.dsh/sessions.db\n  dsh-session sessions ~/.dsh/sessions --format json | jq '.[].id'")]
+    Sessions(SessionsArgs),
+
     /// List every rule id with its meaning and FORMAT.md section.
     #[command(after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'")]
     Rules(RulesArgs),
@@ -98,6 +102,10 @@ pub struct ValidateArgs {
     /// Print only logs that are not valid (torn tails included), and no summary.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// Arguments of `surface`.
@@ -114,6 +122,10 @@ pub struct SurfaceArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// Arguments of `messages`.
@@ -130,6 +142,10 @@ pub struct MessagesArgs {
     /// Output format: json (one array) or jsonl (one message per line).
     #[arg(long, value_enum, default_value_t = MessageFormat::Json)]
     pub format: MessageFormat,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// Arguments of `show`.
@@ -142,6 +158,10 @@ pub struct ShowArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 }
 
 /// Arguments of `version`.
@@ -150,6 +170,22 @@ pub struct VersionArgs {
     /// The session log (`-` reads standard input).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+/// Arguments of `sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl[.zstd]`).
+    #[arg(value_name = "STORE")]
+    pub store: PathBuf,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]

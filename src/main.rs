@@ -52,6 +52,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Show(args) => cmd::show::run(&args, out),
         Command::Version(args) => cmd::version::run(&args, out),
         Command::Rules(args) => cmd::rules::run(&args, out),
+        Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Completions(args) => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(args.shell, &mut command, "dsh-session", out);

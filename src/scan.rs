@@ -306,6 +306,8 @@ impl Stats {
 pub struct Report {
     /// The path given.
     pub path: PathBuf,
+    /// The session id, for a SQLite store.
+    pub session: Option<String>,
     /// The encoding detected.
     pub encoding: Encoding,
     /// File size in bytes (unknown for standard input).
@@ -356,6 +358,32 @@ const CLOSER_SCAN: usize = 6;
 const PER_EVENT: usize = 7;
 const STAGES: usize = 8;
 
+/// Scans every session at `path`: one report for a JSONL log; one per session for a
+/// SQLite store (none for a store without sessions; one refused report when the store
+/// itself is refused).
+///
+/// # Errors
+/// As [`scan_path`].
+pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanError> {
+    if options.session.is_some() || !crate::sqlite::looks_like_store(path) {
+        return Ok(vec![scan_path(path, options)?]);
+    }
+    let ids = match crate::sqlite::Store::open(path) {
+        Ok(store) => store.session_ids().map_err(|e| LoadError::Store(e.into()))?,
+        Err(crate::sqlite::StoreError::Refused(_)) => return Ok(vec![scan_path(path, options)?]),
+        Err(e) => return Err(LoadError::Store(e).into()),
+    };
+    ids.into_iter()
+        .map(|id| {
+            let options = ScanOptions {
+                session: Some(id),
+                ..options.clone()
+            };
+            scan_path(path, &options)
+        })
+        .collect()
+}
+
 /// Scans the log at `path` (`-` for standard input).
 ///
 /// # Errors
@@ -400,6 +428,7 @@ impl<'o> Scan<'o> {
             options,
             report: Report {
                 path: input.path.clone(),
+                session: None,
                 encoding: input.encoding,
                 size: input.size,
                 era: None,
@@ -447,6 +476,7 @@ impl<'o> Scan<'o> {
             ..TornScan::default()
         };
         if let Backend::Sqlite { era, header, session } = lines.backend() {
+            self.report.session = Some(session.clone());
             self.sqlite_session = Some(session);
             let mut body = String::new();
             crate::json::write_js_string(&mut body, &header.id);

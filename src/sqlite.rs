@@ -234,6 +234,24 @@ impl Store {
         rows.collect()
     }
 
+    /// The ids of every session, ordered.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn session_ids(&self) -> rusqlite::Result<Vec<String>> {
+        if self.schema == Schema::Empty {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare("SELECT id FROM sessions ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(match r.get_ref(0)? {
+                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                other => format!("<{}>", kind_name(other)),
+            })
+        })?;
+        rows.collect()
+    }
+
     /// Every session row, ordered by id, with the §6.3 row rules applied.
     ///
     /// # Errors
@@ -255,6 +273,14 @@ impl Store {
         Ok(out)
     }
 
+}
+
+/// True when the file at `path` starts with the SQLite header.
+pub fn looks_like_store(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == crate::load::SQLITE_MAGIC)
 }
 
 fn absolute(path: &Path) -> PathBuf {

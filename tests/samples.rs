@@ -50,7 +50,13 @@ fn views_run_on_every_valid_sample() {
         // messages is a JSON array with one element per projected surface entry.
         let out = dsh().arg("messages").arg(&path).output().unwrap();
         let messages: serde_json::Value = serde_json::from_slice(&out.stdout).expect("messages is JSON");
-        assert!(messages.as_array().is_some_and(|a| !a.is_empty()), "{file}: no messages");
+        let surface = dsh().args(["surface", "--format", "json"]).arg(&path).output().unwrap();
+        let surface: serde_json::Value = serde_json::from_slice(&surface.stdout).expect("surface is JSON");
+        let messages = messages.as_array().expect("an array");
+        assert!(messages.len() <= surface.as_array().expect("an array").len(), "{file}");
+        for m in messages {
+            assert!(m["role"].is_string() && m["content"].is_array(), "{file}: {m}");
+        }
     }
 }
 

@@ -15,6 +15,7 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         at: args.at,
         keep_messages: true,
+        session: args.session.clone(),
         ..ScanOptions::default()
     };
     let report = scan_readable(&args.file, &options)?;
@@ -38,12 +39,16 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
         MessageFormat::Json => {
+            // `[]` when empty; otherwise one stored message per line, so a diff or `grep`
+            // of the output still works line by line.
             out.write_all(b"[")?;
-            for (i, m) in messages.enumerate() {
-                out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+            let mut any = false;
+            for m in messages {
+                out.write_all(if any { b",\n" } else { b"\n" })?;
                 out.write_all(m.as_bytes())?;
+                any = true;
             }
-            out.write_all(b"\n]\n")?;
+            out.write_all(if any { b"\n]\n" } else { b"]\n" })?;
         }
     }
     Ok(ExitCode::SUCCESS)

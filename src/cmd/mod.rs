@@ -2,6 +2,7 @@
 
 pub mod messages;
 pub mod rules;
+pub mod sessions;
 pub mod show;
 pub mod surface;
 pub mod validate;

@@ -132,7 +132,13 @@ fn summary(report: &Report) -> Summary<'_> {
 
 /// Runs `show`.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let report = scan_readable(&args.file, &ScanOptions::default())?;
+    let report = scan_readable(
+        &args.file,
+        &ScanOptions {
+            session: args.session.clone(),
+            ..ScanOptions::default()
+        },
+    )?;
     let sum = summary(&report);
     match args.format {
         TableFormat::Json | TableFormat::Jsonl => {

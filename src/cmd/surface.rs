@@ -48,6 +48,7 @@ fn row(position: usize, e: &SurfaceEntry) -> Row<'_> {
 pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         at: args.at,
+        session: args.session.clone(),
         ..ScanOptions::default()
     };
     let report = scan_readable(&args.file, &options)?;

@@ -19,11 +19,15 @@ pub const SCHEMA_VERSION: u32 = 1;
 struct Verdict {
     schema_version: u32,
     file: String,
+    /// The session id, for a SQLite store.
+    session: Option<String>,
     /// `valid`, `torn-tail`, `corrupt`, `refused`, or `error` (the file could not be read).
     status: &'static str,
     rule: Option<&'static str>,
     seq: Option<u64>,
     line: Option<u64>,
+    /// SQLite only: the `seq` column of the physical row concerned.
+    row: Option<u64>,
     message: Option<String>,
     /// Events replayed (the torn tail excluded).
     events: u64,
@@ -64,6 +68,7 @@ struct FindingJson {
     rule: &'static str,
     seq: Option<u64>,
     line: Option<u64>,
+    row: Option<u64>,
     message: String,
 }
 
@@ -73,6 +78,7 @@ impl From<&Finding> for FindingJson {
             rule: f.rule.id(),
             seq: f.seq,
             line: f.line,
+            row: f.row,
             message: f.message.clone(),
         }
     }
@@ -83,10 +89,16 @@ fn verdict(file: String, report: &Report) -> Verdict {
     Verdict {
         schema_version: SCHEMA_VERSION,
         file,
+        session: report.session.clone(),
         status: report.status.name(),
         rule: finding.map(|f| f.rule.id()).or(report.torn.as_ref().map(|t| t.rule.id())),
         seq: finding.and_then(|f| f.seq),
-        line: finding.and_then(|f| f.line).or(report.torn.as_ref().map(|t| t.line)),
+        line: finding
+            .and_then(|f| f.line)
+            .or(report.torn.as_ref().filter(|_| report.session.is_none()).map(|t| t.line)),
+        row: finding
+            .and_then(|f| f.row)
+            .or(report.torn.as_ref().filter(|_| report.session.is_some()).map(|t| t.line)),
         message: finding.map(|f| f.message.clone()).or(report.torn.as_ref().map(|t| t.message.clone())),
         events: report.stats.events,
         surface_len: report.replay.len(),
@@ -101,10 +113,12 @@ fn io_error(file: String, message: String) -> Verdict {
     Verdict {
         schema_version: SCHEMA_VERSION,
         file,
+        session: None,
         status: "error",
         rule: None,
         seq: None,
         line: None,
+        row: None,
         message: Some(message),
         events: 0,
         surface_len: 0,
@@ -122,10 +136,19 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     let mut errors = 0usize;
     for path in &args.files {
         let file = path.display().to_string();
-        match scan::scan_path(path, &ScanOptions::default()) {
-            Ok(report) => {
-                counts[report.status as usize] += 1;
-                verdicts.push(verdict(file, &report));
+        let options = ScanOptions {
+            session: args.session.clone(),
+            ..ScanOptions::default()
+        };
+        match scan::scan_all(path, &options) {
+            Ok(reports) => {
+                if reports.is_empty() {
+                    eprintln!("dsh-session: {file}: store holds no sessions");
+                }
+                for report in reports {
+                    counts[report.status as usize] += 1;
+                    verdicts.push(verdict(file.clone(), &report));
+                }
             }
             Err(e) => {
                 errors += 1;
@@ -183,22 +206,29 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
     };
     let status = paint(color, code, v.status);
     let era = v.era.map(|e| format!(", {e}")).unwrap_or_default();
+    let name = match &v.session {
+        Some(id) => format!("{} [session {id}]", v.file),
+        None => v.file.clone(),
+    };
     match (v.status, v.rule) {
         ("valid", _) | (_, None) => writeln!(
             out,
-            "{}: {status} ({} events, surface {}{era})",
-            v.file, v.events, v.surface_len
+            "{name}: {status} ({} events, surface {}{era})",
+            v.events, v.surface_len
         )?,
         (_, Some(rule)) => {
             let mut place = String::new();
             if let Some(line) = v.line {
                 place.push_str(&format!(" at line {line}"));
             }
+            if let Some(row) = v.row {
+                place.push_str(&format!(" at row {row}"));
+            }
             if let Some(seq) = v.seq {
                 place.push_str(&format!(" (seq {seq})"));
             }
             let message = v.message.as_deref().unwrap_or_default();
-            writeln!(out, "{}: {status} {rule}{place}: {message}", v.file)?;
+            writeln!(out, "{name}: {status} {rule}{place}: {message}")?;
             if let Some(t) = &v.torn_tail {
                 writeln!(
                     out,

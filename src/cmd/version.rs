@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use dsh_session::scan::{self, ScanOptions, Status};
+use dsh_session::sqlite::{Schema, Store, StoreError, looks_like_store};
 use serde::Serialize;
 
 use crate::cli::{TableFormat, VersionArgs};
@@ -22,8 +23,114 @@ struct VersionInfo {
     message: Option<String>,
 }
 
+#[derive(Debug, Serialize)]
+struct StoreInfo {
+    file: String,
+    user_version: i64,
+    application_id: i64,
+    application_id_hex: String,
+    schema: &'static str,
+    era: &'static str,
+    store_id: Option<String>,
+    supported: bool,
+    rule: Option<&'static str>,
+    message: Option<String>,
+    sessions: Vec<StoreSession>,
+}
+
+#[derive(Debug, Serialize)]
+struct StoreSession {
+    id: String,
+    format_version: Option<i64>,
+    supported: bool,
+}
+
+fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let file = args.file.display().to_string();
+    let (info, ok) = match Store::open(&args.file) {
+        Ok(store) => {
+            let mut sessions = Vec::new();
+            for s in store.sessions().with_context(|| file.clone())? {
+                match s {
+                    Ok(s) if args.session.as_ref().is_none_or(|want| *want == s.header.id) => sessions.push(StoreSession {
+                        supported: s.header.version == Some(0),
+                        id: s.header.id,
+                        format_version: s.header.version,
+                    }),
+                    Ok(_) => {}
+                    Err(f) => eprintln!("dsh-session: {file}: {f}"),
+                }
+            }
+            let ok = sessions.iter().all(|s| s.supported);
+            let info = StoreInfo {
+                file,
+                user_version: store.user_version,
+                application_id: store.application_id,
+                application_id_hex: format!("{:#010x}", store.application_id),
+                schema: match store.schema {
+                    Schema::V17 => "17",
+                    Schema::V4 => "4 (June 2026)",
+                    Schema::Empty => "none (pristine file)",
+                },
+                era: store.schema.era().name(),
+                store_id: store.store_id.clone(),
+                supported: true,
+                rule: None,
+                message: None,
+                sessions,
+            };
+            (info, ok)
+        }
+        Err(StoreError::Refused(f)) => {
+            let info = StoreInfo {
+                file,
+                user_version: 0,
+                application_id: 0,
+                application_id_hex: String::new(),
+                schema: "refused",
+                era: "-",
+                store_id: None,
+                supported: false,
+                rule: Some(f.rule.id()),
+                message: Some(f.message),
+                sessions: Vec::new(),
+            };
+            (info, false)
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context(file)),
+    };
+    match args.format {
+        TableFormat::Json | TableFormat::Jsonl => {
+            serde_json::to_writer(&mut *out, &info)?;
+            writeln!(out)?;
+        }
+        TableFormat::Table => {
+            writeln!(out, "file:           {}", info.file)?;
+            if let (Some(rule), Some(message)) = (info.rule, &info.message) {
+                writeln!(out, "refused:        {rule}: {message}")?;
+            } else {
+                writeln!(out, "user_version:   {}", info.user_version)?;
+                writeln!(out, "application_id: {} ({})", info.application_id_hex, info.application_id)?;
+                writeln!(out, "schema:         {}", info.schema)?;
+                writeln!(out, "era:            {}", info.era)?;
+                writeln!(out, "store id:       {}", info.store_id.as_deref().unwrap_or("-"))?;
+                writeln!(out, "sessions:       {}", info.sessions.len())?;
+                for s in &info.sessions {
+                    let v = s.format_version.map_or("?".into(), |v| format!("v{v}"));
+                    let support = if s.supported { "supported" } else { "not supported" };
+                    writeln!(out, "  {}  format {v} ({support})", s.id)?;
+                }
+            }
+        }
+    }
+    Ok(ExitCode::from(if ok { 0 } else { 1 }))
+}
+
 /// Runs `version`.
 pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if looks_like_store(&args.file) {
+        return run_store(args, out);
+    }
     let options = ScanOptions {
         header_only: true,
         ..ScanOptions::default()

@@ -1,0 +1,144 @@
+//! `sessions STORE`: the sessions of a SQLite store or of a JSONL root directory
+//! (FORMAT.md §7.1, §8.4).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use dsh_session::header::Header;
+use dsh_session::scan::{self, ScanOptions};
+use dsh_session::sqlite::{Store, StoreError};
+use serde::Serialize;
+
+use crate::cli::{SessionsArgs, TableFormat};
+use crate::cmd::Rejected;
+use crate::render::{table, utc, write_table};
+
+#[derive(Debug, Serialize)]
+struct Row {
+    id: String,
+    created_at: Option<String>,
+    cwd: Option<String>,
+    parent_session: Option<String>,
+    seed_length: Option<i64>,
+    origin: Option<String>,
+    delegation_depth: Option<i64>,
+    /// Logical events (packed rows expanded); `null` when the session cannot be read.
+    events: Option<u64>,
+    turns: Option<usize>,
+    /// SQLite schema 17 only.
+    revision: Option<i64>,
+    status: &'static str,
+    /// The file holding the session (JSONL roots only).
+    file: Option<String>,
+}
+
+fn row(header: &Header, revision: Option<i64>, file: Option<String>, report: Option<&scan::Report>) -> Row {
+    Row {
+        id: header.id.clone(),
+        created_at: header.created_at.map(utc),
+        cwd: header.cwd.clone(),
+        parent_session: header.parent_session.clone(),
+        seed_length: header.seed_length,
+        origin: header.origin.clone(),
+        delegation_depth: header.delegation_depth,
+        events: report.map(|r| r.stats.events),
+        turns: report.map(|r| r.stats.turns.len()),
+        revision,
+        status: report.map_or("unreadable", |r| r.status.name()),
+        file,
+    }
+}
+
+/// The `session.jsonl[.zstd]` files of a JSONL root, `<root>/<project>/<session>/…`, sorted.
+pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for project in std::fs::read_dir(root)? {
+        let project = project?.path();
+        if !project.is_dir() {
+            continue;
+        }
+        for session in std::fs::read_dir(&project)? {
+            let session = session?.path();
+            if !session.is_dir() {
+                continue;
+            }
+            for name in ["session.jsonl", "session.jsonl.zstd"] {
+                let file = session.join(name);
+                if file.is_file() {
+                    found.push(file);
+                }
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Runs `sessions`.
+pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let path = &args.store;
+    let mut rows = Vec::new();
+    if path.is_dir() {
+        for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
+            let report = scan::scan_path(&file, &ScanOptions::default()).ok();
+            let header = report.as_ref().and_then(|r| r.header.clone()).unwrap_or_default();
+            rows.push(row(&header, None, Some(file.display().to_string()), report.as_ref()));
+        }
+    } else {
+        let store = match Store::open(path) {
+            Ok(store) => store,
+            Err(StoreError::Refused(f)) => {
+                return Err(Rejected(format!("{}: refused {f}", path.display())).into());
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+        };
+        for session in store.sessions().with_context(|| path.display().to_string())? {
+            match session {
+                Ok(s) => {
+                    let options = ScanOptions {
+                        session: Some(s.header.id.clone()),
+                        ..ScanOptions::default()
+                    };
+                    let report = scan::scan_path(path, &options).ok();
+                    rows.push(row(&s.header, s.revision, None, report.as_ref()));
+                }
+                Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),
+            }
+        }
+    }
+    match args.format {
+        TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &rows)?;
+            writeln!(out)?;
+        }
+        TableFormat::Jsonl => {
+            for r in &rows {
+                serde_json::to_writer(&mut *out, r)?;
+                writeln!(out)?;
+            }
+        }
+        TableFormat::Table => {
+            let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+            let mut t = table(&["id", "created at", "cwd", "parent", "seed", "origin", "depth", "events", "turns", "revision", "status"]);
+            for r in &rows {
+                t.add_row(vec![
+                    r.id.clone(),
+                    opt(r.created_at.clone()),
+                    opt(r.cwd.clone()),
+                    opt(r.parent_session.clone()),
+                    opt(r.seed_length.map(|v| v.to_string())),
+                    opt(r.origin.clone()),
+                    opt(r.delegation_depth.map(|v| v.to_string())),
+                    opt(r.events.map(|v| v.to_string())),
+                    opt(r.turns.map(|v| v.to_string())),
+                    opt(r.revision.map(|v| v.to_string())),
+                    r.status.to_owned(),
+                ]);
+            }
+            write_table(out, &t)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
