@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use crate::event::{Dialect, Event, CLOSER_SCAN_TYPES};
+use crate::event::{CLOSER_SCAN_TYPES, Dialect, Event};
 use crate::json::{Json, Kind};
 use crate::rules::Rule;
 
@@ -94,7 +94,10 @@ impl ObjectText {
 
 fn has_exactly_keys(obj: Json<'_>, keys: &[&str]) -> bool {
     let present = obj.keys();
-    present.len() == keys.len() && present.iter().all(|k| keys.iter().any(|want| k.str_eq(want)))
+    present.len() == keys.len()
+        && present
+            .iter()
+            .all(|k| keys.iter().any(|want| k.str_eq(want)))
 }
 
 fn is_safe_int_at_least(v: Option<Json<'_>>, min: i64) -> bool {
@@ -144,7 +147,9 @@ pub fn convert<'a>(
         }
         "turn/end" => {
             if let Some(reason) = convert_turn_end_reason(data)? {
-                let turn = data.get("turn").expect("checked by convert_turn_end_reason");
+                let turn = data
+                    .get("turn")
+                    .expect("checked by convert_turn_end_reason");
                 logical.data_owned = Some(
                     ObjectText::new()
                         .raw("turn", turn.raw())
@@ -156,9 +161,11 @@ pub fn convert<'a>(
         "steering/message" => {
             let message = data.get("message").filter(|m| m.is_object());
             let turn_ok = data.get("turn").and_then(Json::as_safe_integer).is_some();
-            if let (Some(message), true, true) =
-                (message, turn_ok, has_exactly_keys(data, &["turn", "message"]))
-            {
+            if let (Some(message), true, true) = (
+                message,
+                turn_ok,
+                has_exactly_keys(data, &["turn", "message"]),
+            ) {
                 logical.ty = Some(Cow::Borrowed("user/message"));
                 logical.data_owned = Some(message.raw().to_owned());
             } else if turn_ok && has_exactly_keys(data, &["turn", "content", "source"]) {
@@ -190,9 +197,16 @@ pub fn convert<'a>(
 
 /// FORMAT.md §9.3.2 `turn/end`: returns the rebuilt reason text when it changes.
 fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
-    let l5 = |what: &str| Err((Rule::L5, format!("malformed pre-react-loop turn/end: {what}")));
+    let l5 = |what: &str| {
+        Err((
+            Rule::L5,
+            format!("malformed pre-react-loop turn/end: {what}"),
+        ))
+    };
     let reason = data.get("reason").filter(|r| r.is_object());
-    let kind = reason.and_then(|r| r.get("kind")).filter(|k| k.kind() == Kind::String);
+    let kind = reason
+        .and_then(|r| r.get("kind"))
+        .filter(|k| k.kind() == Kind::String);
     let (Some(reason), Some(kind), true, true) = (
         reason,
         kind,
@@ -212,8 +226,12 @@ fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
             }
         }
         "aborted" if reason.has("reason") => Ok(None),
-        "aborted" if only_kind => Ok(Some(r#"{"kind":"aborted","reason":{"kind":"legacy"}}"#.into())),
-        "disposed" if only_kind => Ok(Some(r#"{"kind":"aborted","reason":{"kind":"disposed"}}"#.into())),
+        "aborted" if only_kind => Ok(Some(
+            r#"{"kind":"aborted","reason":{"kind":"legacy"}}"#.into(),
+        )),
+        "disposed" if only_kind => Ok(Some(
+            r#"{"kind":"aborted","reason":{"kind":"disposed"}}"#.into(),
+        )),
         "aborted" | "disposed" => l5(&format!("reason {kind:?} has unexpected keys")),
         "error" if reason.has("error") => Ok(None),
         "error" => {
@@ -249,7 +267,9 @@ fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
                     ));
                 }
             }
-            l5("error reason is neither {kind, error}, {kind, step, failure} nor {kind, step, message, code?}")
+            l5(
+                "error reason is neither {kind, error}, {kind, step, failure} nor {kind, step, message, code?}",
+            )
         }
         _ => Ok(None),
     }
@@ -267,9 +287,15 @@ fn is_llm_failure(f: Json<'_>) -> bool {
         && may("providerRetryAfterMs", Kind::Number)
         && may("requestId", Kind::String)
         && f.keys().iter().all(|k| {
-            ["message", "code", "status", "providerRetryAfterMs", "requestId"]
-                .iter()
-                .any(|w| k.str_eq(w))
+            [
+                "message",
+                "code",
+                "status",
+                "providerRetryAfterMs",
+                "requestId",
+            ]
+            .iter()
+            .any(|w| k.str_eq(w))
         })
 }
 
@@ -285,8 +311,11 @@ fn convert_pre_identity(
     };
     let rebuilt = match logical.type_str() {
         "user/message"
-            if !data.has("id") && !data.has("role") && !data.has("message")
-                && data.has("content") && data.has("source") =>
+            if !data.has("id")
+                && !data.has("role")
+                && !data.has("message")
+                && data.has("content")
+                && data.has("source") =>
         {
             let mut obj = ObjectText::new();
             for k in data.keys() {
@@ -328,7 +357,9 @@ fn convert_pre_identity(
             obj.raw("message", &message).finish()
         }
         "tool/result"
-            if !data.has("message") && data.has("callId") && data.has("content")
+            if !data.has("message")
+                && data.has("callId")
+                && data.has("content")
                 && data.has("isError") =>
         {
             let replace_start = logical
@@ -393,25 +424,50 @@ fn data_get<'a>(obj: Json<'a>, key: Json<'_>) -> Json<'a> {
 pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
     let ty = logical.type_str();
     let Some(msg) = logical.message().filter(|m| m.is_object()) else {
-        return Err((Rule::M1, format!("{ty} lacks an identified message: message is not an object")));
+        return Err((
+            Rule::M1,
+            format!("{ty} lacks an identified message: message is not an object"),
+        ));
     };
     if !msg.get("id").is_some_and(Json::is_nonempty_string) {
-        return Err((Rule::M1, format!("{ty} lacks an identified message: id is not a non-empty string")));
+        return Err((
+            Rule::M1,
+            format!("{ty} lacks an identified message: id is not a non-empty string"),
+        ));
     }
-    let want_role = if ty == "assistant/message" { "assistant" } else { "user" };
+    let want_role = if ty == "assistant/message" {
+        "assistant"
+    } else {
+        "user"
+    };
     if !msg.get("role").is_some_and(|r| r.str_eq(want_role)) {
         return Err((
             Rule::M2,
-            format!("{ty} message must have role {want_role:?}, found {}", shown(msg.get("role"))),
+            format!(
+                "{ty} message must have role {want_role:?}, found {}",
+                shown(msg.get("role"))
+            ),
         ));
     }
     let source = msg.get("source").filter(|s| s.is_object());
     let kind = source.and_then(|s| s.get("kind"));
     let Some(source) = source.filter(|_| kind.is_some_and(Json::is_nonempty_string)) else {
-        return Err((Rule::M3, format!("{ty} message has an invalid source: expected an object with a non-empty string kind, found {}", shown(msg.get("source")))));
+        return Err((
+            Rule::M3,
+            format!(
+                "{ty} message has an invalid source: expected an object with a non-empty string kind, found {}",
+                shown(msg.get("source"))
+            ),
+        ));
     };
     let Some(content) = msg.get("content").filter(|c| c.is_array()) else {
-        return Err((Rule::M4, format!("{ty} message has invalid content: expected an array, found {}", shown(msg.get("content")))));
+        return Err((
+            Rule::M4,
+            format!(
+                "{ty} message has invalid content: expected an array, found {}",
+                shown(msg.get("content"))
+            ),
+        ));
     };
     match ty {
         "assistant/message" => {
@@ -419,7 +475,13 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                 && source.get("provider").is_some_and(Json::is_nonempty_string)
                 && source.get("model").is_some_and(Json::is_nonempty_string);
             if !ok {
-                return Err((Rule::M5, format!("assistant/message must have a model source with provider and model, found {}", source.raw())));
+                return Err((
+                    Rule::M5,
+                    format!(
+                        "assistant/message must have a model source with provider and model, found {}",
+                        source.raw()
+                    ),
+                ));
             }
         }
         "tool/result" => {
@@ -427,7 +489,13 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
             let ok = source.get("kind").is_some_and(|k| k.str_eq("tool"))
                 && call_id.is_some_and(Json::is_nonempty_string);
             if !ok {
-                return Err((Rule::M6, format!("tool/result must have a tool source with a non-empty callId, found {}", source.raw())));
+                return Err((
+                    Rule::M6,
+                    format!(
+                        "tool/result must have a tool source with a non-empty callId, found {}",
+                        source.raw()
+                    ),
+                ));
             }
             let block = content.elements().next().filter(|b| b.is_object());
             let ok = content.len() == 1
@@ -436,7 +504,13 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                         && b.get("content").is_some_and(Json::is_array)
                 });
             if !ok {
-                return Err((Rule::M7, format!("tool/result must contain one tool-result block with array content, found {} block(s)", content.len())));
+                return Err((
+                    Rule::M7,
+                    format!(
+                        "tool/result must contain one tool-result block with array content, found {} block(s)",
+                        content.len()
+                    ),
+                ));
             }
             let block = block.expect("checked above");
             let same = match (block.get("toolCallId"), call_id) {
@@ -444,7 +518,14 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                 _ => false,
             };
             if !same {
-                return Err((Rule::M8, format!("mismatched tool call ids: toolCallId {} but source.callId {}", shown(block.get("toolCallId")), shown(call_id))));
+                return Err((
+                    Rule::M8,
+                    format!(
+                        "mismatched tool call ids: toolCallId {} but source.callId {}",
+                        shown(block.get("toolCallId")),
+                        shown(call_id)
+                    ),
+                ));
             }
         }
         _ => {}
@@ -473,19 +554,39 @@ pub fn shown(v: Option<Json<'_>>) -> String {
 /// The first of R1–R3 broken.
 pub fn check_request_header(data: Option<Json<'_>>) -> Result<(), Broken> {
     let header = data.and_then(|d| d.get("header")).filter(|h| h.is_object());
-    let config = header.and_then(|h| h.get("config")).filter(|c| c.is_object());
-    let named = |key| config.and_then(|c| c.get(key)).is_some_and(Json::is_nonempty_string);
-    let (Some(header), Some(config), true, true) = (header, config, named("provider"), named("model")) else {
-        return Err((Rule::R1, "request/header needs data.header.config with non-empty provider and model".into()));
+    let config = header
+        .and_then(|h| h.get("config"))
+        .filter(|c| c.is_object());
+    let named = |key| {
+        config
+            .and_then(|c| c.get(key))
+            .is_some_and(Json::is_nonempty_string)
+    };
+    let (Some(header), Some(config), true, true) =
+        (header, config, named("provider"), named("model"))
+    else {
+        return Err((
+            Rule::R1,
+            "request/header needs data.header.config with non-empty provider and model".into(),
+        ));
     };
     if let Some(effort) = config.get("reasoningEffort")
         && !effort.is_nonempty_string()
     {
-        return Err((Rule::R2, format!("config.reasoningEffort must be a non-empty string, found {}", effort.raw())));
+        return Err((
+            Rule::R2,
+            format!(
+                "config.reasoningEffort must be a non-empty string, found {}",
+                effort.raw()
+            ),
+        ));
     }
     if let Some(defaults) = header.get("adapterDefaults") {
         let problem = if !defaults.is_object() {
-            Some(format!("must be an object, found {}", shown(Some(defaults))))
+            Some(format!(
+                "must be an object, found {}",
+                shown(Some(defaults))
+            ))
         } else {
             defaults.members().find_map(|(k, v)| {
                 let key = k.as_str().unwrap_or_default();
@@ -509,7 +610,8 @@ pub fn check_request_header(data: Option<Json<'_>>) -> Result<(), Broken> {
 
 /// True when a `request/header`'s `data.reason` is the retired `"fallback"` (R4, L3).
 pub fn is_fallback_reason(data: Option<Json<'_>>) -> bool {
-    data.and_then(|d| d.get("reason")).is_some_and(|r| r.str_eq("fallback"))
+    data.and_then(|d| d.get("reason"))
+        .is_some_and(|r| r.str_eq("fallback"))
 }
 
 /// E0–E6 on the stored envelope (FORMAT.md §1.3).
@@ -519,19 +621,43 @@ pub fn is_fallback_reason(data: Option<Json<'_>>) -> bool {
 pub fn check_envelope(logical: &Logical<'_>) -> Result<(), Broken> {
     let ev = &logical.ev;
     if logical.type_str() == "request/header-delta" {
-        return Err((Rule::E0, "legacy request/header-delta format is unsupported".into()));
+        return Err((
+            Rule::E0,
+            "legacy request/header-delta format is unsupported".into(),
+        ));
     }
     if let Some(key) = ev.extra_key {
-        return Err((Rule::E1, format!("invalid event envelope: unexpected key {}", key.raw())));
+        return Err((
+            Rule::E1,
+            format!("invalid event envelope: unexpected key {}", key.raw()),
+        ));
     }
     if !ev.ty.is_some_and(|t| t.kind() == Kind::String) {
-        return Err((Rule::E2, format!("invalid event envelope: type must be a string, found {}", shown(ev.ty))));
+        return Err((
+            Rule::E2,
+            format!(
+                "invalid event envelope: type must be a string, found {}",
+                shown(ev.ty)
+            ),
+        ));
     }
     if ev.seq_value().is_none() {
-        return Err((Rule::E3, format!("invalid event envelope: seq must be a non-negative safe integer, found {}", shown(ev.seq))));
+        return Err((
+            Rule::E3,
+            format!(
+                "invalid event envelope: seq must be a non-negative safe integer, found {}",
+                shown(ev.seq)
+            ),
+        ));
     }
     if ev.time_value().is_none() {
-        return Err((Rule::E4, format!("invalid event envelope: time must be a safe integer, found {}", shown(ev.time))));
+        return Err((
+            Rule::E4,
+            format!(
+                "invalid event envelope: time must be a safe integer, found {}",
+                shown(ev.time)
+            ),
+        ));
     }
     if ev.data.is_none() {
         return Err((Rule::E5, "invalid event envelope: data key missing".into()));
@@ -539,7 +665,13 @@ pub fn check_envelope(logical: &Logical<'_>) -> Result<(), Broken> {
     if let Some(ig) = ev.ignorable
         && ig.as_bool() != Some(true)
     {
-        return Err((Rule::E6, format!("invalid event envelope: ignorable must be true when present, found {}", ig.raw())));
+        return Err((
+            Rule::E6,
+            format!(
+                "invalid event envelope: ignorable must be true when present, found {}",
+                ig.raw()
+            ),
+        ));
     }
     Ok(())
 }
@@ -552,9 +684,9 @@ pub fn breaks_closer_scan(logical: &Logical<'_>) -> bool {
 /// U1: an unknown type without `ignorable: true` (FORMAT.md §2.2). Non-string types are
 /// unknown too.
 pub fn is_unknown_required(logical: &Logical<'_>, dialect: &Dialect) -> bool {
-    !logical.ev.is_ignorable()
-        && !(logical.ev.ty.is_some_and(|t| t.kind() == Kind::String)
-            && dialect.is_known_type(logical.type_str()))
+    let known = logical.ev.ty.is_some_and(|t| t.kind() == Kind::String)
+        && dialect.is_known_type(logical.type_str());
+    !(logical.ev.is_ignorable() || known)
 }
 
 #[cfg(test)]
@@ -571,7 +703,9 @@ mod tests {
 
     #[test]
     fn pre_identity_user_message_gets_a_legacy_id() {
-        let ev = event(r#"{"type":"user/message","seq":4,"time":1,"data":{"content":[],"source":{"kind":"user"}},"surfaceOp":"append"}"#);
+        let ev = event(
+            r#"{"type":"user/message","seq":4,"time":1,"data":{"content":[],"source":{"kind":"user"}},"surfaceOp":"append"}"#,
+        );
         let l = convert(ev, "s-1", &no_ids).unwrap();
         assert_eq!(
             l.data().unwrap().raw(),
@@ -582,14 +716,18 @@ mod tests {
 
     #[test]
     fn pre_identity_tool_result_and_assistant_message() {
-        let ev = event(r#"{"type":"tool/result","seq":9,"time":1,"data":{"turn":1,"step":1,"callId":"c","content":[],"isError":false,"meta":{}}}"#);
+        let ev = event(
+            r#"{"type":"tool/result","seq":9,"time":1,"data":{"turn":1,"step":1,"callId":"c","content":[],"isError":false,"meta":{}}}"#,
+        );
         let l = convert(ev, "s", &no_ids).unwrap();
         assert_eq!(
             l.data().unwrap().raw(),
             r#"{"turn":1,"step":1,"meta":{},"message":{"id":"legacy-message:s:9","role":"user","content":[{"type":"tool-result","toolCallId":"c","content":[],"isError":false}],"source":{"kind":"tool","callId":"c"}}}"#
         );
         check_message(&l).unwrap();
-        let ev = event(r#"{"type":"assistant/message","seq":3,"time":1,"data":{"turn":1,"step":1,"content":[],"provenance":{"provider":"p","model":"m"}}}"#);
+        let ev = event(
+            r#"{"type":"assistant/message","seq":3,"time":1,"data":{"turn":1,"step":1,"content":[],"provenance":{"provider":"p","model":"m"}}}"#,
+        );
         let l = convert(ev, "s", &no_ids).unwrap();
         assert_eq!(
             l.data().unwrap().raw(),
@@ -600,10 +738,26 @@ mod tests {
     #[test]
     fn legacy_turn_end_reasons() {
         let cases = [
-            (r#"{"turn":1,"reason":{"kind":"disposed"}}"#, Some(r#"{"turn":1,"reason":{"kind":"aborted","reason":{"kind":"disposed"}}}"#)),
-            (r#"{"turn":1,"reason":{"kind":"aborted"}}"#, Some(r#"{"turn":1,"reason":{"kind":"aborted","reason":{"kind":"legacy"}}}"#)),
-            (r#"{"turn":2,"reason":{"kind":"error","step":1,"message":"boom"}}"#, Some(r#"{"turn":2,"reason":{"kind":"error","error":{"message":"boom","code":"UNKNOWN"}}}"#)),
-            (r#"{"turn":2,"reason":{"kind":"error","step":0,"failure":{"message":"m","code":"c","status":500}}}"#, Some(r#"{"turn":2,"reason":{"kind":"error","error":{"message":"m","code":"c","status":500}}}"#)),
+            (
+                r#"{"turn":1,"reason":{"kind":"disposed"}}"#,
+                Some(r#"{"turn":1,"reason":{"kind":"aborted","reason":{"kind":"disposed"}}}"#),
+            ),
+            (
+                r#"{"turn":1,"reason":{"kind":"aborted"}}"#,
+                Some(r#"{"turn":1,"reason":{"kind":"aborted","reason":{"kind":"legacy"}}}"#),
+            ),
+            (
+                r#"{"turn":2,"reason":{"kind":"error","step":1,"message":"boom"}}"#,
+                Some(
+                    r#"{"turn":2,"reason":{"kind":"error","error":{"message":"boom","code":"UNKNOWN"}}}"#,
+                ),
+            ),
+            (
+                r#"{"turn":2,"reason":{"kind":"error","step":0,"failure":{"message":"m","code":"c","status":500}}}"#,
+                Some(
+                    r#"{"turn":2,"reason":{"kind":"error","error":{"message":"m","code":"c","status":500}}}"#,
+                ),
+            ),
             (r#"{"turn":1,"reason":{"kind":"completed"}}"#, None),
         ];
         for (data, want) in cases {
@@ -619,13 +773,19 @@ mod tests {
             r#"{"turn":1,"reason":"completed"}"#,
         ] {
             let text = format!(r#"{{"type":"turn/end","seq":0,"time":0,"data":{bad}}}"#);
-            assert_eq!(convert(event(&text), "s", &no_ids).unwrap_err().0, Rule::L5, "{bad}");
+            assert_eq!(
+                convert(event(&text), "s", &no_ids).unwrap_err().0,
+                Rule::L5,
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn steering_message_becomes_a_user_message() {
-        let ev = event(r#"{"type":"steering/message","seq":7,"time":0,"data":{"turn":1,"content":[],"source":{"kind":"user"}},"surfaceOp":"append"}"#);
+        let ev = event(
+            r#"{"type":"steering/message","seq":7,"time":0,"data":{"turn":1,"content":[],"source":{"kind":"user"}},"surfaceOp":"append"}"#,
+        );
         let l = convert(ev, "s", &no_ids).unwrap();
         assert_eq!(l.type_str(), "user/message");
         assert_eq!(

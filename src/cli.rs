@@ -59,15 +59,21 @@ pub enum Command {
     Validate(ValidateArgs),
 
     /// Print the surface: the ordered events whose messages the model sees.
-    #[command(after_help = "Examples:\n  dsh-session surface session.jsonl\n  dsh-session surface session.jsonl --at 120 --format json")]
+    #[command(
+        after_help = "Examples:\n  dsh-session surface session.jsonl\n  dsh-session surface session.jsonl --at 120 --format json"
+    )]
     Surface(SurfaceArgs),
 
     /// Print the derived message history (deriveMessages), byte for byte as stored.
-    #[command(after_help = "Examples:\n  dsh-session messages session.jsonl | jq '.[].role'\n  dsh-session messages session.jsonl --format jsonl | tail -n 1")]
+    #[command(
+        after_help = "Examples:\n  dsh-session messages session.jsonl | jq '.[].role'\n  dsh-session messages session.jsonl --format jsonl | tail -n 1"
+    )]
     Messages(MessagesArgs),
 
     /// Summarise a log: header, era, turns, steps, tool calls, tokens, times.
-    #[command(after_help = "Examples:\n  dsh-session show session.jsonl.zstd\n  dsh-session show session.jsonl --format json | jq .usage")]
+    #[command(
+        after_help = "Examples:\n  dsh-session show session.jsonl.zstd\n  dsh-session show session.jsonl --format json | jq .usage"
+    )]
     Show(ShowArgs),
 
     /// Print the log's format version, era and compression; exit 1 when refused.
@@ -75,15 +81,21 @@ pub enum Command {
     Version(VersionArgs),
 
     /// List the sessions of a SQLite store or of a DSH JSONL root directory.
-    #[command(after_help = "Examples:\n  dsh-session sessions ~/.dsh/sessions.db\n  dsh-session sessions ~/.dsh/sessions --format json | jq '.[].id'")]
+    #[command(
+        after_help = "Examples:\n  dsh-session sessions ~/.dsh/sessions.db\n  dsh-session sessions ~/.dsh/sessions --format json | jq '.[].id'"
+    )]
     Sessions(SessionsArgs),
 
     /// List every rule id with its meaning and FORMAT.md section.
-    #[command(after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'")]
+    #[command(
+        after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'"
+    )]
     Rules(RulesArgs),
 
     /// Print a shell completion script.
-    #[command(after_help = "Example:\n  dsh-session completions bash > ~/.local/share/bash-completion/completions/dsh-session")]
+    #[command(
+        after_help = "Example:\n  dsh-session completions bash > ~/.local/share/bash-completion/completions/dsh-session"
+    )]
     Completions(CompletionsArgs),
 }
 

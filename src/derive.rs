@@ -19,7 +19,9 @@ pub fn project<'l>(logical: &'l Logical<'_>, projection: Projection) -> Option<C
         Projection::Stored => {
             let message = logical.message()?;
             if logical.type_str() == "assistant/message"
-                && message.get("content").is_some_and(|c| c.is_array() && c.is_empty())
+                && message
+                    .get("content")
+                    .is_some_and(|c| c.is_array() && c.is_empty())
             {
                 return None;
             }
@@ -31,7 +33,11 @@ pub fn project<'l>(logical: &'l Logical<'_>, projection: Projection) -> Option<C
 
 /// The elements of an array value, raw, comma-joined (no brackets).
 fn inner_elements(content: Json<'_>) -> String {
-    content.elements().map(Json::raw).collect::<Vec<_>>().join(",")
+    content
+        .elements()
+        .map(Json::raw)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn project_june(ty: &str, data: Json<'_>) -> Option<String> {
@@ -40,7 +46,8 @@ fn project_june(ty: &str, data: Json<'_>) -> Option<String> {
         "user/message" => Some(format!(r#"{{"role":"user","content":{}}}"#, content?.raw())),
         "assistant/message" => {
             let content = content?;
-            (!content.is_empty()).then(|| format!(r#"{{"role":"assistant","content":{}}}"#, content.raw()))
+            (!content.is_empty())
+                .then(|| format!(r#"{{"role":"assistant","content":{}}}"#, content.raw()))
         }
         "tool/result" => Some(format!(
             r#"{{"role":"user","content":[{{"type":"tool-result","toolCallId":{},"content":{},"isError":{}}}]}}"#,
@@ -49,8 +56,15 @@ fn project_june(ty: &str, data: Json<'_>) -> Option<String> {
             data.get("isError").map_or("false", Json::raw),
         )),
         "context/message" | "steering/message" => {
-            let tag = if ty == "context/message" { "context" } else { "steering" };
-            let kind = data.get("source").and_then(|s| s.get("kind")).map_or("null", Json::raw);
+            let tag = if ty == "context/message" {
+                "context"
+            } else {
+                "steering"
+            };
+            let kind = data
+                .get("source")
+                .and_then(|s| s.get("kind"))
+                .map_or("null", Json::raw);
             let mut open = String::new();
             crate::json::write_js_string(&mut open, &format!("<{tag} source={kind}>"));
             let mut close = String::new();
@@ -98,7 +112,10 @@ fn first_text(content: Json<'_>, depth: usize) -> Option<String> {
             }
             "tool-call" => {
                 let name = block.get("name").and_then(Json::as_str).unwrap_or_default();
-                let args = block.get("arguments").and_then(Json::as_str).unwrap_or_default();
+                let args = block
+                    .get("arguments")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default();
                 return Some(format!("{name}({args})"));
             }
             "tool-result" => {

@@ -171,7 +171,10 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
     i += 1;
     loop {
         // Fast scan over plain bytes.
-        while b.get(i).is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\') {
+        while b
+            .get(i)
+            .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+        {
             i += 1;
         }
         let Some(&c) = b.get(i) else {
@@ -179,19 +182,17 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
         };
         match c {
             b'"' => return Ok(i + 1),
-            b'\\' => {
-                match b.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'u') => {
-                        let hex = b.get(i + 2..i + 6);
-                        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                            return err(i, "bad unicode escape");
-                        }
-                        i += 6;
+            b'\\' => match b.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => {
+                    let hex = b.get(i + 2..i + 6);
+                    if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        return err(i, "bad unicode escape");
                     }
-                    _ => return err(i, "bad escaped character"),
+                    i += 6;
                 }
-            }
+                _ => return err(i, "bad escaped character"),
+            },
             0..=0x1f => return err(i, "bad control character in string"),
             _ => i += 1,
         }
@@ -404,13 +405,13 @@ impl<'a> Json<'a> {
 
     /// The value as a non-negative safe integer.
     pub fn as_seq(self) -> Option<u64> {
-        self.as_safe_integer()
-            .and_then(|n| u64::try_from(n).ok())
+        self.as_safe_integer().and_then(|n| u64::try_from(n).ok())
     }
 
     /// True when the number is written as negative zero (`-0`, `-0.0`, `-0e5`).
     pub fn is_negative_zero(self) -> bool {
-        self.as_f64().is_some_and(|n| n == 0.0 && n.is_sign_negative())
+        self.as_f64()
+            .is_some_and(|n| n == 0.0 && n.is_sign_negative())
     }
 
     /// Iterates over an object's members in stored order, duplicates included, as
@@ -419,7 +420,11 @@ impl<'a> Json<'a> {
     pub fn members(self) -> Members<'a> {
         Members {
             raw: self.raw,
-            pos: if self.kind() == Kind::Object { 1 } else { self.raw.len() },
+            pos: if self.kind() == Kind::Object {
+                1
+            } else {
+                self.raw.len()
+            },
         }
     }
 
@@ -427,7 +432,11 @@ impl<'a> Json<'a> {
     pub fn elements(self) -> Elements<'a> {
         Elements {
             raw: self.raw,
-            pos: if self.kind() == Kind::Array { 1 } else { self.raw.len() },
+            pos: if self.kind() == Kind::Array {
+                1
+            } else {
+                self.raw.len()
+            },
         }
     }
 
@@ -514,7 +523,11 @@ impl<'a> Json<'a> {
         if !body.contains('\\') {
             return Some(Cow::Borrowed(body));
         }
-        Some(Cow::Owned(char::decode_utf16(self.code_units()).map(|r| r.unwrap_or('\u{FFFD}')).collect()))
+        Some(Cow::Owned(
+            char::decode_utf16(self.code_units())
+                .map(|r| r.unwrap_or('\u{FFFD}'))
+                .collect(),
+        ))
     }
 
     /// True for a string with at least one code unit.
@@ -555,9 +568,12 @@ fn deep_eq_inner(a: Json<'_>, b: Json<'_>, path: NullPath<'_>) -> bool {
         Kind::String => a.same_string(b),
         Kind::Array => {
             a.len() == b.len()
-                && a.elements().zip(b.elements()).enumerate().all(|(i, (x, y))| {
-                    deep_eq_inner(x, y, path.and_then(|p| sub_path(p, &i.to_string())))
-                })
+                && a.elements()
+                    .zip(b.elements())
+                    .enumerate()
+                    .all(|(i, (x, y))| {
+                        deep_eq_inner(x, y, path.and_then(|p| sub_path(p, &i.to_string())))
+                    })
         }
         Kind::Object => {
             let ka = a.keys();
@@ -811,7 +827,15 @@ mod tests {
     #[test]
     fn validates_what_json_parse_accepts() {
         for s in [
-            "0", "-0", "1e400", "3.0", "\"\\ud800\"", " {\"a\":[1,{}]}\r", "[]", "{}", "true",
+            "0",
+            "-0",
+            "1e400",
+            "3.0",
+            "\"\\ud800\"",
+            " {\"a\":[1,{}]}\r",
+            "[]",
+            "{}",
+            "true",
             "\"a\\/b\"",
         ] {
             ok(s);

@@ -1,12 +1,12 @@
 //! Library of `dsh-session`.
-pub mod json;
 pub mod check;
+pub mod derive;
 pub mod event;
+pub mod header;
+pub mod json;
+pub mod layout;
 pub mod load;
 pub mod replay;
 pub mod rules;
-pub mod derive;
-pub mod layout;
-pub mod header;
 pub mod scan;
 pub mod sqlite;

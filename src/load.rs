@@ -87,7 +87,7 @@ pub enum Backend {
         /// The era of the store's schema.
         era: crate::event::Era,
         /// The `sessions` row.
-        header: crate::header::Header,
+        header: Box<crate::header::Header>,
         /// `seq` column numbers stand where JSONL has line numbers.
         session: String,
     },
@@ -158,11 +158,17 @@ impl Input {
     pub fn open(path: &Path) -> Result<Self, LoadError> {
         let stdin = path == Path::new("-");
         let (mut reader, size): (Box<dyn BufRead>, Option<u64>) = if stdin {
-            (Box::new(BufReader::with_capacity(1 << 16, io::stdin())), None)
+            (
+                Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+                None,
+            )
         } else {
             let file = File::open(path)?;
             let size = file.metadata()?.len();
-            (Box::new(BufReader::with_capacity(1 << 16, file)), Some(size))
+            (
+                Box::new(BufReader::with_capacity(1 << 16, file)),
+                Some(size),
+            )
         };
         let head = peek(&mut reader, 16)?;
         let encoding = if head.starts_with(SQLITE_MAGIC) {
@@ -174,7 +180,9 @@ impl Input {
         };
         let reader = match encoding {
             Encoding::Sqlite if stdin => {
-                return Err(LoadError::Session("a SQLite store cannot be read from standard input; give its path".into()));
+                return Err(LoadError::Session(
+                    "a SQLite store cannot be read from standard input; give its path".into(),
+                ));
             }
             Encoding::Sqlite => InputReader::Sqlite,
             Encoding::Plain => InputReader::Plain(reader),
@@ -221,7 +229,10 @@ fn peek(reader: &mut Box<dyn BufRead>, n: usize) -> io::Result<Vec<u8>> {
 
 /// Reads up to and including the next `\n` into `out` (without the `\n`), refusing lines
 /// longer than [`MAX_LINE_BYTES`]. Returns `(bytes consumed, terminated)`.
-fn read_line_bounded(reader: &mut dyn BufRead, out: &mut Vec<u8>) -> Result<(u64, bool), SourceError> {
+fn read_line_bounded(
+    reader: &mut dyn BufRead,
+    out: &mut Vec<u8>,
+) -> Result<(u64, bool), SourceError> {
     let mut consumed = 0u64;
     loop {
         let buf = reader.fill_buf()?;
@@ -299,7 +310,11 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         len,
     };
     let mut at = 0u64;
-    let finding = |rule, message: String| Err(SourceError::Finding(Finding::new(rule, None, None, message)));
+    let finding = |rule, message: String| {
+        Err(SourceError::Finding(Finding::new(
+            rule, None, None, message,
+        )))
+    };
     while at < len {
         let start = at;
         let torn = |map: &mut FrameMap| {
@@ -315,7 +330,10 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         if magic != ZSTD_MAGIC {
             return finding(
                 Rule::Z1,
-                format!("invalid zstd frame magic {:02x} {:02x} {:02x} {:02x} at byte offset {start}", magic[0], magic[1], magic[2], magic[3]),
+                format!(
+                    "invalid zstd frame magic {:02x} {:02x} {:02x} {:02x} at byte offset {start}",
+                    magic[0], magic[1], magic[2], magic[3]
+                ),
             );
         }
         if at >= len {
@@ -327,7 +345,12 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         at += 1;
         let desc = d[0];
         if desc & 0x18 != 0 {
-            return finding(Rule::Z2, format!("zstd frame at byte offset {start} has reserved header bits set (descriptor {desc:#04x})"));
+            return finding(
+                Rule::Z2,
+                format!(
+                    "zstd frame at byte offset {start} has reserved header bits set (descriptor {desc:#04x})"
+                ),
+            );
         }
         let single_segment = desc & 0x20 != 0;
         let fcs_bytes = match desc >> 6 {
@@ -358,7 +381,10 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
             let block_type = (header >> 1) & 3;
             let size = u64::from(header >> 3);
             if block_type == 3 {
-                return finding(Rule::Z2, format!("zstd block of reserved type 3 at byte offset {}", at - 3));
+                return finding(
+                    Rule::Z2,
+                    format!("zstd block of reserved type 3 at byte offset {}", at - 3),
+                );
             }
             let payload = if block_type == 1 { 1 } else { size };
             if len - at < payload {
@@ -386,7 +412,10 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         map.complete.push((start, at));
     }
     if map.complete.is_empty() {
-        return finding(Rule::Z4, "no structurally complete zstd frame (empty or header-less log)".into());
+        return finding(
+            Rule::Z4,
+            "no structurally complete zstd frame (empty or header-less log)".into(),
+        );
     }
     Ok(map)
 }
@@ -482,11 +511,17 @@ impl ZstdLines {
             }
             let take = (chunk.len() as u64).min(left) as usize;
             let mut input = InBuffer::around(&chunk[..take]);
-            self.hint = self.dctx.decompress_stream(&mut output, &mut input).map_err(err)?;
+            self.hint = self
+                .dctx
+                .decompress_stream(&mut output, &mut input)
+                .map_err(err)?;
             input.pos()
         } else {
             let mut input = InBuffer::around(&[]);
-            self.hint = self.dctx.decompress_stream(&mut output, &mut input).map_err(err)?;
+            self.hint = self
+                .dctx
+                .decompress_stream(&mut output, &mut input)
+                .map_err(err)?;
             0
         };
         let produced = output.pos();
@@ -527,7 +562,9 @@ impl ZstdLines {
     fn decode_torn_frame(&mut self, start: u64) -> io::Result<Vec<u8>> {
         self.file.seek(SeekFrom::Start(start))?;
         let mut bytes = Vec::new();
-        (&mut self.file).take(self.map.len - start).read_to_end(&mut bytes)?;
+        (&mut self.file)
+            .take(self.map.len - start)
+            .read_to_end(&mut bytes)?;
         let mut dctx = DCtx::create();
         let mut input = InBuffer::around(&bytes);
         let mut plain = Vec::new();
@@ -568,7 +605,8 @@ impl LineSource for ZstdLines {
             if let Some(i) = memchr::memchr(b'\n', &self.pending[from..]) {
                 let end = from + i;
                 line.bytes.clear();
-                line.bytes.extend_from_slice(&self.pending[self.cursor..end]);
+                line.bytes
+                    .extend_from_slice(&self.pending[self.cursor..end]);
                 self.number += 1;
                 line.number = self.number;
                 line.offset = self.offset;
@@ -648,7 +686,10 @@ mod tests {
         assert_eq!(map.complete, vec![(0, la)]);
         assert_eq!(map.torn_at, Some(la));
         bytes.truncate(la as usize + 3);
-        assert_eq!(scan_frames(&mut Cursor::new(&bytes)).unwrap().torn_at, Some(la));
+        assert_eq!(
+            scan_frames(&mut Cursor::new(&bytes)).unwrap().torn_at,
+            Some(la)
+        );
     }
 
     #[test]
@@ -658,9 +699,15 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let a = frame("header\n");
-        assert_eq!(rule(&[a.clone(), b"\x00\x00\x00\x00".to_vec()].concat()), Rule::Z1);
+        assert_eq!(
+            rule(&[a.clone(), b"\x00\x00\x00\x00".to_vec()].concat()),
+            Rule::Z1
+        );
         // Skippable frames are refused too.
-        assert_eq!(rule(&[a.clone(), vec![0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]].concat()), Rule::Z1);
+        assert_eq!(
+            rule(&[a.clone(), vec![0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]].concat()),
+            Rule::Z1
+        );
         let mut reserved = a.clone();
         reserved[4] |= 0x08;
         assert_eq!(rule(&reserved), Rule::Z2);

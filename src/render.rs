@@ -3,8 +3,8 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
-use comfy_table::{ContentArrangement, Table, presets};
 use comfy_table::LineStyle;
+use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::cli::ColorChoice;
 
@@ -29,7 +29,9 @@ pub fn write_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
 /// the epoch are printed as the raw number.
 pub fn utc(ms: i64) -> String {
     match u64::try_from(ms) {
-        Ok(ms) => humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string(),
+        Ok(ms) => {
+            humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
+        }
         Err(_) => format!("{ms} ms"),
     }
 }
@@ -40,7 +42,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
         }
     }
 }

@@ -204,10 +204,18 @@ impl Replay {
     ) -> Result<(), (Rule, String)> {
         self.check_seq(seq)?;
         if surface_op {
-            self.lenient(Rule::S2, seq, format!("{ty} is not surface-eligible and cannot carry surfaceOp"))?;
+            self.lenient(
+                Rule::S2,
+                seq,
+                format!("{ty} is not surface-eligible and cannot carry surfaceOp"),
+            )?;
         }
         if sources {
-            self.lenient(Rule::S3, seq, format!("{ty} is not surface-eligible and cannot carry sourceEventSeqs"))?;
+            self.lenient(
+                Rule::S3,
+                seq,
+                format!("{ty} is not surface-eligible and cannot carry sourceEventSeqs"),
+            )?;
         }
         self.next_seq = seq + 1;
         Ok(())
@@ -215,7 +223,13 @@ impl Replay {
 
     fn check_seq(&self, seq: u64) -> Step {
         if seq != self.next_seq {
-            return Err((Rule::S1, format!("seq is not contiguous; expected {}, found {seq}", self.next_seq)));
+            return Err((
+                Rule::S1,
+                format!(
+                    "seq is not contiguous; expected {}, found {seq}",
+                    self.next_seq
+                ),
+            ));
         }
         Ok(())
     }
@@ -239,7 +253,13 @@ impl Replay {
         let seq = input.seq;
         self.check_seq(seq)?;
         let Some(op_json) = input.surface_op else {
-            return Err((Rule::S4, format!("{} is surface-eligible and requires a surfaceOp marker", input.ty)));
+            return Err((
+                Rule::S4,
+                format!(
+                    "{} is surface-eligible and requires a surfaceOp marker",
+                    input.ty
+                ),
+            ));
         };
         let op = parse_surface_op(op_json)?;
         let shadowed = match op {
@@ -257,17 +277,40 @@ impl Replay {
             )?;
         }
         let content_free = ["message", "content", "0", "content"];
-        if input.ty == "tool/result" && self.dialect.strict && let SurfaceOp::Replace { .. } = op {
+        if input.ty == "tool/result"
+            && self.dialect.strict
+            && let SurfaceOp::Replace { .. } = op
+        {
             if shadowed.len() != 1 {
-                return Err((Rule::S16, format!("tool/result replace must rewrite exactly one current node; range shadows {}", shadowed.len())));
+                return Err((
+                    Rule::S16,
+                    format!(
+                        "tool/result replace must rewrite exactly one current node; range shadows {}",
+                        shadowed.len()
+                    ),
+                ));
             }
             let target = &self.nodes[&shadowed[0]].entry;
             if target.ty != "tool/result" {
-                return Err((Rule::S17, format!("tool/result replace must target a current tool/result; seq {} is {}", target.seq, target.ty)));
+                return Err((
+                    Rule::S17,
+                    format!(
+                        "tool/result replace must target a current tool/result; seq {} is {}",
+                        target.seq, target.ty
+                    ),
+                ));
             }
-            let new_hash = input.data.map(|d| crate::json::canonical_hash(d, &content_free));
+            let new_hash = input
+                .data
+                .map(|d| crate::json::canonical_hash(d, &content_free));
             if target.content_free_hash != new_hash {
-                return Err((Rule::S18, format!("tool/result replace of seq {} may change only the tool-result content", target.seq)));
+                return Err((
+                    Rule::S18,
+                    format!(
+                        "tool/result replace of seq {} may change only the tool-result content",
+                        target.seq
+                    ),
+                ));
             }
         }
         // Accepted: apply.
@@ -281,7 +324,11 @@ impl Replay {
             preview: input.preview.to_owned(),
             message: input.message.map(str::to_owned),
             content_free_hash: (input.ty == "tool/result")
-                .then(|| input.data.map(|d| crate::json::canonical_hash(d, &content_free)))
+                .then(|| {
+                    input
+                        .data
+                        .map(|d| crate::json::canonical_hash(d, &content_free))
+                })
                 .flatten(),
         };
         match op {
@@ -312,10 +359,16 @@ impl Replay {
     /// S7–S9: the shadowed seqs from `start` to `end` in surface order.
     fn locate_range(&self, start: u64, end: u64) -> Result<Vec<u64>, (Rule, String)> {
         if !self.nodes.contains_key(&start) {
-            return Err((Rule::S7, format!("replace start seq {start} not found in surface")));
+            return Err((
+                Rule::S7,
+                format!("replace start seq {start} not found in surface"),
+            ));
         }
         if !self.nodes.contains_key(&end) {
-            return Err((Rule::S8, format!("replace end seq {end} not found in surface")));
+            return Err((
+                Rule::S8,
+                format!("replace end seq {end} not found in surface"),
+            ));
         }
         let mut shadowed = Vec::new();
         let mut cur = start;
@@ -338,23 +391,46 @@ impl Replay {
     }
 
     /// S10–S14; returns the cited seqs.
-    fn check_sources(&mut self, seq: u64, ty: &str, sources: Option<Json<'_>>) -> Result<HashSet<u64>, (Rule, String)> {
+    fn check_sources(
+        &mut self,
+        seq: u64,
+        ty: &str,
+        sources: Option<Json<'_>>,
+    ) -> Result<HashSet<u64>, (Rule, String)> {
         let mut cited = HashSet::new();
         let Some(sources) = sources else {
             return Ok(cited);
         };
         if !sources.is_array() {
-            self.lenient(Rule::S10, seq, format!("sourceEventSeqs must be an array when present, found {}", sources.kind().name()))?;
+            self.lenient(
+                Rule::S10,
+                seq,
+                format!(
+                    "sourceEventSeqs must be an array when present, found {}",
+                    sources.kind().name()
+                ),
+            )?;
             return Ok(cited);
         }
         if sources.is_empty() && (ty != "assistant/message" || !self.dialect.strict) {
-            self.lenient(Rule::S11, seq, format!("sourceEventSeqs must not be empty except on assistant/message ({ty})"))?;
+            self.lenient(
+                Rule::S11,
+                seq,
+                format!("sourceEventSeqs must not be empty except on assistant/message ({ty})"),
+            )?;
         }
         let mut duplicate = None;
         let mut not_earlier = None;
         for element in sources.elements() {
             let Some(cite) = element.as_seq() else {
-                self.lenient(Rule::S12, seq, format!("sourceEventSeqs must contain non-negative safe integers, found {}", element.raw()))?;
+                self.lenient(
+                    Rule::S12,
+                    seq,
+                    format!(
+                        "sourceEventSeqs must contain non-negative safe integers, found {}",
+                        element.raw()
+                    ),
+                )?;
                 continue;
             };
             if !cited.insert(cite) {
@@ -365,9 +441,17 @@ impl Replay {
             }
         }
         if let Some(d) = duplicate {
-            self.lenient(Rule::S13, seq, format!("sourceEventSeqs must not contain duplicates; {d} repeats"))?;
+            self.lenient(
+                Rule::S13,
+                seq,
+                format!("sourceEventSeqs must not contain duplicates; {d} repeats"),
+            )?;
         } else if let Some(n) = not_earlier {
-            self.lenient(Rule::S14, seq, format!("sourceEventSeqs must reference earlier events; {n} is not before {seq}"))?;
+            self.lenient(
+                Rule::S14,
+                seq,
+                format!("sourceEventSeqs must reference earlier events; {n} is not before {seq}"),
+            )?;
         }
         Ok(cited)
     }
@@ -418,15 +502,35 @@ pub fn parse_surface_op(op: Json<'_>) -> Result<SurfaceOp, (Rule, String)> {
         return Ok(SurfaceOp::Append);
     }
     if op.kind() != Kind::Object {
-        return Err((Rule::S5, format!("invalid surfaceOp: expected \"append\" or a replace object, found {}", crate::check::shown(Some(op)))));
+        return Err((
+            Rule::S5,
+            format!(
+                "invalid surfaceOp: expected \"append\" or a replace object, found {}",
+                crate::check::shown(Some(op))
+            ),
+        ));
     }
     let keys = op.keys();
-    let exact = keys.len() == 3 && ["op", "start", "end"].iter().all(|k| keys.iter().any(|kk| kk.str_eq(k)));
+    let exact = keys.len() == 3
+        && ["op", "start", "end"]
+            .iter()
+            .all(|k| keys.iter().any(|kk| kk.str_eq(k)));
     let start = op.get("start").and_then(Json::as_seq);
     let end = op.get("end").and_then(Json::as_seq);
-    match (exact, op.get("op").is_some_and(|o| o.str_eq("replace")), start, end) {
+    match (
+        exact,
+        op.get("op").is_some_and(|o| o.str_eq("replace")),
+        start,
+        end,
+    ) {
         (true, true, Some(start), Some(end)) => Ok(SurfaceOp::Replace { start, end }),
-        _ => Err((Rule::S6, format!("invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"start\":S,\"end\":E}} with seqs, found {}", crate::check::shown(Some(op))))),
+        _ => Err((
+            Rule::S6,
+            format!(
+                "invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"start\":S,\"end\":E}} with seqs, found {}",
+                crate::check::shown(Some(op))
+            ),
+        )),
     }
 }
 
@@ -466,40 +570,203 @@ mod tests {
         log_only_until(&mut r, 2);
         push(&mut r, 2, "user/message", r#""append""#, None).unwrap();
         log_only_until(&mut r, 7);
-        push(&mut r, 7, "assistant/message", r#""append""#, Some("[3,4,5,6]")).unwrap();
+        push(
+            &mut r,
+            7,
+            "assistant/message",
+            r#""append""#,
+            Some("[3,4,5,6]"),
+        )
+        .unwrap();
         log_only_until(&mut r, 9);
         push(&mut r, 9, "tool/result", r#""append""#, Some("[8]")).unwrap();
         assert_eq!(r.seqs(), [2, 7, 9]);
         log_only_until(&mut r, 12);
-        push(&mut r, 12, "assistant/message", r#""append""#, Some("[10,11]")).unwrap();
+        push(
+            &mut r,
+            12,
+            "assistant/message",
+            r#""append""#,
+            Some("[10,11]"),
+        )
+        .unwrap();
         log_only_until(&mut r, 15);
-        push(&mut r, 15, "user/message", r#"{"op":"replace","start":2,"end":9}"#, Some("[13,14,2,7,9]")).unwrap();
+        push(
+            &mut r,
+            15,
+            "user/message",
+            r#"{"op":"replace","start":2,"end":9}"#,
+            Some("[13,14,2,7,9]"),
+        )
+        .unwrap();
         assert_eq!(r.seqs(), [15, 12]);
         log_only_until(&mut r, 17);
         push(&mut r, 17, "tool/result", r#""append""#, Some("[16]")).unwrap();
         log_only_until(&mut r, 19);
         assert_eq!(r.seqs(), [15, 12, 17]);
-        push(&mut r, 19, "tool/result", r#"{"op":"replace","start":17,"end":17}"#, Some("[17]")).unwrap();
+        push(
+            &mut r,
+            19,
+            "tool/result",
+            r#"{"op":"replace","start":17,"end":17}"#,
+            Some("[17]"),
+        )
+        .unwrap();
         assert_eq!(r.seqs(), [15, 12, 19]);
-        push(&mut r, 20, "user/message", r#"{"op":"replace","start":15,"end":12}"#, Some("[15,12]")).unwrap();
+        push(
+            &mut r,
+            20,
+            "user/message",
+            r#"{"op":"replace","start":15,"end":12}"#,
+            Some("[15,12]"),
+        )
+        .unwrap();
         assert_eq!(r.seqs(), [20, 19]);
-        let gens: Vec<_> = r.replacements().iter().map(|x| (x.generation, x.seq, x.shadowed.clone())).collect();
-        assert_eq!(gens, [(1, 15, vec![2, 7, 9]), (2, 19, vec![17]), (3, 20, vec![15, 12])]);
+        let gens: Vec<_> = r
+            .replacements()
+            .iter()
+            .map(|x| (x.generation, x.seq, x.shadowed.clone()))
+            .collect();
+        assert_eq!(
+            gens,
+            [
+                (1, 15, vec![2, 7, 9]),
+                (2, 19, vec![17]),
+                (3, 20, vec![15, 12])
+            ]
+        );
         // The failures the text lists for seq 21.
         let s = |res: Step| res.unwrap_err().0;
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":7,"end":9}"#, Some("[7,9]"))), Rule::S7);
-        assert_eq!(s(push(&mut r.clone(), 21, "tool/result", r#"{"op":"replace","start":20,"end":20}"#, Some("[20]"))), Rule::S17);
-        assert_eq!(s(push(&mut r.clone(), 21, "tool/result", r#"{"op":"replace","start":20,"end":19}"#, Some("[20,19]"))), Rule::S16);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":19,"end":20}"#, Some("[20,19]"))), Rule::S9);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":20,"end":19}"#, Some("[20]"))), Rule::S15);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[3,3,30]"))), Rule::S13);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[3,30]"))), Rule::S14);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[-1,3,3]"))), Rule::S12);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("[]"))), Rule::S11);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""append""#, Some("{}"))), Rule::S10);
-        assert_eq!(s(push(&mut r.clone(), 22, "user/message", r#""append""#, None)), Rule::S1);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#""prepend""#, None)), Rule::S5);
-        assert_eq!(s(push(&mut r.clone(), 21, "user/message", r#"{"op":"replace","start":20}"#, None)), Rule::S6);
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#"{"op":"replace","start":7,"end":9}"#,
+                Some("[7,9]")
+            )),
+            Rule::S7
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "tool/result",
+                r#"{"op":"replace","start":20,"end":20}"#,
+                Some("[20]")
+            )),
+            Rule::S17
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "tool/result",
+                r#"{"op":"replace","start":20,"end":19}"#,
+                Some("[20,19]")
+            )),
+            Rule::S16
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#"{"op":"replace","start":19,"end":20}"#,
+                Some("[20,19]")
+            )),
+            Rule::S9
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#"{"op":"replace","start":20,"end":19}"#,
+                Some("[20]")
+            )),
+            Rule::S15
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""append""#,
+                Some("[3,3,30]")
+            )),
+            Rule::S13
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""append""#,
+                Some("[3,30]")
+            )),
+            Rule::S14
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""append""#,
+                Some("[-1,3,3]")
+            )),
+            Rule::S12
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""append""#,
+                Some("[]")
+            )),
+            Rule::S11
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""append""#,
+                Some("{}")
+            )),
+            Rule::S10
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                22,
+                "user/message",
+                r#""append""#,
+                None
+            )),
+            Rule::S1
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#""prepend""#,
+                None
+            )),
+            Rule::S5
+        );
+        assert_eq!(
+            s(push(
+                &mut r.clone(),
+                21,
+                "user/message",
+                r#"{"op":"replace","start":20}"#,
+                None
+            )),
+            Rule::S6
+        );
         push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
         assert_eq!(r.seqs(), [20, 19, 21]);
     }

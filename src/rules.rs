@@ -167,7 +167,12 @@ pub struct Finding {
 
 impl Finding {
     /// A finding with the rule's own class.
-    pub fn new(rule: Rule, seq: Option<u64>, line: Option<u64>, message: impl Into<String>) -> Self {
+    pub fn new(
+        rule: Rule,
+        seq: Option<u64>,
+        line: Option<u64>,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
             rule,
             class: rule.class(),

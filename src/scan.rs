@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use crate::check::{self, Logical};
 use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection};
-use crate::json::{Json, Kind};
 use crate::header::Header;
+use crate::json::{Json, Kind};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
@@ -196,7 +196,10 @@ impl Stats {
             self.types.insert(ty.to_owned(), 1);
         }
         let data = logical.data();
-        let int = |key: &str| data.and_then(|d| d.get(key)).and_then(Json::as_safe_integer);
+        let int = |key: &str| {
+            data.and_then(|d| d.get(key))
+                .and_then(Json::as_safe_integer)
+        };
         match ty {
             "turn/start" => {
                 self.close_pending();
@@ -238,8 +241,14 @@ impl Stats {
             }
             "assistant/message" => {
                 let (content, usage) = match dialect.projection {
-                    Projection::Stored => (logical.message().and_then(|m| m.get("content")), data.and_then(|d| d.get("usage"))),
-                    Projection::June => (data.and_then(|d| d.get("content")), data.and_then(|d| d.get("usage"))),
+                    Projection::Stored => (
+                        logical.message().and_then(|m| m.get("content")),
+                        data.and_then(|d| d.get("usage")),
+                    ),
+                    Projection::June => (
+                        data.and_then(|d| d.get("content")),
+                        data.and_then(|d| d.get("usage")),
+                    ),
                 };
                 if let Some(usage) = usage.filter(|u| u.is_object()) {
                     self.usage.add(usage);
@@ -274,18 +283,26 @@ impl Stats {
                     row.tool_calls += 1;
                 }
                 let id = data.and_then(|d| d.get("callId")).and_then(Json::as_str);
-                if let Some(p) = self.pending.iter_mut().find(|p| id.as_deref() == Some(p.call_id.as_str())) {
+                if let Some(p) = self
+                    .pending
+                    .iter_mut()
+                    .find(|p| id.as_deref() == Some(p.call_id.as_str()))
+                {
                     p.call_seq = Some(seq);
                 }
             }
             "tool/result" => {
                 self.tool_results += 1;
                 let id = match dialect.projection {
-                    Projection::Stored => logical.message().and_then(|m| m.get("source")).and_then(|s| s.get("callId")),
+                    Projection::Stored => logical
+                        .message()
+                        .and_then(|m| m.get("source"))
+                        .and_then(|s| s.get("callId")),
                     Projection::June => data.and_then(|d| d.get("callId")),
                 };
                 let id = id.and_then(Json::as_str);
-                self.pending.retain(|p| id.as_deref() != Some(p.call_id.as_str()));
+                self.pending
+                    .retain(|p| id.as_deref() != Some(p.call_id.as_str()));
             }
             "session/end-seed" => self.end_seeds += 1,
             _ => {}
@@ -369,7 +386,9 @@ pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanE
         return Ok(vec![scan_path(path, options)?]);
     }
     let ids = match crate::sqlite::Store::open(path) {
-        Ok(store) => store.session_ids().map_err(|e| LoadError::Store(e.into()))?,
+        Ok(store) => store
+            .session_ids()
+            .map_err(|e| LoadError::Store(e.into()))?,
         Err(crate::sqlite::StoreError::Refused(_)) => return Ok(vec![scan_path(path, options)?]),
         Err(e) => return Err(LoadError::Store(e).into()),
     };
@@ -475,13 +494,18 @@ impl<'o> Scan<'o> {
             next_line: 1,
             ..TornScan::default()
         };
-        if let Backend::Sqlite { era, header, session } = lines.backend() {
+        if let Backend::Sqlite {
+            era,
+            header,
+            session,
+        } = lines.backend()
+        {
             self.report.session = Some(session.clone());
             self.sqlite_session = Some(session);
             let mut body = String::new();
             crate::json::write_js_string(&mut body, &header.id);
             self.id_body = body[1..body.len() - 1].to_owned();
-            self.report.header = Some(header);
+            self.report.header = Some(*header);
             self.set_era(era);
             if self.options.header_only {
                 return Ok(());
@@ -491,8 +515,20 @@ impl<'o> Scan<'o> {
         match lines.next_line(&mut line) {
             Ok(true) if line.terminated => {}
             Ok(_) => {
-                let what = if line.bytes.is_empty() { "file is empty" } else { "file contains no newline: the header line is incomplete" };
-                self.fail(BACKEND, Finding::new(Rule::J1, None, Some(1), format!("{what} (empty or header-less log)")));
+                let what = if line.bytes.is_empty() {
+                    "file is empty"
+                } else {
+                    "file contains no newline: the header line is incomplete"
+                };
+                self.fail(
+                    BACKEND,
+                    Finding::new(
+                        Rule::J1,
+                        None,
+                        Some(1),
+                        format!("{what} (empty or header-less log)"),
+                    ),
+                );
                 return Ok(());
             }
             Err(e) => return io(e, self),
@@ -515,7 +551,11 @@ impl<'o> Scan<'o> {
         self.report.replay = Replay::new(self.dialect);
     }
 
-    fn read_records(&mut self, lines: &mut dyn LineSource, mut torn: TornScan) -> Result<(), ScanError> {
+    fn read_records(
+        &mut self,
+        lines: &mut dyn LineSource,
+        mut torn: TornScan,
+    ) -> Result<(), ScanError> {
         let mut line = Line::default();
         let io = |e: SourceError, scan: &mut Self| match e {
             SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
@@ -548,22 +588,40 @@ impl<'o> Scan<'o> {
         };
         let json = match Json::parse(&text) {
             Ok(j) => j,
-            Err(e) => return header_fail(self, Rule::H2, format!("header line is not valid JSON: {e}")),
+            Err(e) => {
+                return header_fail(
+                    self,
+                    Rule::H2,
+                    format!("header line is not valid JSON: {e}"),
+                );
+            }
         };
         let get = |k| json.get(k);
         let mut header = Header {
             raw: text.to_string(),
-            id: get("id").map(|v| v.as_str().map_or_else(|| v.raw().to_owned(), |s| s.into_owned())).unwrap_or_default(),
+            id: get("id")
+                .map(|v| {
+                    v.as_str()
+                        .map_or_else(|| v.raw().to_owned(), |s| s.into_owned())
+                })
+                .unwrap_or_default(),
             version: get("version").and_then(Json::as_safe_integer),
             created_at: get("createdAt").and_then(Json::as_safe_integer),
             cwd: get("cwd").and_then(Json::as_str).map(|s| s.into_owned()),
-            parent_session: get("parentSession").and_then(Json::as_str).map(|s| s.into_owned()),
+            parent_session: get("parentSession")
+                .and_then(Json::as_str)
+                .map(|s| s.into_owned()),
             seed_length: get("seedLength").and_then(Json::as_safe_integer),
             origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
             delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
-            agent_preset: get("agentPreset").and_then(Json::as_str).map(|s| s.into_owned()),
+            agent_preset: get("agentPreset")
+                .and_then(Json::as_str)
+                .map(|s| s.into_owned()),
         };
-        self.id_body = get("id").and_then(Json::raw_str_body).unwrap_or_default().to_owned();
+        self.id_body = get("id")
+            .and_then(Json::raw_str_body)
+            .unwrap_or_default()
+            .to_owned();
         // H3 runs on the parsed line before any shape check (§6.2).
         if json.is_object()
             && let Some(version) = get("version").and_then(Json::as_f64)
@@ -580,10 +638,18 @@ impl<'o> Scan<'o> {
             return header_fail(
                 self,
                 Rule::H3,
-                format!("session \"{}\" uses log format v{shown}; {why} (raw log: {})", header.id, path.display()),
+                format!(
+                    "session \"{}\" uses log format v{shown}; {why} (raw log: {})",
+                    header.id,
+                    path.display()
+                ),
             );
         }
-        let era = if json.is_object() && !json.has("delegationDepth") && !json.has("origin") && !json.has("agentPreset") {
+        let era = if json.is_object()
+            && !json.has("delegationDepth")
+            && !json.has("origin")
+            && !json.has("agentPreset")
+        {
             Era::June2026
         } else {
             Era::Head
@@ -592,33 +658,66 @@ impl<'o> Scan<'o> {
         let shape = if !json.is_object() {
             Some(format!("expected an object, found {}", json.kind().name()))
         } else if !get("type").is_some_and(|t| t.str_eq("session")) {
-            Some(format!("type must be \"session\", found {}", check::shown(get("type"))))
+            Some(format!(
+                "type must be \"session\", found {}",
+                check::shown(get("type"))
+            ))
         } else if !get("version").is_some_and(|v| v.kind() == Kind::Number) {
-            Some(format!("version must be a number, found {}", check::shown(get("version"))))
+            Some(format!(
+                "version must be a number, found {}",
+                check::shown(get("version"))
+            ))
         } else if !get("id").is_some_and(|v| v.kind() == Kind::String) {
-            Some(format!("id must be a string, found {}", check::shown(get("id"))))
+            Some(format!(
+                "id must be a string, found {}",
+                check::shown(get("id"))
+            ))
         } else if era == Era::June2026 {
-            (!get("createdAt").is_some_and(|v| v.kind() == Kind::Number))
-                .then(|| format!("createdAt must be a number, found {}", check::shown(get("createdAt"))))
+            (!get("createdAt").is_some_and(|v| v.kind() == Kind::Number)).then(|| {
+                format!(
+                    "createdAt must be a number, found {}",
+                    check::shown(get("createdAt"))
+                )
+            })
         } else if !safe_nonneg("createdAt") {
-            Some(format!("createdAt must be a non-negative safe integer, found {}", check::shown(get("createdAt"))))
+            Some(format!(
+                "createdAt must be a non-negative safe integer, found {}",
+                check::shown(get("createdAt"))
+            ))
         } else if !safe_nonneg("delegationDepth") {
-            Some(format!("delegationDepth must be a non-negative safe integer, found {}", check::shown(get("delegationDepth"))))
+            Some(format!(
+                "delegationDepth must be a non-negative safe integer, found {}",
+                check::shown(get("delegationDepth"))
+            ))
         } else if get("origin").is_some_and(|o| !o.str_eq("subagent")) {
-            Some(format!("origin must be \"subagent\" when present, found {}", check::shown(get("origin"))))
+            Some(format!(
+                "origin must be \"subagent\" when present, found {}",
+                check::shown(get("origin"))
+            ))
         } else if get("agentPreset").is_some_and(|p| p.kind() != Kind::String) {
-            Some(format!("agentPreset must be a string when present, found {}", check::shown(get("agentPreset"))))
+            Some(format!(
+                "agentPreset must be a string when present, found {}",
+                check::shown(get("agentPreset"))
+            ))
         } else {
             None
         };
         self.report.header = Some(header);
         if let Some(what) = shape {
-            return header_fail(self, Rule::H4, format!("first line is not a session header: {what}"));
+            return header_fail(
+                self,
+                Rule::H4,
+                format!("first line is not a session header: {what}"),
+            );
         }
         if era == Era::Head {
             for retired in ["sandboxMode", "approvalPolicy"] {
                 if json.has(retired) {
-                    return header_fail(self, Rule::H5, format!("header carries the retired policy field {retired}"));
+                    return header_fail(
+                        self,
+                        Rule::H5,
+                        format!("header carries the retired policy field {retired}"),
+                    );
                 }
             }
         }
@@ -646,14 +745,27 @@ impl<'o> Scan<'o> {
             return true;
         }
         if !line.terminated {
-            torn.defect(line, 0, Rule::J2, "final line has no newline (torn final line)".into());
+            torn.defect(
+                line,
+                0,
+                Rule::J2,
+                "final line has no newline (torn final line)".into(),
+            );
             return true;
         }
         let parsed = Json::parse(&text);
         if let Ok(json) = parsed
             && json.is_null()
         {
-            self.fail(BACKEND, Finding::new(Rule::J7, None, Some(line.number), "event line is JSON null (upstream aborts the whole load)"));
+            self.fail(
+                BACKEND,
+                Finding::new(
+                    Rule::J7,
+                    None,
+                    Some(line.number),
+                    "event line is JSON null (upstream aborts the whole load)",
+                ),
+            );
             return false;
         }
         let is_turn_end = |json: Json<'_>| json.get("type").is_some_and(|t| t.str_eq("turn/end"));
@@ -680,12 +792,25 @@ impl<'o> Scan<'o> {
         };
         let expected = self.next_index;
         match packed_members(json) {
-            Some(Err(what)) => torn.defect(line, 0, Rule::J3, format!("invalid packed chunk row: {what}")),
+            Some(Err(what)) => torn.defect(
+                line,
+                0,
+                Rule::J3,
+                format!("invalid packed chunk row: {what}"),
+            ),
             Some(Ok(members)) => {
                 let seq0 = json.get("seq0").and_then(Json::as_seq).unwrap_or(0);
                 if seq0 != expected {
-                    torn.defect(line, members.len() as u64, Rule::J4, format!("seq gap: expected {expected}, got {seq0}"));
-                    torn.first.as_mut().expect("just set").seq_gap = Some((expected, json.get("seq0").map_or("?".into(), |s| s.raw().to_owned())));
+                    torn.defect(
+                        line,
+                        members.len() as u64,
+                        Rule::J4,
+                        format!("seq gap: expected {expected}, got {seq0}"),
+                    );
+                    torn.first.as_mut().expect("just set").seq_gap = Some((
+                        expected,
+                        json.get("seq0").map_or("?".into(), |s| s.raw().to_owned()),
+                    ));
                     return true;
                 }
                 for member in &members {
@@ -698,11 +823,22 @@ impl<'o> Scan<'o> {
             None => {
                 let seq_ok = json.get("seq").and_then(Json::as_f64) == Some(expected as f64);
                 if !seq_ok {
-                    let found = json.get("seq").map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
-                    torn.defect(line, u64::from(json.is_object()), Rule::J4, format!("seq gap: expected {expected}, got {found}"));
+                    let found = json
+                        .get("seq")
+                        .map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
+                    torn.defect(
+                        line,
+                        u64::from(json.is_object()),
+                        Rule::J4,
+                        format!("seq gap: expected {expected}, got {found}"),
+                    );
                     torn.first.as_mut().expect("just set").seq_gap = Some((expected, found));
                     if is_turn_end(json) {
-                        let f = torn.first.as_ref().expect("just set").j5(line.number, self.sqlite_session.is_some());
+                        let f = torn
+                            .first
+                            .as_ref()
+                            .expect("just set")
+                            .j5(line.number, self.sqlite_session.is_some());
                         self.fail(BACKEND, f);
                         return false;
                     }
@@ -731,7 +867,13 @@ impl<'o> Scan<'o> {
         }
         // P4: L1–L3 over the whole list, each its own scan.
         if stored_ty == "request/header-delta" {
-            self.fail(LEGACY_DELTA, at(Rule::L1, "legacy request/header-delta event (delta header format unsupported)".into()));
+            self.fail(
+                LEGACY_DELTA,
+                at(
+                    Rule::L1,
+                    "legacy request/header-delta event (delta header format unsupported)".into(),
+                ),
+            );
         }
         if stored_ty == "mode/set" {
             self.fail(LEGACY_MODE, at(Rule::L2, "legacy mode/set event".into()));
@@ -740,12 +882,20 @@ impl<'o> Scan<'o> {
             if ev.data.is_none_or(Json::is_null) {
                 self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header data is null or absent (upstream's fallback scan fails with an internal type error)".into()));
             } else if check::is_fallback_reason(ev.data) {
-                self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header with the retired reason \"fallback\"".into()));
+                self.fail(
+                    LEGACY_FALLBACK,
+                    at(
+                        Rule::L3,
+                        "request/header with the retired reason \"fallback\"".into(),
+                    ),
+                );
             }
         }
         // P4: conversions, then M1–M8.
         let replay = &self.report.replay;
-        let converted = check::convert(ev, &self.id_body, &|s| replay.message_id(s).map(str::to_owned));
+        let converted = check::convert(ev, &self.id_body, &|s| {
+            replay.message_id(s).map(str::to_owned)
+        });
         let logical = match converted {
             Ok(l) => l,
             Err((rule, message)) => {
@@ -753,7 +903,10 @@ impl<'o> Scan<'o> {
                 Logical::stored(ev)
             }
         };
-        let is_message = matches!(logical.type_str(), "user/message" | "assistant/message" | "tool/result");
+        let is_message = matches!(
+            logical.type_str(),
+            "user/message" | "assistant/message" | "tool/result"
+        );
         if is_message
             && !self.decided_before(CONVERT + 1)
             && let Err((rule, message)) = check::check_message(&logical)
@@ -770,7 +923,16 @@ impl<'o> Scan<'o> {
         }
         // P6: the closer scan dereferences data of three types.
         if check::breaks_closer_scan(&logical) {
-            self.fail(CLOSER_SCAN, at(Rule::E8, format!("{} has null or absent data (the closer scan fails on it)", logical.type_str())));
+            self.fail(
+                CLOSER_SCAN,
+                at(
+                    Rule::E8,
+                    format!(
+                        "{} has null or absent data (the closer scan fails on it)",
+                        logical.type_str()
+                    ),
+                ),
+            );
         }
         // P7: envelope, request header, messages, E7, surface.
         if !self.per_event_failed && !self.decided_before(PER_EVENT) {
@@ -784,7 +946,12 @@ impl<'o> Scan<'o> {
         self.report.stats.record(seq, &logical, self.dialect);
     }
 
-    fn per_event_checks(&self, logical: &Logical<'_>, index: u64, is_message: bool) -> Result<(), check::Broken> {
+    fn per_event_checks(
+        &self,
+        logical: &Logical<'_>,
+        index: u64,
+        is_message: bool,
+    ) -> Result<(), check::Broken> {
         check::check_envelope(logical)?;
         let ty = logical.type_str();
         if ty == "request/header" {
@@ -794,11 +961,17 @@ impl<'o> Scan<'o> {
             check::check_message(logical)?;
         }
         if ty == "request/header" && check::is_fallback_reason(logical.data()) {
-            return Err((Rule::R4, "request/header reason \"fallback\" is retired".into()));
+            return Err((
+                Rule::R4,
+                "request/header reason \"fallback\" is retired".into(),
+            ));
         }
         let seq = logical.ev.seq_value().unwrap_or(index);
         if seq != index {
-            return Err((Rule::E7, format!("seed must be contiguous from 0: seq {seq} at index {index}")));
+            return Err((
+                Rule::E7,
+                format!("seed must be contiguous from 0: seq {seq} at index {index}"),
+            ));
         }
         Ok(())
     }
@@ -816,11 +989,19 @@ impl<'o> Scan<'o> {
                 Projection::Stored => logical.message().and_then(|m| m.get("role")),
                 Projection::June => None,
             };
-            let role = role_json.and_then(Json::as_str).map(|r| r.into_owned()).or_else(|| {
-                (self.dialect.projection == Projection::June).then(|| {
-                    if ty == "assistant/message" { "assistant" } else { "user" }.to_owned()
-                })
-            });
+            let role = role_json
+                .and_then(Json::as_str)
+                .map(|r| r.into_owned())
+                .or_else(|| {
+                    (self.dialect.projection == Projection::June).then(|| {
+                        if ty == "assistant/message" {
+                            "assistant"
+                        } else {
+                            "user"
+                        }
+                        .to_owned()
+                    })
+                });
             let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
             let preview = derive::preview(message, PREVIEW_CHARS);
             self.report.replay.push_surface(SurfaceInput {
@@ -843,10 +1024,14 @@ impl<'o> Scan<'o> {
             )
         };
         if let Err((rule, message)) = result {
-            self.fail(PER_EVENT, Finding::new(rule, Some(seq), Some(line), message));
+            self.fail(
+                PER_EVENT,
+                Finding::new(rule, Some(seq), Some(line), message),
+            );
             self.per_event_failed = true;
         } else if self.options.at == Some(seq) {
-            self.report.surface_at = Some(self.report.replay.entries().into_iter().cloned().collect());
+            self.report.surface_at =
+                Some(self.report.replay.entries().into_iter().cloned().collect());
         }
     }
 
@@ -864,12 +1049,20 @@ impl<'o> Scan<'o> {
                 line: torn.next_line,
                 lines: 0,
                 events: 0,
-                message: format!("file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"),
+                message: format!(
+                    "file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"
+                ),
             },
             (Some(first), _) if zstd && !first.from_torn_frame => {
                 // Z7: a defect inside complete frames is corruption even with no turn/end after it.
-                let message = format!("complete frame contains a torn JSONL record: {}", first.message);
-                self.fail(BACKEND, Finding::new(Rule::Z7, first.seq, Some(first.line), message));
+                let message = format!(
+                    "complete frame contains a torn JSONL record: {}",
+                    first.message
+                );
+                self.fail(
+                    BACKEND,
+                    Finding::new(Rule::Z7, first.seq, Some(first.line), message),
+                );
                 return;
             }
             (Some(first), at) => {
@@ -877,12 +1070,19 @@ impl<'o> Scan<'o> {
                 let (rule, offset) = match at {
                     Some(at) => (if partial_only { Rule::Z3 } else { Rule::J6 }, at),
                     None if self.sqlite_session.is_some() => (Rule::Q8, first.line),
-                    None => (if partial_only { Rule::J2 } else { Rule::J6 }, torn.committed_end),
+                    None => (
+                        if partial_only { Rule::J2 } else { Rule::J6 },
+                        torn.committed_end,
+                    ),
                 };
                 TornTail {
                     rule,
                     offset,
-                    bytes: if rule == Rule::Q8 { 0 } else { size.saturating_sub(offset) },
+                    bytes: if rule == Rule::Q8 {
+                        0
+                    } else {
+                        size.saturating_sub(offset)
+                    },
                     line: first.line,
                     lines: torn.lines + 1,
                     events: torn.events + first.events,
@@ -907,7 +1107,10 @@ impl<'o> Scan<'o> {
         let problem = if header.id.is_empty() {
             Some("header id cannot name a storage path: id is empty".to_owned())
         } else if cwd.is_some_and(|c| c.is_null() || c.str_eq("")) {
-            Some(format!("header id cannot name a storage path: cwd is {}", cwd.map_or("", Json::raw)))
+            Some(format!(
+                "header id cannot name a storage path: cwd is {}",
+                cwd.map_or("", Json::raw)
+            ))
         } else {
             store_layout_mismatch(path, &header.id, cwd.and_then(Json::as_str).as_deref())
         };
@@ -924,7 +1127,9 @@ impl<'o> Scan<'o> {
             // SQLite has rows, not lines: the `seq` column stands where a line number would.
             f.row = f.line.take().or(f.seq);
         }
-        self.report.warnings.extend(self.report.replay.warnings().iter().cloned());
+        self.report
+            .warnings
+            .extend(self.report.replay.warnings().iter().cloned());
         match chosen {
             Some(finding) => {
                 self.report.status = match finding.class {
@@ -945,17 +1150,26 @@ fn header_fields_problem(json: Json<'_>) -> Option<String> {
     if let Some(cwd) = json.get("cwd")
         && !cwd.as_str().is_some_and(|c| c.starts_with('/'))
     {
-        return Some(format!("header cwd must be an absolute path string, found {}", check::shown(Some(cwd))));
+        return Some(format!(
+            "header cwd must be an absolute path string, found {}",
+            check::shown(Some(cwd))
+        ));
     }
     if let Some(parent) = json.get("parentSession")
         && parent.kind() != Kind::String
     {
-        return Some(format!("header parentSession must be a string, found {}", check::shown(Some(parent))));
+        return Some(format!(
+            "header parentSession must be a string, found {}",
+            check::shown(Some(parent))
+        ));
     }
     if let Some(seed) = json.get("seedLength")
         && seed.as_seq().is_none()
     {
-        return Some(format!("header seedLength must be a non-negative safe integer, found {}", check::shown(Some(seed))));
+        return Some(format!(
+            "header seedLength must be a non-negative safe integer, found {}",
+            check::shown(Some(seed))
+        ));
     }
     None
 }
@@ -971,7 +1185,8 @@ fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<Str
     let session_dir = path.parent()?;
     let project_dir = session_dir.parent()?;
     let project = project_dir.file_name()?.to_str()?;
-    let in_store = project == "_no-cwd" || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
+    let in_store = project == "_no-cwd"
+        || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
     if !in_store {
         return None;
     }
@@ -998,39 +1213,86 @@ pub fn packed_members(json: Json<'_>) -> Option<Result<Vec<String>, String>> {
 
 fn expand_packed(row: Json<'_>, tag: &str) -> Result<Vec<String>, String> {
     let keys = row.keys();
-    if keys.len() != 4 || !["type", "seq0", "time0", "data"].iter().all(|k| keys.iter().any(|kk| kk.str_eq(k))) {
+    if keys.len() != 4
+        || !["type", "seq0", "time0", "data"]
+            .iter()
+            .all(|k| keys.iter().any(|kk| kk.str_eq(k)))
+    {
         return Err("envelope keys must be exactly type, seq0, time0, data".into());
     }
-    let seq0 = row.get("seq0").and_then(Json::as_seq).ok_or("seq0 must be a non-negative safe integer")?;
-    let time0 = row.get("time0").and_then(Json::as_safe_integer).ok_or("time0 must be a safe integer")?;
-    let data = row.get("data").filter(|d| d.is_object()).ok_or("data must be an object")?;
+    let seq0 = row
+        .get("seq0")
+        .and_then(Json::as_seq)
+        .ok_or("seq0 must be a non-negative safe integer")?;
+    let time0 = row
+        .get("time0")
+        .and_then(Json::as_safe_integer)
+        .ok_or("time0 must be a safe integer")?;
+    let data = row
+        .get("data")
+        .filter(|d| d.is_object())
+        .ok_or("data must be an object")?;
     let tool = tag == "tool-call-chunks";
     let payload_key = if tool { "args" } else { "texts" };
     let data_keys = data.keys();
     let want: &[&str] = if tool {
-        if data.has("name") { &["turn", "step", "index", "dt", "id", "name", "args"] } else { &["turn", "step", "index", "dt", "id", "args"] }
+        if data.has("name") {
+            &["turn", "step", "index", "dt", "id", "name", "args"]
+        } else {
+            &["turn", "step", "index", "dt", "id", "args"]
+        }
     } else {
         &["turn", "step", "index", "dt", "texts"]
     };
-    if data_keys.len() != want.len() || !want.iter().all(|k| data_keys.iter().any(|kk| kk.str_eq(k))) {
+    if data_keys.len() != want.len()
+        || !want.iter().all(|k| data_keys.iter().any(|kk| kk.str_eq(k)))
+    {
         return Err(format!("data keys must be exactly {}", want.join(", ")));
     }
-    let number = |k| data.get(k).filter(|v| v.kind() == Kind::Number).ok_or(format!("{k} must be a number"));
+    let number = |k| {
+        data.get(k)
+            .filter(|v| v.kind() == Kind::Number)
+            .ok_or(format!("{k} must be a number"))
+    };
     let (turn, step, index) = (number("turn")?, number("step")?, number("index")?);
-    let id = if tool { Some(data.get("id").filter(|v| v.kind() == Kind::String).ok_or("id must be a string")?) } else { None };
+    let id = if tool {
+        Some(
+            data.get("id")
+                .filter(|v| v.kind() == Kind::String)
+                .ok_or("id must be a string")?,
+        )
+    } else {
+        None
+    };
     let name = data.get("name");
     if name.is_some_and(|n| n.kind() != Kind::String) {
         return Err("name must be a string".into());
     }
-    let payload = data.get(payload_key).filter(|p| p.is_array()).ok_or(format!("{payload_key} must be an array of strings"))?;
+    let payload = data
+        .get(payload_key)
+        .filter(|p| p.is_array())
+        .ok_or(format!("{payload_key} must be an array of strings"))?;
     let members: Vec<Json<'_>> = payload.elements().collect();
     if members.is_empty() || members.iter().any(|m| m.kind() != Kind::String) {
-        return Err(format!("{payload_key} must be a non-empty array of strings"));
+        return Err(format!(
+            "{payload_key} must be a non-empty array of strings"
+        ));
     }
-    let dt = data.get("dt").filter(|d| d.is_array()).ok_or("dt must be an array")?;
-    let gaps: Vec<i64> = dt.elements().map(Json::as_safe_integer).collect::<Option<_>>().ok_or("dt must hold safe integers")?;
+    let dt = data
+        .get("dt")
+        .filter(|d| d.is_array())
+        .ok_or("dt must be an array")?;
+    let gaps: Vec<i64> = dt
+        .elements()
+        .map(Json::as_safe_integer)
+        .collect::<Option<_>>()
+        .ok_or("dt must hold safe integers")?;
     if gaps.len() != members.len() - 1 {
-        return Err(format!("dt has {} gaps for {} members", gaps.len(), members.len()));
+        return Err(format!(
+            "dt has {} gaps for {} members",
+            gaps.len(),
+            members.len()
+        ));
     }
     let max = crate::json::MAX_SAFE_INTEGER as i64;
     if seq0 + members.len() as u64 - 1 > max as u64 {
@@ -1051,9 +1313,24 @@ fn expand_packed(row: Json<'_>, tag: &str) -> Result<Vec<String>, String> {
             }
         }
         let chunk = match (id, name) {
-            (Some(id), Some(name)) => format!(r#"{{"type":"{kind}","index":{},"id":{},"name":{},"argumentsDelta":{}}}"#, index.raw(), id.raw(), name.raw(), member.raw()),
-            (Some(id), None) => format!(r#"{{"type":"{kind}","index":{},"id":{},"argumentsDelta":{}}}"#, index.raw(), id.raw(), member.raw()),
-            _ => format!(r#"{{"type":"{kind}","index":{},"text":{}}}"#, index.raw(), member.raw()),
+            (Some(id), Some(name)) => format!(
+                r#"{{"type":"{kind}","index":{},"id":{},"name":{},"argumentsDelta":{}}}"#,
+                index.raw(),
+                id.raw(),
+                name.raw(),
+                member.raw()
+            ),
+            (Some(id), None) => format!(
+                r#"{{"type":"{kind}","index":{},"id":{},"argumentsDelta":{}}}"#,
+                index.raw(),
+                id.raw(),
+                member.raw()
+            ),
+            _ => format!(
+                r#"{{"type":"{kind}","index":{},"text":{}}}"#,
+                index.raw(),
+                member.raw()
+            ),
         };
         out.push(format!(
             r#"{{"type":"assistant/chunk","seq":{},"time":{time},"data":{{"turn":{},"step":{},"chunk":{chunk}}}}}"#,

@@ -1,11 +1,12 @@
 //! SQLite stores, read strictly read-only: identity checks, session rows and event rows
 //! (FORMAT.md §5.5.3, §5.5.4, §6.3, §6.4, §8).
 //!
-//! A store is opened so that nothing on disk changes: with no `-wal` file the database is
-//! opened `immutable` (no locks, no journal, no `-shm`); with a `-wal` and its `-shm`
-//! (a live or crashed writer) it is opened read-only and reads through the WAL; with a
-//! `-wal` but no `-shm`, the pair is copied to a private temporary directory and the copy
-//! is read, because SQLite would otherwise create a `-shm` beside the store.
+//! A store is opened so that nothing on disk changes: a rollback-journal database is
+//! opened read-only (a shared lock, no new file); a WAL database with no `-wal` file is
+//! opened `immutable` (a read-only WAL connection would create a `-shm`); with a `-wal` and
+//! its `-shm` (a live or crashed writer) it is opened read-only and reads through the WAL;
+//! with a `-wal` but no `-shm`, the pair is copied to a private temporary directory and
+//! the copy is read.
 //!
 //! Event rows are turned into the same JSONL records a JSONL log holds (a scalar row
 //! becomes its event object, a packed row its §7.4 line), so one scan serves both
@@ -38,14 +39,44 @@ const ROWS_PER_BATCH: usize = 2048;
 
 /// The canonical schema 17 objects, whitespace collapsed (FORMAT.md §8.2).
 const SCHEMA_17: [(&str, &str, &str, &str); 3] = [
-    ("table", "events", "events", "CREATE TABLE events ( session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL, data ANY NOT NULL, source_event_seqs ANY, surface_op TEXT, ignorable INTEGER CHECK (ignorable IS NULL OR ignorable IN (0, 1)), PRIMARY KEY (session_id, seq) ) STRICT"),
-    ("table", "persistence_state", "persistence_state", "CREATE TABLE persistence_state ( singleton INTEGER PRIMARY KEY CHECK (singleton = 1), store_id TEXT NOT NULL ) STRICT"),
-    ("table", "sessions", "sessions", "CREATE TABLE sessions ( id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at INTEGER NOT NULL, cwd TEXT, parent_session TEXT, seed_length INTEGER, origin TEXT, delegation_depth INTEGER, agent_preset TEXT, incarnation TEXT NOT NULL, revision INTEGER NOT NULL ) STRICT"),
+    (
+        "table",
+        "events",
+        "events",
+        "CREATE TABLE events ( session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER NOT NULL, type TEXT NOT NULL, time INTEGER NOT NULL, data ANY NOT NULL, source_event_seqs ANY, surface_op TEXT, ignorable INTEGER CHECK (ignorable IS NULL OR ignorable IN (0, 1)), PRIMARY KEY (session_id, seq) ) STRICT",
+    ),
+    (
+        "table",
+        "persistence_state",
+        "persistence_state",
+        "CREATE TABLE persistence_state ( singleton INTEGER PRIMARY KEY CHECK (singleton = 1), store_id TEXT NOT NULL ) STRICT",
+    ),
+    (
+        "table",
+        "sessions",
+        "sessions",
+        "CREATE TABLE sessions ( id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at INTEGER NOT NULL, cwd TEXT, parent_session TEXT, seed_length INTEGER, origin TEXT, delegation_depth INTEGER, agent_preset TEXT, incarnation TEXT NOT NULL, revision INTEGER NOT NULL ) STRICT",
+    ),
 ];
 
 /// Column sets that identify a June 2026 schema 4 store (FORMAT.md §8.5).
-const SCHEMA_4_SESSIONS: [&str; 6] = ["id", "version", "created_at", "cwd", "parent_session", "seed_length"];
-const SCHEMA_4_EVENTS: [&str; 7] = ["session_id", "seq", "type", "time", "data", "source_event_seqs", "surface_op"];
+const SCHEMA_4_SESSIONS: [&str; 6] = [
+    "id",
+    "version",
+    "created_at",
+    "cwd",
+    "parent_session",
+    "seed_length",
+];
+const SCHEMA_4_EVENTS: [&str; 7] = [
+    "session_id",
+    "seq",
+    "type",
+    "time",
+    "data",
+    "source_event_seqs",
+    "surface_op",
+];
 
 /// The store's schema generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +126,9 @@ pub struct SessionRow {
     pub rows: u64,
 }
 
+/// A session id with its row, or the §6.3 rule the row breaks.
+pub type SessionEntry = (String, Result<SessionRow, Finding>);
+
 /// An opened store.
 pub struct Store {
     conn: Connection,
@@ -138,17 +172,32 @@ impl Store {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let wal = sidecar(path, "-wal");
         let shm = sidecar(path, "-shm");
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let (conn, copy) = if !wal.exists() {
-            (Connection::open_with_flags(file_uri(&absolute(path), "?immutable=1"), flags)?, None)
-        } else if shm.exists() {
-            (Connection::open_with_flags(file_uri(&absolute(path), "?mode=ro"), flags)?, None)
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let (conn, copy) = if !is_wal_mode(path)? || (wal.exists() && shm.exists()) {
+            // Rollback-journal readers take a shared lock and create no file; a WAL reader
+            // with both side files present uses them as they are.
+            (
+                Connection::open_with_flags(file_uri(&absolute(path), "?mode=ro"), flags)?,
+                None,
+            )
+        } else if !wal.exists() {
+            // WAL mode with no WAL file: nothing beyond the main file to read, and a
+            // read-only WAL connection would create a -shm. Immutable creates nothing.
+            (
+                Connection::open_with_flags(file_uri(&absolute(path), "?immutable=1"), flags)?,
+                None,
+            )
         } else {
             let dir = tempfile::tempdir()?;
             let copy = dir.path().join("store.db");
             std::fs::copy(path, &copy)?;
             std::fs::copy(&wal, sidecar(&copy, "-wal"))?;
-            (Connection::open_with_flags(file_uri(&copy, "?mode=ro"), flags)?, Some(dir))
+            (
+                Connection::open_with_flags(file_uri(&copy, "?mode=ro"), flags)?,
+                Some(dir),
+            )
         };
         conn.pragma_update(None, "query_only", 1)?;
         conn.busy_timeout(std::time::Duration::from_millis(5000))?;
@@ -167,7 +216,9 @@ impl Store {
     }
 
     fn identity(&mut self) -> Result<Schema, StoreError> {
-        let refuse = |rule, message: String| Err(StoreError::Refused(Finding::new(rule, None, None, message)));
+        let refuse = |rule, message: String| {
+            Err(StoreError::Refused(Finding::new(rule, None, None, message)))
+        };
         let objects = self.user_objects()?;
         match self.user_version {
             0 if self.application_id != 0 || !objects.is_empty() => refuse(
@@ -181,39 +232,89 @@ impl Store {
             0 => Ok(Schema::Empty),
             4 => {
                 if self.application_id != 0 {
-                    return refuse(Rule::D3, format!("schema 4 store with application id {:#010x}, expected 0", self.application_id));
+                    return refuse(
+                        Rule::D3,
+                        format!(
+                            "schema 4 store with application id {:#010x}, expected 0",
+                            self.application_id
+                        ),
+                    );
                 }
-                for (table, want) in [("sessions", &SCHEMA_4_SESSIONS[..]), ("events", &SCHEMA_4_EVENTS[..])] {
+                for (table, want) in [
+                    ("sessions", &SCHEMA_4_SESSIONS[..]),
+                    ("events", &SCHEMA_4_EVENTS[..]),
+                ] {
                     let columns = self.columns(table)?;
-                    if columns.len() != want.len() || !want.iter().all(|c| columns.iter().any(|x| x == c)) {
-                        return refuse(Rule::D5, format!("schema 4 table {table} has columns {}, expected {}", columns.join(", "), want.join(", ")));
+                    if columns.len() != want.len()
+                        || !want.iter().all(|c| columns.iter().any(|x| x == c))
+                    {
+                        return refuse(
+                            Rule::D5,
+                            format!(
+                                "schema 4 table {table} has columns {}, expected {}",
+                                columns.join(", "),
+                                want.join(", ")
+                            ),
+                        );
                     }
                 }
                 Ok(Schema::V4)
             }
             17 => {
                 if self.application_id != APPLICATION_ID {
-                    return refuse(Rule::D3, format!("wrong application id {:#010x} ({}), expected 0x44534850 (1146308688, DSHP)", self.application_id, self.application_id));
+                    return refuse(
+                        Rule::D3,
+                        format!(
+                            "wrong application id {:#010x} ({}), expected 0x44534850 (1146308688, DSHP)",
+                            self.application_id, self.application_id
+                        ),
+                    );
                 }
-                let canonical: Vec<(String, String, String, String)> =
-                    SCHEMA_17.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect();
+                let canonical: Vec<(String, String, String, String)> = SCHEMA_17
+                    .iter()
+                    .map(|(a, b, c, d)| {
+                        (a.to_string(), b.to_string(), c.to_string(), d.to_string())
+                    })
+                    .collect();
                 if objects != canonical {
-                    let names: Vec<String> = objects.iter().map(|o| format!("{} {}", o.0, o.1)).collect();
-                    return refuse(Rule::D5, format!("required schema objects missing or extra objects present (found: {})", names.join(", ")));
+                    let names: Vec<String> =
+                        objects.iter().map(|o| format!("{} {}", o.0, o.1)).collect();
+                    return refuse(
+                        Rule::D5,
+                        format!(
+                            "required schema objects missing or extra objects present (found: {})",
+                            names.join(", ")
+                        ),
+                    );
                 }
                 let row: Option<String> = self
                     .conn
-                    .query_row("SELECT store_id FROM persistence_state WHERE singleton = 1", [], |r| r.get(0))
+                    .query_row(
+                        "SELECT store_id FROM persistence_state WHERE singleton = 1",
+                        [],
+                        |r| r.get(0),
+                    )
                     .ok();
                 match row {
                     Some(id) if is_uuid(&id) => {
                         self.store_id = Some(id);
                         Ok(Schema::V17)
                     }
-                    other => refuse(Rule::D6, format!("no valid store identity: persistence_state store_id is {}", other.map_or("absent".into(), |s| format!("{s:?}")))),
+                    other => refuse(
+                        Rule::D6,
+                        format!(
+                            "no valid store identity: persistence_state store_id is {}",
+                            other.map_or("absent".into(), |s| format!("{s:?}"))
+                        ),
+                    ),
                 }
             }
-            n => refuse(Rule::D2, format!("schema version {n} incompatible with this build (17, or the June 2026 schema 4)")),
+            n => refuse(
+                Rule::D2,
+                format!(
+                    "schema version {n} incompatible with this build (17, or the June 2026 schema 4)"
+                ),
+            ),
         }
     }
 
@@ -223,7 +324,12 @@ impl Store {
             .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
         let rows = stmt.query_map([], |r| {
             let sql: Option<String> = r.get(3)?;
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, sql.map(|s| collapse_ws(&s)).unwrap_or_default()))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                sql.map(|s| collapse_ws(&s)).unwrap_or_default(),
+            ))
         })?;
         rows.collect()
     }
@@ -256,23 +362,37 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors. A row breaking a rule is returned with its finding instead.
-    pub fn sessions(&self) -> Result<Vec<Result<SessionRow, Finding>>, StoreError> {
+    pub fn sessions(&self) -> Result<Vec<SessionEntry>, StoreError> {
         if self.schema == Schema::Empty {
             return Ok(Vec::new());
         }
         let sql = match self.schema {
-            Schema::V17 => "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.agent_preset, s.incarnation, s.revision, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id",
-            _ => "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id",
+            Schema::V17 => {
+                "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.agent_preset, s.incarnation, s.revision, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id"
+            }
+            _ => {
+                "SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM events e WHERE e.session_id = s.id) FROM sessions s ORDER BY s.id"
+            }
         };
         let mut stmt = self.conn.prepare(sql)?;
         let mut rows = stmt.query([])?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
-            out.push(session_row(row, self.schema));
+            let id = match row.get_ref(0)? {
+                ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                other => format!("<{}>", kind_name(other)),
+            };
+            out.push((id, session_row(row, self.schema)));
         }
         Ok(out)
     }
+}
 
+/// True when the database header says WAL mode (read and write versions 2, bytes 18–19).
+fn is_wal_mode(path: &Path) -> std::io::Result<bool> {
+    let mut head = [0u8; 20];
+    std::fs::File::open(path)?.read_exact(&mut head)?;
+    Ok(head[18] == 2 || head[19] == 2)
 }
 
 /// True when the file at `path` starts with the SQLite header.
@@ -309,7 +429,14 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
         ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
         _ => String::new(),
     };
-    let bad = |what: String| Err(Finding::new(Rule::H4, None, None, format!("sessions row {id:?}: {what}")));
+    let bad = |what: String| {
+        Err(Finding::new(
+            Rule::H4,
+            None,
+            None,
+            format!("sessions row {id:?}: {what}"),
+        ))
+    };
     let int = |i: usize| match value(i) {
         ValueRef::Integer(n) => Ok(Some(n)),
         ValueRef::Null => Ok(None),
@@ -324,21 +451,33 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
         return bad("id must be a non-empty string".into());
     }
     let safe = |n: i64| (n as f64).abs() <= MAX_SAFE_INTEGER;
-    let Ok(Some(version)) = int(1) else { return bad("version must be an integer".into()) };
+    let Ok(Some(version)) = int(1) else {
+        return bad("version must be an integer".into());
+    };
     if !safe(version) {
         return bad(format!("version {version} is not a safe integer"));
     }
-    let Ok(Some(created_at)) = int(2) else { return bad("created_at must be an integer".into()) };
+    let Ok(Some(created_at)) = int(2) else {
+        return bad("created_at must be an integer".into());
+    };
     if created_at < 0 || !safe(created_at) {
-        return bad(format!("created_at must be non-negative, found {created_at}"));
+        return bad(format!(
+            "created_at must be non-negative, found {created_at}"
+        ));
     }
-    let Ok(cwd) = text(3) else { return bad("cwd must be NULL or TEXT".into()) };
+    let Ok(cwd) = text(3) else {
+        return bad("cwd must be NULL or TEXT".into());
+    };
     if cwd.as_ref().is_some_and(|c| !c.starts_with('/')) {
         return bad(format!("cwd must be NULL or absolute, found {cwd:?}"));
     }
-    let Ok(parent_session) = text(4) else { return bad("parent_session must be NULL or TEXT".into()) };
+    let Ok(parent_session) = text(4) else {
+        return bad("parent_session must be NULL or TEXT".into());
+    };
     let nonneg = |i: usize, name: &str| match int(i) {
-        Ok(Some(n)) if n < 0 || !safe(n) => Err(format!("{name} must be NULL or non-negative, found {n}")),
+        Ok(Some(n)) if n < 0 || !safe(n) => {
+            Err(format!("{name} must be NULL or non-negative, found {n}"))
+        }
         Ok(v) => Ok(v),
         Err(()) => Err(format!("{name} must be NULL or an integer")),
     };
@@ -346,9 +485,12 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
         Ok(v) => v,
         Err(e) => return bad(e),
     };
-    let (mut origin, mut delegation_depth, mut agent_preset, mut incarnation, mut revision) = (None, None, None, None, None);
+    let (mut origin, mut delegation_depth, mut agent_preset, mut incarnation, mut revision) =
+        (None, None, None, None, None);
     if schema == Schema::V17 {
-        let Ok(o) = text(6) else { return bad("origin must be NULL or TEXT".into()) };
+        let Ok(o) = text(6) else {
+            return bad("origin must be NULL or TEXT".into());
+        };
         if o.as_deref().is_some_and(|o| o != "subagent") {
             return bad(format!("origin must be NULL or \"subagent\", found {o:?}"));
         }
@@ -357,7 +499,9 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
             Ok(v) => v,
             Err(e) => return bad(e),
         };
-        let Ok(p) = text(8) else { return bad("agent_preset must be NULL or TEXT".into()) };
+        let Ok(p) = text(8) else {
+            return bad("agent_preset must be NULL or TEXT".into());
+        };
         agent_preset = p;
         match text(9) {
             Ok(Some(i)) if is_uuid(&i) => incarnation = Some(i),
@@ -433,7 +577,11 @@ pub fn decode_source_seqs(blob: &[u8]) -> Result<Vec<u64>, String> {
                 if value > 2 * MAX {
                     return Err(format!("delta {value} exceeds the zigzag range"));
                 }
-                let delta = if value % 2 == 0 { (value / 2) as i64 } else { -(value.div_ceil(2) as i64) };
+                let delta = if value.is_multiple_of(2) {
+                    (value / 2) as i64
+                } else {
+                    -(value.div_ceil(2) as i64)
+                };
                 let seq = prev as i64 + delta;
                 if !(0..=MAX as i64).contains(&seq) {
                     return Err(format!("decoded seq {seq} is outside [0, 2^53-1]"));
@@ -465,7 +613,14 @@ pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
             varint(&mut out, s);
         } else {
             let d = s as i64 - seqs[i - 1] as i64;
-            varint(&mut out, if d >= 0 { 2 * d as u64 } else { (-2 * d - 1) as u64 });
+            varint(
+                &mut out,
+                if d >= 0 {
+                    2 * d as u64
+                } else {
+                    (-2 * d - 1) as u64
+                },
+            );
         }
     }
     out
@@ -488,20 +643,18 @@ pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, S
         StoreError::Io(e) => SourceError::Io(e),
         StoreError::Refused(f) => SourceError::Finding(f),
     })?;
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|r| match r {
-            Ok(row) => row.header.id.clone(),
-            Err(f) => f.message.clone(),
-        })
-        .collect();
+    let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
     let index = match session {
-        Some(want) => rows
-            .iter()
-            .position(|r| r.as_ref().is_ok_and(|row| row.header.id == want))
-            .ok_or_else(|| SourceError::Session(format!("store has no session {want:?}; it holds: {}", list(&ids))))?,
+        Some(want) => ids.iter().position(|id| id == want).ok_or_else(|| {
+            SourceError::Session(format!(
+                "store has no session {want:?}; it holds: {}",
+                list(&ids)
+            ))
+        })?,
         None if rows.len() == 1 => 0,
-        None if rows.is_empty() => return Err(SourceError::Session("store holds no sessions".into())),
+        None if rows.is_empty() => {
+            return Err(SourceError::Session("store holds no sessions".into()));
+        }
         None => {
             return Err(SourceError::Session(format!(
                 "store holds {} sessions; name one with --session: {}",
@@ -510,7 +663,12 @@ pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, S
             )));
         }
     };
-    let row = rows.into_iter().nth(index).expect("index found above").map_err(SourceError::Finding)?;
+    let row = rows
+        .into_iter()
+        .nth(index)
+        .expect("index found above")
+        .1
+        .map_err(SourceError::Finding)?;
     if row.header.version != Some(0) {
         let v = row.header.version.unwrap_or_default();
         let why = if v > 0 {
@@ -576,12 +734,22 @@ fn kind_name(v: ValueRef<'_>) -> &'static str {
 impl SqliteLines {
     fn fetch(&mut self) -> Result<(), SourceError> {
         let sql = match self.store.schema {
-            Schema::V4 => "SELECT seq, type, time, data, source_event_seqs, surface_op, NULL FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-            _ => "SELECT seq, type, time, data, source_event_seqs, surface_op, ignorable FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            Schema::V4 => {
+                "SELECT seq, type, time, data, source_event_seqs, surface_op, NULL FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            }
+            _ => {
+                "SELECT seq, type, time, data, source_event_seqs, surface_op, ignorable FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            }
         };
         let mut stmt = self.store.conn.prepare_cached(sql).map_err(sql_err)?;
         let after = self.after.unwrap_or(i64::MIN);
-        let mut rows = stmt.query(rusqlite::params![self.session, after, ROWS_PER_BATCH as i64]).map_err(sql_err)?;
+        let mut rows = stmt
+            .query(rusqlite::params![
+                self.session,
+                after,
+                ROWS_PER_BATCH as i64
+            ])
+            .map_err(sql_err)?;
         let mut n = 0;
         while let Some(row) = rows.next().map_err(sql_err)? {
             n += 1;
@@ -644,11 +812,22 @@ impl SqliteLines {
     /// Q1–Q5, always fatal (FORMAT.md §5.5.3).
     fn check_columns(&self, row: &RawRow) -> Result<(i64, String, i64), Finding> {
         let fatal = |rule, what: String, seq: Option<u64>| {
-            Finding::new(rule, seq, None, format!("session {:?}: invalid physical row: {what}", self.session))
+            Finding::new(
+                rule,
+                seq,
+                None,
+                format!("session {:?}: invalid physical row: {what}", self.session),
+            )
         };
         let seq = match &row.seq {
             Ok(s) if *s >= 0 && (*s as f64) <= MAX_SAFE_INTEGER => *s,
-            Ok(s) => return Err(fatal(Rule::Q1, format!("seq {s} is not a non-negative safe integer"), None)),
+            Ok(s) => {
+                return Err(fatal(
+                    Rule::Q1,
+                    format!("seq {s} is not a non-negative safe integer"),
+                    None,
+                ));
+            }
             Err(e) => return Err(fatal(Rule::Q1, e.clone(), None)),
         };
         let at = Some(seq as u64);
@@ -659,7 +838,13 @@ impl SqliteLines {
         };
         let time = match &row.time {
             Ok(t) if (*t as f64).abs() <= MAX_SAFE_INTEGER => *t,
-            Ok(t) => return Err(fatal(Rule::Q1, format!("time {t} is not a safe integer"), at)),
+            Ok(t) => {
+                return Err(fatal(
+                    Rule::Q1,
+                    format!("time {t} is not a safe integer"),
+                    at,
+                ));
+            }
             Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
         };
         if let Err(e) = &row.data {
@@ -686,9 +871,14 @@ impl SqliteLines {
         let raw = row.data.as_ref().expect("checked by Q2");
         let packed = row.ignorable == Ok(Some(0));
         let data_text = if row.data_is_blob {
-            let cap = if packed { MAX_PACKED_DATA_BYTES } else { MAX_DATA_BYTES };
+            let cap = if packed {
+                MAX_PACKED_DATA_BYTES
+            } else {
+                MAX_DATA_BYTES
+            };
             let mut plain = Vec::new();
-            let decoder = zstd::stream::read::Decoder::new(&raw[..]).map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            let decoder = zstd::stream::read::Decoder::new(&raw[..])
+                .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
             decoder
                 .take(cap as u64 + 1)
                 .read_to_end(&mut plain)
@@ -696,12 +886,18 @@ impl SqliteLines {
             if plain.len() > cap {
                 return Err(format!("data BLOB decompresses to more than {cap} bytes"));
             }
-            let text = String::from_utf8(plain).map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
+            let text =
+                String::from_utf8(plain).map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
             // A WHATWG TextDecoder drops one leading byte-order mark (FORMAT.md §1.5).
-            text.strip_prefix('\u{feff}').map(str::to_owned).unwrap_or(text)
+            text.strip_prefix('\u{feff}')
+                .map(str::to_owned)
+                .unwrap_or(text)
         } else {
             if packed && raw.len() > MAX_PACKED_DATA_BYTES {
-                return Err(format!("packed row DATA is {} bytes, more than {MAX_PACKED_DATA_BYTES}", raw.len()));
+                return Err(format!(
+                    "packed row DATA is {} bytes, more than {MAX_PACKED_DATA_BYTES}",
+                    raw.len()
+                ));
             }
             String::from_utf8_lossy(raw).into_owned()
         };
@@ -709,34 +905,50 @@ impl SqliteLines {
         let mut line = String::with_capacity(data_text.len() + 64);
         if packed {
             if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
-                return Err(format!("ignorable = 0 marks a packed row, but type {ty:?} is not a packed tag"));
+                return Err(format!(
+                    "ignorable = 0 marks a packed row, but type {ty:?} is not a packed tag"
+                ));
             }
             if !matches!(row.sources, Ok(None)) || !matches!(row.surface_op, Ok(None)) {
                 return Err("packed row carries surface columns".into());
             }
             let members = data
-                .get(if ty == "tool-call-chunks" { "args" } else { "texts" })
+                .get(if ty == "tool-call-chunks" {
+                    "args"
+                } else {
+                    "texts"
+                })
                 .map_or(0, |p| p.len());
             if !(3..=1024).contains(&members) {
-                return Err(format!("packed row has {members} members; SQLite rows hold 3 to 1024"));
+                return Err(format!(
+                    "packed row has {members} members; SQLite rows hold 3 to 1024"
+                ));
             }
             line.push_str("{\"type\":");
             write_js_string(&mut line, ty);
-            line.push_str(&format!(",\"seq0\":{seq},\"time0\":{time},\"data\":{}}}", data.raw()));
+            line.push_str(&format!(
+                ",\"seq0\":{seq},\"time0\":{time},\"data\":{}}}",
+                data.raw()
+            ));
             return Ok(line);
         }
         line.push_str("{\"type\":");
         write_js_string(&mut line, ty);
-        line.push_str(&format!(",\"seq\":{seq},\"time\":{time},\"data\":{}", data.raw()));
+        line.push_str(&format!(
+            ",\"seq\":{seq},\"time\":{time},\"data\":{}",
+            data.raw()
+        ));
         match &row.sources {
             Ok(Some((bytes, true))) => {
-                let seqs = decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
+                let seqs =
+                    decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
                 let list: Vec<String> = seqs.iter().map(u64::to_string).collect();
                 line.push_str(&format!(",\"sourceEventSeqs\":[{}]", list.join(",")));
             }
             Ok(Some((bytes, false))) => {
                 let text = String::from_utf8_lossy(bytes);
-                let json = Json::parse(&text).map_err(|e| format!("source_event_seqs is not JSON: {e}"))?;
+                let json = Json::parse(&text)
+                    .map_err(|e| format!("source_event_seqs is not JSON: {e}"))?;
                 line.push_str(&format!(",\"sourceEventSeqs\":{}", json.raw()));
             }
             _ => {}
@@ -761,7 +973,7 @@ impl LineSource for SqliteLines {
     fn backend(&self) -> Backend {
         Backend::Sqlite {
             era: self.era,
-            header: self.header.clone(),
+            header: Box::new(self.header.clone()),
             session: self.session.clone(),
         }
     }
@@ -803,7 +1015,10 @@ mod tests {
             (&[129, 130, 131, 200], &[0x81, 0x01, 0x02, 0x02, 0x8A, 0x01]),
             (&[0], &[0x00]),
             (&[], &[]),
-            (&[(1 << 53) - 1], &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]),
+            (
+                &[(1 << 53) - 1],
+                &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],
+            ),
         ];
         for (seqs, bytes) in cases {
             assert_eq!(encode_source_seqs(seqs), bytes, "{seqs:?}");
@@ -813,11 +1028,31 @@ mod tests {
 
     #[test]
     fn malformed_varints_are_rejected() {
-        assert!(decode_source_seqs(&[0x00, 0x01]).unwrap_err().contains("outside"));
-        assert!(decode_source_seqs(&[0x80]).unwrap_err().contains("truncated"));
-        assert!(decode_source_seqs(&[0x80, 0x00]).unwrap_err().contains("canonical"));
-        assert!(decode_source_seqs(&[0xFF; 10]).unwrap_err().contains("9 bytes"));
-        assert!(decode_source_seqs(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]).unwrap_err().contains("exceeds"));
+        assert!(
+            decode_source_seqs(&[0x00, 0x01])
+                .unwrap_err()
+                .contains("outside")
+        );
+        assert!(
+            decode_source_seqs(&[0x80])
+                .unwrap_err()
+                .contains("truncated")
+        );
+        assert!(
+            decode_source_seqs(&[0x80, 0x00])
+                .unwrap_err()
+                .contains("canonical")
+        );
+        assert!(
+            decode_source_seqs(&[0xFF; 10])
+                .unwrap_err()
+                .contains("9 bytes")
+        );
+        assert!(
+            decode_source_seqs(&[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+                .unwrap_err()
+                .contains("exceeds")
+        );
     }
 
     #[test]

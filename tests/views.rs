@@ -6,7 +6,11 @@ use common::{dsh, fixture};
 
 fn stdout(args: &[&str]) -> String {
     let out = dsh().args(args).output().expect("runs");
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
@@ -18,7 +22,11 @@ fn surface_seqs(file: &str, at: Option<u64>) -> Vec<u64> {
         args.extend(["--at", at]);
     }
     let rows: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
-    rows.as_array().unwrap().iter().map(|r| r["seq"].as_u64().unwrap()).collect()
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect()
 }
 
 #[test]
@@ -44,7 +52,14 @@ fn compaction_and_prune_surface_table() {
          0     20    user/message   replace 15..12   2          user   Summary: two files; a.txt says hello.\n \
          1     19    tool/result    replace 17..17   1          user   [output pruned]\n"
     );
-    let jsonl = stdout(&["surface", "--format", "jsonl", "--at", "15", path.to_str().unwrap()]);
+    let jsonl = stdout(&[
+        "surface",
+        "--format",
+        "jsonl",
+        "--at",
+        "15",
+        path.to_str().unwrap(),
+    ]);
     assert_eq!(
         jsonl,
         "{\"position\":0,\"seq\":15,\"type\":\"user/message\",\"op\":\"replace\",\"start\":2,\"end\":9,\"shadowed\":3,\"role\":\"user\",\"preview\":\"Summary: the user listed two files.\"}\n\
@@ -57,17 +72,37 @@ fn compaction_and_prune_messages_are_the_stored_bytes() {
     let path = fixture("compaction-and-prune.jsonl");
     let text = std::fs::read_to_string(&path).unwrap();
     // The two surviving messages, cut out of the stored lines by hand.
-    let user = &text[text.find(r#"{"content":[{"type":"text","text":"Summary: two files"#).unwrap()..];
+    let user = &text[text
+        .find(r#"{"content":[{"type":"text","text":"Summary: two files"#)
+        .unwrap()..];
     let user = &user[..user.find(r#","sourceEventSeqs""#).unwrap()];
     let result = &text[text.rfind(r#"{"id":"r-2""#).unwrap()..];
     let result = &result[..result.find(r#"}},"sourceEventSeqs""#).unwrap() + 1];
-    assert_eq!(stdout(&["messages", path.to_str().unwrap()]), format!("[\n{user},\n{result}\n]\n"));
-    assert_eq!(stdout(&["messages", "--format", "jsonl", path.to_str().unwrap()]), format!("{user}\n{result}\n"));
+    assert_eq!(
+        stdout(&["messages", path.to_str().unwrap()]),
+        format!("[\n{user},\n{result}\n]\n")
+    );
+    assert_eq!(
+        stdout(&["messages", "--format", "jsonl", path.to_str().unwrap()]),
+        format!("{user}\n{result}\n")
+    );
     // Before the first compaction: user, assistant, tool result.
-    let at9 = stdout(&["messages", "--format", "jsonl", "--at", "9", path.to_str().unwrap()]);
+    let at9 = stdout(&[
+        "messages",
+        "--format",
+        "jsonl",
+        "--at",
+        "9",
+        path.to_str().unwrap(),
+    ]);
     let ids: Vec<String> = at9
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_owned())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect();
     assert_eq!(ids, ["u-1", "a-1", "r-1"]);
 }
@@ -88,24 +123,45 @@ fn legacy_records_are_converted_as_head_does() {
             "\n",
         )
     );
-    let show: serde_json::Value = serde_json::from_str(&stdout(&["show", "--format", "json", path.to_str().unwrap()])).unwrap();
+    let show: serde_json::Value = serde_json::from_str(&stdout(&[
+        "show",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]))
+    .unwrap();
     // disposed → aborted; the June-style error reason → error.
-    assert_eq!(show["turns_by_reason"], serde_json::json!({"aborted": 1, "error": 1}));
+    assert_eq!(
+        show["turns_by_reason"],
+        serde_json::json!({"aborted": 1, "error": 1})
+    );
 }
 
 #[test]
 fn open_turn_is_shown_with_its_unanswered_call() {
     let path = fixture("open-turn-after-tool-call.jsonl");
-    let show: serde_json::Value = serde_json::from_str(&stdout(&["show", "--format", "json", path.to_str().unwrap()])).unwrap();
+    let show: serde_json::Value = serde_json::from_str(&stdout(&[
+        "show",
+        "--format",
+        "json",
+        path.to_str().unwrap(),
+    ]))
+    .unwrap();
     assert_eq!(show["events"], 19);
-    assert_eq!(show["turns_by_reason"], serde_json::json!({"still open": 1}));
+    assert_eq!(
+        show["turns_by_reason"],
+        serde_json::json!({"still open": 1})
+    );
     assert_eq!(show["open_turn"], 1);
     assert_eq!(show["tool_calls"], 1);
     assert_eq!(show["unanswered_calls"], 1);
     assert_eq!(show["usage"]["input_tokens"], 900);
     assert_eq!(show["first_event_at"], "2025-10-09T08:53:20.100Z");
     // The packed rows expand to chunks 6–8 and 11–13: the assistant message cites all twelve.
-    assert_eq!(surface_seqs("open-turn-after-tool-call.jsonl", None), [2, 17]);
+    assert_eq!(
+        surface_seqs("open-turn-after-tool-call.jsonl", None),
+        [2, 17]
+    );
 }
 
 #[test]
@@ -123,7 +179,10 @@ fn show_text_summary() {
         "tokens:       input 1850, output 25, cache read 0, cache write 0, reasoning 0",
     ];
     for line in expected_lines {
-        assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing {line:?} in\n{text}"
+        );
     }
 }
 
@@ -133,7 +192,9 @@ fn version_of_a_plain_log() {
     let p = path.to_str().unwrap();
     assert_eq!(
         stdout(&["version", p]),
-        format!("file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\n")
+        format!(
+            "file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\n"
+        )
     );
 }
 
@@ -147,14 +208,29 @@ fn standard_input_is_read_with_a_dash() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert_eq!(out.stdout, dsh().args(["messages", "--format", "jsonl"]).arg(&path).output().unwrap().stdout);
+    assert_eq!(
+        out.stdout,
+        dsh()
+            .args(["messages", "--format", "jsonl"])
+            .arg(&path)
+            .output()
+            .unwrap()
+            .stdout
+    );
 }
 
 #[test]
 fn at_beyond_the_log_is_a_clear_error() {
     let path = fixture("compaction-and-prune.jsonl");
-    let out = dsh().args(["surface", "--at", "99"]).arg(&path).output().unwrap();
+    let out = dsh()
+        .args(["surface", "--at", "99"])
+        .arg(&path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("--at 99 is beyond the log: its last replayed seq is 22"), "{err}");
+    assert!(
+        err.contains("--at 99 is beyond the log: its last replayed seq is 22"),
+        "{err}"
+    );
 }

@@ -34,7 +34,12 @@ struct Row {
     file: Option<String>,
 }
 
-fn row(header: &Header, revision: Option<i64>, file: Option<String>, report: Option<&scan::Report>) -> Row {
+fn row(
+    header: &Header,
+    revision: Option<i64>,
+    file: Option<String>,
+    report: Option<&scan::Report>,
+) -> Row {
     Row {
         id: header.id.clone(),
         created_at: header.created_at.map(utc),
@@ -83,8 +88,16 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if path.is_dir() {
         for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
             let report = scan::scan_path(&file, &ScanOptions::default()).ok();
-            let header = report.as_ref().and_then(|r| r.header.clone()).unwrap_or_default();
-            rows.push(row(&header, None, Some(file.display().to_string()), report.as_ref()));
+            let header = report
+                .as_ref()
+                .and_then(|r| r.header.clone())
+                .unwrap_or_default();
+            rows.push(row(
+                &header,
+                None,
+                Some(file.display().to_string()),
+                report.as_ref(),
+            ));
         }
     } else {
         let store = match Store::open(path) {
@@ -94,7 +107,10 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
             Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
         };
-        for session in store.sessions().with_context(|| path.display().to_string())? {
+        for (_, session) in store
+            .sessions()
+            .with_context(|| path.display().to_string())?
+        {
             match session {
                 Ok(s) => {
                     let options = ScanOptions {
@@ -121,7 +137,19 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         TableFormat::Table => {
             let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-            let mut t = table(&["id", "created at", "cwd", "parent", "seed", "origin", "depth", "events", "turns", "revision", "status"]);
+            let mut t = table(&[
+                "id",
+                "created at",
+                "cwd",
+                "parent",
+                "seed",
+                "origin",
+                "depth",
+                "events",
+                "turns",
+                "revision",
+                "status",
+            ]);
             for r in &rows {
                 t.add_row(vec![
                     r.id.clone(),

@@ -96,7 +96,11 @@ fn summary(report: &Report) -> Summary<'_> {
     let s = &report.stats;
     let mut by_reason = BTreeMap::new();
     for t in &s.turns {
-        let key = if t.reason == "open" { "still open".to_owned() } else { t.reason.clone() };
+        let key = if t.reason == "open" {
+            "still open".to_owned()
+        } else {
+            t.reason.clone()
+        };
         *by_reason.entry(key).or_insert(0) += 1;
     }
     Summary {
@@ -164,7 +168,12 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("session id", s.session_id.to_owned())?;
     field(
         "format",
-        format!("v{} ({} era), compression {}", opt(s.format_version), s.era.unwrap_or("?"), s.encoding),
+        format!(
+            "v{} ({} era), compression {}",
+            opt(s.format_version),
+            s.era.unwrap_or("?"),
+            s.encoding
+        ),
     )?;
     field("status", s.status.to_owned())?;
     field("created at", opt(s.created_at.as_deref()))?;
@@ -176,40 +185,87 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("agent preset", opt(s.agent_preset))?;
     field(
         "events",
-        format!("{} (first {}, last {})", s.events, opt(s.first_event_at.as_deref()), opt(s.last_event_at.as_deref())),
+        format!(
+            "{} (first {}, last {})",
+            s.events,
+            opt(s.first_event_at.as_deref()),
+            opt(s.last_event_at.as_deref())
+        ),
     )?;
-    let reasons: Vec<String> = s.turns_by_reason.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    let reasons = if reasons.is_empty() { String::new() } else { format!(": {}", reasons.join(", ")) };
+    let reasons: Vec<String> = s
+        .turns_by_reason
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    let reasons = if reasons.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", reasons.join(", "))
+    };
     field("turns", format!("{}{reasons}", s.turns))?;
     field("steps", s.steps.to_string())?;
-    field("surface", format!("{} entries, {} replacements", s.surface_len, s.replacements))?;
+    field(
+        "surface",
+        format!("{} entries, {} replacements", s.surface_len, s.replacements),
+    )?;
     field(
         "tool calls",
-        format!("{} calls, {} results, {} unanswered", s.tool_calls, s.tool_results, s.unanswered_calls),
+        format!(
+            "{} calls, {} results, {} unanswered",
+            s.tool_calls, s.tool_results, s.unanswered_calls
+        ),
     )?;
     let u = &s.usage;
     field(
         "tokens",
         format!(
             "input {}, output {}, cache read {}, cache write {}, reasoning {}",
-            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.reasoning_tokens
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_tokens,
+            u.cache_write_tokens,
+            u.reasoning_tokens
         ),
     )?;
     if let Some(t) = &report.torn {
         field(
             "torn tail",
-            format!("{} from line {}: {} line(s), {} event(s) after byte offset {}", t.rule, t.line, t.lines, t.events, t.offset),
+            format!(
+                "{} from line {}: {} line(s), {} event(s) after byte offset {}",
+                t.rule, t.line, t.lines, t.events, t.offset
+            ),
         )?;
     }
     for p in &report.stats.pending {
-        field("unanswered", format!("call {} announced at seq {} (turn still open)", p.call_id, p.announced_seq))?;
+        field(
+            "unanswered",
+            format!(
+                "call {} announced at seq {} (turn still open)",
+                p.call_id, p.announced_seq
+            ),
+        )?;
     }
     for p in &report.stats.orphans {
-        field("unanswered", format!("call {} announced at seq {} has no result", p.call_id, p.announced_seq))?;
+        field(
+            "unanswered",
+            format!(
+                "call {} announced at seq {} has no result",
+                p.call_id, p.announced_seq
+            ),
+        )?;
     }
     if !s.per_turn.is_empty() {
         writeln!(out)?;
-        let mut t = table(&["turn", "seqs", "steps", "tool calls", "input", "output", "reason", "duration"]);
+        let mut t = table(&[
+            "turn",
+            "seqs",
+            "steps",
+            "tool calls",
+            "input",
+            "output",
+            "reason",
+            "duration",
+        ]);
         for turn in &s.per_turn {
             t.add_row(vec![
                 turn.turn.to_string(),
@@ -219,7 +275,8 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                 turn.usage.input_tokens.to_string(),
                 turn.usage.output_tokens.to_string(),
                 turn.reason.to_owned(),
-                turn.duration_ms.map_or("-".into(), |d| format!("{:.1}s", d as f64 / 1000.0)),
+                turn.duration_ms
+                    .map_or("-".into(), |d| format!("{:.1}s", d as f64 / 1000.0)),
             ]);
         }
         write_table(out, &t)?;

@@ -59,7 +59,11 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             None => bail!(
                 "{}: --at {at} is beyond the log: its last replayed seq is {}",
                 args.file.display(),
-                report.stats.events.checked_sub(1).map_or("none".into(), |s| s.to_string())
+                report
+                    .stats
+                    .events
+                    .checked_sub(1)
+                    .map_or("none".into(), |s| s.to_string())
             ),
         },
     };

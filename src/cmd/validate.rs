@@ -91,15 +91,23 @@ fn verdict(file: String, report: &Report) -> Verdict {
         file,
         session: report.session.clone(),
         status: report.status.name(),
-        rule: finding.map(|f| f.rule.id()).or(report.torn.as_ref().map(|t| t.rule.id())),
+        rule: finding
+            .map(|f| f.rule.id())
+            .or(report.torn.as_ref().map(|t| t.rule.id())),
         seq: finding.and_then(|f| f.seq),
-        line: finding
-            .and_then(|f| f.line)
-            .or(report.torn.as_ref().filter(|_| report.session.is_none()).map(|t| t.line)),
-        row: finding
-            .and_then(|f| f.row)
-            .or(report.torn.as_ref().filter(|_| report.session.is_some()).map(|t| t.line)),
-        message: finding.map(|f| f.message.clone()).or(report.torn.as_ref().map(|t| t.message.clone())),
+        line: finding.and_then(|f| f.line).or(report
+            .torn
+            .as_ref()
+            .filter(|_| report.session.is_none())
+            .map(|t| t.line)),
+        row: finding.and_then(|f| f.row).or(report
+            .torn
+            .as_ref()
+            .filter(|_| report.session.is_some())
+            .map(|t| t.line)),
+        message: finding
+            .map(|f| f.message.clone())
+            .or(report.torn.as_ref().map(|t| t.message.clone())),
         events: report.stats.events,
         surface_len: report.replay.len(),
         era: report.era.map(|e| e.name()),
@@ -169,7 +177,10 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             }
         }
         ListFormat::Text => {
-            for v in verdicts.iter().filter(|v| !args.quiet || v.status != "valid") {
+            for v in verdicts
+                .iter()
+                .filter(|v| !args.quiet || v.status != "valid")
+            {
                 if v.status == "error" {
                     continue;
                 }
@@ -183,7 +194,11 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                     counts[Status::TornTail as usize],
                     counts[Status::Corrupt as usize],
                     counts[Status::Refused as usize],
-                    if errors > 0 { format!(", {errors} unreadable") } else { String::new() }
+                    if errors > 0 {
+                        format!(", {errors} unreadable")
+                    } else {
+                        String::new()
+                    }
                 )?;
             }
         }
@@ -239,7 +254,13 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
         }
     }
     for w in &v.warnings {
-        writeln!(out, "  warning {} (seq {}): {}", w.rule, w.seq.unwrap_or_default(), w.message)?;
+        writeln!(
+            out,
+            "  warning {} (seq {}): {}",
+            w.rule,
+            w.seq.unwrap_or_default(),
+            w.message
+        )?;
     }
     Ok(())
 }

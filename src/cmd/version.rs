@@ -50,13 +50,20 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let (info, ok) = match Store::open(&args.file) {
         Ok(store) => {
             let mut sessions = Vec::new();
-            for s in store.sessions().with_context(|| file.clone())? {
+            for (_, s) in store.sessions().with_context(|| file.clone())? {
                 match s {
-                    Ok(s) if args.session.as_ref().is_none_or(|want| *want == s.header.id) => sessions.push(StoreSession {
-                        supported: s.header.version == Some(0),
-                        id: s.header.id,
-                        format_version: s.header.version,
-                    }),
+                    Ok(s)
+                        if args
+                            .session
+                            .as_ref()
+                            .is_none_or(|want| *want == s.header.id) =>
+                    {
+                        sessions.push(StoreSession {
+                            supported: s.header.version == Some(0),
+                            id: s.header.id,
+                            format_version: s.header.version,
+                        })
+                    }
                     Ok(_) => {}
                     Err(f) => eprintln!("dsh-session: {file}: {f}"),
                 }
@@ -110,14 +117,26 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 writeln!(out, "refused:        {rule}: {message}")?;
             } else {
                 writeln!(out, "user_version:   {}", info.user_version)?;
-                writeln!(out, "application_id: {} ({})", info.application_id_hex, info.application_id)?;
+                writeln!(
+                    out,
+                    "application_id: {} ({})",
+                    info.application_id_hex, info.application_id
+                )?;
                 writeln!(out, "schema:         {}", info.schema)?;
                 writeln!(out, "era:            {}", info.era)?;
-                writeln!(out, "store id:       {}", info.store_id.as_deref().unwrap_or("-"))?;
+                writeln!(
+                    out,
+                    "store id:       {}",
+                    info.store_id.as_deref().unwrap_or("-")
+                )?;
                 writeln!(out, "sessions:       {}", info.sessions.len())?;
                 for s in &info.sessions {
                     let v = s.format_version.map_or("?".into(), |v| format!("v{v}"));
-                    let support = if s.supported { "supported" } else { "not supported" };
+                    let support = if s.supported {
+                        "supported"
+                    } else {
+                        "not supported"
+                    };
                     writeln!(out, "  {}  format {v} ({support})", s.id)?;
                 }
             }
@@ -135,7 +154,8 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         header_only: true,
         ..ScanOptions::default()
     };
-    let report = scan::scan_path(&args.file, &options).with_context(|| args.file.display().to_string())?;
+    let report =
+        scan::scan_path(&args.file, &options).with_context(|| args.file.display().to_string())?;
     let header = report.header.as_ref();
     let info = VersionInfo {
         file: args.file.display().to_string(),
@@ -154,10 +174,20 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
             writeln!(out)?;
         }
         TableFormat::Table => {
-            let version = info.format_version.map_or("unknown".into(), |v| format!("v{v}"));
-            let support = if info.supported { "supported" } else { "not supported" };
+            let version = info
+                .format_version
+                .map_or("unknown".into(), |v| format!("v{v}"));
+            let support = if info.supported {
+                "supported"
+            } else {
+                "not supported"
+            };
             writeln!(out, "file:           {}", info.file)?;
-            writeln!(out, "session id:     {}", info.session_id.as_deref().unwrap_or("-"))?;
+            writeln!(
+                out,
+                "session id:     {}",
+                info.session_id.as_deref().unwrap_or("-")
+            )?;
             writeln!(out, "format version: {version} ({support})")?;
             writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
             writeln!(out, "compression:    {}", info.encoding)?;

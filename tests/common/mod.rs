@@ -1,6 +1,8 @@
 //! Helpers shared by the CLI tests.
 #![allow(dead_code)]
 
+pub mod store;
+
 use std::path::PathBuf;
 
 use assert_cmd::Command;
@@ -19,15 +21,25 @@ pub fn samples() -> PathBuf {
 
 /// A fixture under `fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// Runs `dsh-session validate --format jsonl FILE` and returns the parsed verdict.
 pub fn verdict(path: &std::path::Path) -> serde_json::Value {
-    let out = dsh().args(["validate", "--format", "jsonl"]).arg(path).output().expect("runs");
+    let out = dsh()
+        .args(["validate", "--format", "jsonl"])
+        .arg(path)
+        .output()
+        .expect("runs");
     let line = String::from_utf8(out.stdout).expect("utf-8");
-    serde_json::from_str(line.lines().next().unwrap_or_else(|| panic!("no verdict for {}", path.display())))
-        .expect("one JSON object")
+    serde_json::from_str(
+        line.lines()
+            .next()
+            .unwrap_or_else(|| panic!("no verdict for {}", path.display())),
+    )
+    .expect("one JSON object")
 }
 
 /// The rows of `EXPECTED.tsv`: (file relative to samples, status, rule).
