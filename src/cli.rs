@@ -70,6 +70,16 @@ pub enum Command {
     )]
     Messages(MessagesArgs),
 
+    /// Repair a log after a crash exactly as DSH does on its next load.
+    ///
+    /// Cuts only the torn tail (the uncommitted bytes after the last complete record) and
+    /// appends the records that close an interrupted turn: a synthetic result for every
+    /// unanswered tool call, `step/end`, and `turn/end {"kind":"interrupted"}`. A corrupt or
+    /// refused log is never touched. A backup `FILE.bak.<UTC time>` is kept unless
+    /// --no-backup. The repaired log is validated in memory before anything is written.
+    #[command(after_help = "Examples:\n  dsh-session repair --dry-run session.jsonl\n  dsh-session repair session.jsonl.zstd\n  dsh-session repair --session 5c40… sessions.db\n\nExit codes:\n  0  repaired, or nothing to repair\n  1  the log is corrupt or refused, or changed during the repair; nothing was written\n  2  usage error, or a file could not be read or written")]
+    Repair(RepairArgs),
+
     /// Summarise a log: header, era, turns, steps, tool calls, tokens, times.
     #[command(
         after_help = "Examples:\n  dsh-session show session.jsonl.zstd\n  dsh-session show session.jsonl --format json | jq .usage"
@@ -158,6 +168,39 @@ pub struct MessagesArgs {
     /// The session to read from a SQLite store (optional when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+}
+
+/// Arguments of `repair`.
+#[derive(Debug, Args)]
+pub struct RepairArgs {
+    /// The session log (a file; standard input cannot be repaired).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The session to repair in a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Print what would be cut and the closer records byte for byte; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Do not keep a copy of the original as FILE.bak.<UTC time>.
+    #[arg(long)]
+    pub no_backup: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RepairFormat::Text)]
+    pub format: RepairFormat,
+}
+
+/// Formats for `repair`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RepairFormat {
+    /// Human-readable lines, closers verbatim.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 /// Arguments of `show`.

@@ -557,30 +557,34 @@ impl ZstdLines {
         Ok(())
     }
 
-    /// Decodes whatever the torn final frame yields (FORMAT.md §5.5.2 Z8): all of it or,
-    /// on any decoder error, nothing.
     fn decode_torn_frame(&mut self, start: u64) -> io::Result<Vec<u8>> {
         self.file.seek(SeekFrom::Start(start))?;
         let mut bytes = Vec::new();
-        (&mut self.file)
-            .take(self.map.len - start)
-            .read_to_end(&mut bytes)?;
-        let mut dctx = DCtx::create();
-        let mut input = InBuffer::around(&bytes);
-        let mut plain = Vec::new();
-        loop {
-            let mut output = OutBuffer::around(&mut self.out[..]);
-            if dctx.decompress_stream(&mut output, &mut input).is_err() {
-                return Ok(Vec::new());
-            }
-            let produced = output.pos();
-            plain.extend_from_slice(&self.out[..produced]);
-            if plain.len() > MAX_LINE_BYTES {
-                return Ok(Vec::new());
-            }
-            if produced == 0 && input.pos() == bytes.len() {
-                return Ok(plain);
-            }
+        (&mut self.file).take(self.map.len - start).read_to_end(&mut bytes)?;
+        Ok(decode_torn_frame(&bytes))
+    }
+}
+
+/// Decodes whatever the bytes of a torn final frame yield (FORMAT.md §5.5.2 Z8): a
+/// streaming decode without the checksum; all of the plaintext or, on any decoder error
+/// (or past [`MAX_LINE_BYTES`]), nothing.
+pub fn decode_torn_frame(bytes: &[u8]) -> Vec<u8> {
+    let mut dctx = DCtx::create();
+    let mut input = InBuffer::around(bytes);
+    let mut plain = Vec::new();
+    let mut out = vec![0u8; OUT_CHUNK];
+    loop {
+        let mut output = OutBuffer::around(&mut out[..]);
+        if dctx.decompress_stream(&mut output, &mut input).is_err() {
+            return Vec::new();
+        }
+        let produced = output.pos();
+        plain.extend_from_slice(&out[..produced]);
+        if plain.len() > MAX_LINE_BYTES {
+            return Vec::new();
+        }
+        if produced == 0 && input.pos() == bytes.len() {
+            return plain;
         }
     }
 }

@@ -34,6 +34,9 @@ pub struct ScanOptions {
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
     pub session: Option<String>,
+    /// Compute the closers of an open final turn and check them with the log, as a
+    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
+    pub append_closers: bool,
 }
 
 /// The verdict on a log (FORMAT.md §6.2).
@@ -78,6 +81,9 @@ pub struct TornTail {
     pub lines: u64,
     /// Events in the dropped lines that decode (packed rows count their members).
     pub events: u64,
+    /// zstd only: complete lines of the torn frame that are kept (a repair writes them
+    /// again in its new frame, FORMAT.md §5.4).
+    pub recovered_lines: u64,
     /// Why the tail is torn, in one line.
     pub message: String,
 }
@@ -137,6 +143,10 @@ pub struct TurnRow {
 pub struct PendingCall {
     /// The call id as text.
     pub call_id: String,
+    /// The call id's JSON token as stored, quotes included.
+    pub call_id_raw: String,
+    /// The announcing message's `data.step` token as stored, when present.
+    pub step_raw: Option<String>,
     /// Seq of the announcing `assistant/message`.
     pub announced_seq: u64,
     /// Seq of the `tool/call`, when one was recorded.
@@ -176,6 +186,12 @@ pub struct Stats {
     pub orphans: Vec<PendingCall>,
     /// Number of `session/end-seed` events.
     pub end_seeds: u64,
+    /// The open turn's `data.turn` token as stored.
+    pub open_turn_raw: Option<String>,
+    /// The open step's `data.step` token as stored.
+    pub open_step_raw: Option<String>,
+    /// The last event's `time` token as stored (closers reuse it, FORMAT.md §5.2).
+    pub last_time_raw: Option<String>,
 }
 
 impl Stats {
@@ -184,6 +200,7 @@ impl Stats {
         let ty = logical.type_str();
         self.events += 1;
         let time = logical.ev.time_value();
+        self.last_time_raw = logical.ev.time.map(|t| t.raw().to_owned());
         if self.first_time.is_none() {
             self.first_time = time;
         }
@@ -200,11 +217,14 @@ impl Stats {
             data.and_then(|d| d.get(key))
                 .and_then(Json::as_safe_integer)
         };
+        let raw = |key: &str| data.and_then(|d| d.get(key)).map(|v| v.raw().to_owned());
         match ty {
             "turn/start" => {
                 self.close_pending();
                 self.open_turn = Some(int("turn").unwrap_or(0));
+                self.open_turn_raw = raw("turn");
                 self.open_step = None;
+                self.open_step_raw = None;
                 self.turns.push(TurnRow {
                     turn: int("turn").unwrap_or(0),
                     start_seq: seq,
@@ -216,7 +236,9 @@ impl Stats {
             "turn/end" => {
                 self.close_pending();
                 self.open_turn = None;
+                self.open_turn_raw = None;
                 self.open_step = None;
+                self.open_step_raw = None;
                 let kind = data
                     .and_then(|d| d.get("reason"))
                     .and_then(|r| r.get("kind"))
@@ -231,6 +253,7 @@ impl Stats {
             "step/start" => {
                 self.steps += 1;
                 self.open_step = int("step");
+                self.open_step_raw = raw("step");
                 if let Some(row) = self.open_row() {
                     row.steps += 1;
                 }
@@ -238,6 +261,7 @@ impl Stats {
             "step/end" => {
                 self.close_pending();
                 self.open_step = None;
+                self.open_step_raw = None;
             }
             "assistant/message" => {
                 let (content, usage) = match dialect.projection {
@@ -257,6 +281,7 @@ impl Stats {
                     }
                 }
                 let step = int("step");
+                let step_raw = raw("step");
                 for block in content.into_iter().flat_map(Json::elements) {
                     if block.get("type").is_some_and(|t| t.str_eq("tool-call"))
                         && let Some(id) = block.get("id")
@@ -266,9 +291,12 @@ impl Stats {
                             Some(p) => {
                                 p.call_seq = None;
                                 p.step = step;
+                                p.step_raw.clone_from(&step_raw);
                             }
                             None => self.pending.push(PendingCall {
                                 call_id,
+                                call_id_raw: id.raw().to_owned(),
+                                step_raw: step_raw.clone(),
                                 announced_seq: seq,
                                 call_seq: None,
                                 step,
@@ -347,6 +375,9 @@ pub struct Report {
     pub surface_at: Option<Vec<SurfaceEntry>>,
     /// Counts for `show`.
     pub stats: Stats,
+    /// With `ScanOptions::append_closers`: the closer records a repair appends, already
+    /// checked together with the log.
+    pub closers: Vec<String>,
 }
 
 impl Report {
@@ -459,6 +490,7 @@ impl<'o> Scan<'o> {
                 replay: Replay::new(&crate::event::HEAD),
                 surface_at: None,
                 stats: Stats::default(),
+                closers: Vec::new(),
             },
             dialect: &crate::event::HEAD,
             id_body: String::new(),
@@ -576,7 +608,25 @@ impl<'o> Scan<'o> {
             }
         }
         self.close_torn_tail(torn, lines);
+        if self.options.append_closers && !self.decided_before(STAGES) {
+            self.append_closers(line.number + 1);
+        }
         Ok(())
+    }
+
+    /// Computes the closers (§5.2) and feeds them through every check, as DSH validates
+    /// "stored events + closers" before a repair is made durable.
+    fn append_closers(&mut self, mut line: u64) {
+        let era = self.report.era.unwrap_or(Era::Head);
+        let closers =
+            crate::repair::closers_for_open_turn(&self.report.stats, era, self.next_index);
+        for closer in &closers {
+            let json = Json::parse(closer).expect("closers are valid JSON");
+            let ev = Event::from_object(json).expect("closers are objects");
+            self.process(ev, line);
+            line += 1;
+        }
+        self.report.closers = closers;
     }
 
     /// H1–H5 and era detection. Returns false when the header stops the load.
@@ -849,6 +899,9 @@ impl<'o> Scan<'o> {
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
         }
+        if line.from_torn_frame {
+            torn.recovered_lines += 1;
+        }
         true
     }
 
@@ -1049,6 +1102,7 @@ impl<'o> Scan<'o> {
                 line: torn.next_line,
                 lines: 0,
                 events: 0,
+                recovered_lines: torn.recovered_lines,
                 message: format!(
                     "file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"
                 ),
@@ -1086,6 +1140,7 @@ impl<'o> Scan<'o> {
                     line: first.line,
                     lines: torn.lines + 1,
                     events: torn.events + first.events,
+                    recovered_lines: torn.recovered_lines,
                     message: first.message,
                 }
             }
@@ -1354,6 +1409,8 @@ struct TornScan {
     committed_end: u64,
     /// Number of the line after the last one read.
     next_line: u64,
+    /// Lines of a torn zstd frame accepted before any defect.
+    recovered_lines: u64,
 }
 
 #[derive(Debug)]

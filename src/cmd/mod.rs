@@ -1,6 +1,7 @@
 //! One file per subcommand, each with a single `run` entry point.
 
 pub mod messages;
+pub mod repair;
 pub mod rules;
 pub mod sessions;
 pub mod show;

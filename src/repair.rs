@@ -1,0 +1,82 @@
+//! Crash repair, the pure part: which closers close an interrupted turn, byte for byte as
+//! DSH writes them (FORMAT.md §5.2, §5.3, §5.6). Writing them lives in `write.rs`.
+
+use crate::event::Era;
+use crate::scan::Stats;
+
+/// The text of a synthetic result when a `tool/call` was recorded (§5.3), verbatim.
+pub const OUTCOME_UNKNOWN_TEXT: &str = "The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.";
+
+/// The text of a synthetic result when no `tool/call` was recorded (§5.3), verbatim.
+pub const NOT_STARTED_TEXT: &str = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.";
+
+/// The one text of June 2026 closers (§5.6), verbatim.
+pub const JUNE_TEXT: &str = "Tool call interrupted by a crash; no result was recorded.";
+
+/// The closer records for the open turn at the end of a log, one compact JSON object
+/// each, in order: a `tool/result` per pending call (map order), `step/end` when a step is
+/// open, then `turn/end {interrupted}`. Empty when no turn is open or the log is empty.
+///
+/// `next_seq` is the seq after the last event; every closer reuses the last event's `time`
+/// token. Numbers and ids are copied from the stored tokens, so the output is
+/// byte-identical to DSH's (§1.4 key orders, §5.3 literals).
+pub fn closers_for_open_turn(stats: &Stats, era: Era, next_seq: u64) -> Vec<String> {
+    let (Some(turn), Some(time)) = (&stats.open_turn_raw, &stats.last_time_raw) else {
+        return Vec::new();
+    };
+    if stats.open_turn.is_none() || stats.events == 0 {
+        return Vec::new();
+    }
+    let mut seq = next_seq;
+    let mut out = Vec::new();
+    for call in &stats.pending {
+        let mut data = format!("{{\"turn\":{turn}");
+        if let Some(step) = &call.step_raw {
+            data.push_str(&format!(",\"step\":{step}"));
+        }
+        let c = &call.call_id_raw;
+        let body = &c[1..c.len() - 1];
+        let text = match (era, call.call_seq) {
+            (Era::June2026, _) => JUNE_TEXT,
+            (_, Some(_)) => OUTCOME_UNKNOWN_TEXT,
+            (_, None) => NOT_STARTED_TEXT,
+        };
+        let mut text_json = String::new();
+        crate::json::write_js_string(&mut text_json, text);
+        let content = format!("[{{\"type\":\"text\",\"text\":{text_json}}}]");
+        match era {
+            Era::June2026 => data.push_str(&format!(
+                ",\"callId\":{c},\"content\":{content},\"isError\":true,\"error\":{{\"name\":\"InterruptedError\",\"code\":\"interrupted\"}}}}"
+            )),
+            Era::Head => {
+                let error = if call.call_seq.is_some() {
+                    r#"{"name":"ToolOutcomeUnknownError","code":"TOOL_OUTCOME_UNKNOWN"}"#
+                } else {
+                    r#"{"name":"ToolNotStartedError","code":"TOOL_NOT_STARTED"}"#
+                };
+                data.push_str(&format!(
+                    ",\"message\":{{\"id\":\"interrupted-tool-result-{body}-{seq}\",\"role\":\"user\",\"source\":{{\"kind\":\"tool\",\"callId\":{c}}},\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{c},\"isError\":true,\"content\":{content}}}]}},\"error\":{error}}}"
+                ));
+            }
+        }
+        let mut line = format!(
+            "{{\"type\":\"tool/result\",\"seq\":{seq},\"time\":{time},\"data\":{data},\"surfaceOp\":\"append\""
+        );
+        if let Some(call_seq) = call.call_seq {
+            line.push_str(&format!(",\"sourceEventSeqs\":[{call_seq}]"));
+        }
+        line.push('}');
+        out.push(line);
+        seq += 1;
+    }
+    if let Some(step) = &stats.open_step_raw {
+        out.push(format!(
+            "{{\"type\":\"step/end\",\"seq\":{seq},\"time\":{time},\"data\":{{\"turn\":{turn},\"step\":{step}}}}}"
+        ));
+        seq += 1;
+    }
+    out.push(format!(
+        "{{\"type\":\"turn/end\",\"seq\":{seq},\"time\":{time},\"data\":{{\"turn\":{turn},\"reason\":{{\"kind\":\"interrupted\"}}}}}}"
+    ));
+    out
+}
