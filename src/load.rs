@@ -50,10 +50,10 @@ impl Encoding {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// Reading failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// The input is a SQLite store that cannot be read.
-    #[error("{0}")]
+    #[error(transparent)]
     Store(#[from] crate::sqlite::StoreError),
     /// A store holds no session of that id, or several and none was named.
     #[error("{0}")]

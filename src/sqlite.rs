@@ -103,10 +103,10 @@ impl Schema {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// SQLite failed (not a database, locked, I/O).
-    #[error("{0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// Copying the store aside failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// The store breaks an identity rule (D1–D6): refused.
     #[error("{0}")]
@@ -747,7 +747,7 @@ pub fn apply_repair(plan: &crate::write::Plan) -> Result<(), crate::write::Repai
     }
     if let Some(first) = plan.closers.first() {
         let first_seq = Json::parse(first).ok().and_then(|j| j.get("seq")).and_then(Json::as_seq);
-        let next = stored_next_seq(&tx, session)?;
+        let next = stored_next_seq(&tx, schema, session)?;
         if first_seq != Some(next) {
             return Err(stale(format!("the stored next seq is {next}, the first closer has {first_seq:?}")));
         }
@@ -766,8 +766,12 @@ pub fn apply_repair(plan: &crate::write::Plan) -> Result<(), crate::write::Repai
 }
 
 /// The seq after the last stored event (a packed row covers several seqs).
-fn stored_next_seq(conn: &Connection, session: &str) -> rusqlite::Result<u64> {
-    let mut stmt = conn.prepare("SELECT seq, ignorable, data FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1")?;
+fn stored_next_seq(conn: &Connection, schema: Schema, session: &str) -> rusqlite::Result<u64> {
+    let sql = match schema {
+        Schema::V4 => "SELECT seq, NULL, data FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1",
+        _ => "SELECT seq, ignorable, data FROM events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1",
+    };
+    let mut stmt = conn.prepare(sql)?;
     let mut rows = stmt.query([session])?;
     let Some(row) = rows.next()? else {
         return Ok(0);

@@ -57,12 +57,55 @@ pub struct Plan {
     fingerprint: Fingerprint,
     /// SQLite only: the session's row count, last seq and data length, as scanned.
     pub(crate) row_set: Option<crate::sqlite::RowSet>,
+    /// zstd only: an interrupted repair's journal to complete instead of a new plan.
+    pub resume: Option<Journal>,
+}
+
+/// The journal a zstd repair writes before it truncates (`FILE.repair`): where the cut
+/// is and the exact frame to append, so a crash at any later point is completed by the
+/// next run to the same bytes. Layout: `DSHREPAIR1\n`, the cut offset (u64 LE), the frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Journal {
+    /// Where the file is cut before the frame is appended.
+    pub offset: u64,
+    /// The frame to append.
+    pub frame: Vec<u8>,
+}
+
+const JOURNAL_MAGIC: &[u8] = b"DSHREPAIR1\n";
+
+/// The journal path of a log: `FILE.repair`.
+pub fn journal_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".repair");
+    PathBuf::from(name)
+}
+
+fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
+    let journal = journal_path(path);
+    let bytes = match std::fs::read(&journal) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let header = JOURNAL_MAGIC.len() + 8;
+    if bytes.len() < header || !bytes.starts_with(JOURNAL_MAGIC) {
+        return Err(RepairError::Changed(format!(
+            "{} is not a dsh-session repair journal; move it away",
+            journal.display()
+        )));
+    }
+    let offset = u64::from_le_bytes(bytes[JOURNAL_MAGIC.len()..header].try_into().expect("8 bytes"));
+    Ok(Some(Journal {
+        offset,
+        frame: bytes[header..].to_vec(),
+    }))
 }
 
 impl Plan {
-    /// True when there is nothing to cut and nothing to append.
+    /// True when there is nothing to cut, nothing to append and no journal to complete.
     pub fn is_empty(&self) -> bool {
-        self.cut.is_none() && self.closers.is_empty()
+        self.cut.is_none() && self.closers.is_empty() && self.resume.is_none()
     }
 }
 
@@ -127,6 +170,28 @@ fn fingerprint(path: &Path, tail_from: u64) -> io::Result<Fingerprint> {
 /// [`RepairError::Refused`] for a corrupt or refused log (including one whose closers
 /// would not validate); scan errors.
 pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
+    if let Some(journal) = read_journal(path)? {
+        let size = std::fs::metadata(path)?.len();
+        if size < journal.offset {
+            return Err(RepairError::Changed(format!(
+                "the journal {} cuts at byte {} but the log has {size} bytes",
+                journal_path(path).display(),
+                journal.offset
+            )));
+        }
+        return Ok(Plan {
+            path: path.to_path_buf(),
+            session: None,
+            encoding: Encoding::Zstd,
+            cut: None,
+            closers: Vec::new(),
+            recovered: Vec::new(),
+            backup: None,
+            fingerprint: fingerprint(path, journal.offset)?,
+            row_set: None,
+            resume: Some(journal),
+        });
+    }
     let options = ScanOptions {
         session: session.map(str::to_owned),
         append_closers: true,
@@ -159,6 +224,7 @@ fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
     };
     Ok(Plan {
         row_set,
+        resume: None,
         path: path.to_path_buf(),
         session: report.session.clone(),
         encoding: report.encoding,
@@ -290,19 +356,51 @@ fn apply_plain(plan: &Plan) -> Result<(), RepairError> {
     Ok(())
 }
 
+/// zstd: the recovered lines of the torn frame are only in the torn frame, so the cut is
+/// journaled first: write `FILE.repair` (cut offset + new frame), fsync, then truncate,
+/// append, and remove the journal. A crash anywhere is completed by the next run.
 fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
-    let file = match &plan.cut {
-        Some(t) => truncate(plan, t.offset)?,
-        None => OpenOptions::new().write(true).open(&plan.path)?,
+    let journal = match &plan.resume {
+        Some(j) => j.clone(),
+        None => {
+            let mut plain = String::new();
+            for line in plan.recovered.iter().chain(&plan.closers) {
+                plain.push_str(line);
+                plain.push('\n');
+            }
+            let journal = Journal {
+                offset: plan.cut.as_ref().map_or(plan.fingerprint.size, |t| t.offset),
+                frame: if plain.is_empty() { Vec::new() } else { zstd_frame(plain.as_bytes())? },
+            };
+            let mut bytes = JOURNAL_MAGIC.to_vec();
+            bytes.extend_from_slice(&journal.offset.to_le_bytes());
+            bytes.extend_from_slice(&journal.frame);
+            let to = journal_path(&plan.path);
+            let mut file = File::create(&to)?;
+            file.write_all(&bytes)?;
+            file.sync_all()?;
+            sync_dir(&to)?;
+            crash_point("journal");
+            journal
+        }
     };
-    let mut plain = String::new();
-    for line in plan.recovered.iter().chain(&plan.closers) {
-        plain.push_str(line);
-        plain.push('\n');
+    let mut current = File::open(&plan.path)?;
+    let size = current.metadata()?.len();
+    let mut tail = Vec::new();
+    current.seek(SeekFrom::Start(journal.offset))?;
+    current.read_to_end(&mut tail)?;
+    if tail != journal.frame {
+        let file = if size != journal.offset {
+            truncate(plan, journal.offset)?
+        } else {
+            OpenOptions::new().write(true).open(&plan.path)?
+        };
+        if !journal.frame.is_empty() {
+            append(file, &journal.frame, &plan.path)?;
+        }
     }
-    if !plain.is_empty() {
-        append(file, &zstd_frame(plain.as_bytes())?, &plan.path)?;
-    }
+    std::fs::remove_file(journal_path(&plan.path))?;
+    sync_dir(&plan.path)?;
     Ok(())
 }
 

@@ -33,6 +33,8 @@ struct Outcome<'a> {
     cut: Option<Cut>,
     closers: Vec<&'a RawValue>,
     backup: Option<String>,
+    /// True when an interrupted zstd repair was completed from its journal.
+    resumed: bool,
 }
 
 fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
@@ -55,6 +57,7 @@ fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
             .map(|c| serde_json::from_str::<&RawValue>(c).expect("closers are JSON"))
             .collect(),
         backup: plan.backup.as_ref().map(|b| b.display().to_string()),
+        resumed: plan.resume.is_some(),
     }
 }
 
@@ -98,6 +101,10 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
     };
     if o.status == "nothing to repair" {
         return writeln!(out, "{name}: nothing to repair");
+    }
+    if o.resumed {
+        let verb = if dry_run { "would complete" } else { "completed" };
+        writeln!(out, "{name}: {verb} an interrupted repair from its journal {}.repair", o.file)?;
     }
     let (cut_verb, append_verb) = if dry_run { ("would cut", "would append") } else { ("cut", "appended") };
     if let Some(c) = &o.cut {

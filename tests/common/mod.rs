@@ -54,3 +54,61 @@ pub fn expected_samples() -> Vec<(String, String, String)> {
         })
         .collect()
 }
+
+/// One checksummed zstd frame at the default level, as DSH writes a batch (§7.5).
+pub fn zstd_frame(plain: &[u8]) -> Vec<u8> {
+    dsh_session::write::zstd_frame(plain).expect("encodes")
+}
+
+/// A `.jsonl.zstd` image of a plain log: the header line in frame 1, then `batch` lines
+/// per frame. Returns the bytes and the start offset of every frame.
+pub fn zstd_log(plain: &str, batch: usize) -> (Vec<u8>, Vec<usize>) {
+    let mut lines = plain.split_inclusive('\n');
+    let mut out = Vec::new();
+    let mut starts = vec![0];
+    out.extend(zstd_frame(lines.next().expect("header").as_bytes()));
+    let rest: Vec<&str> = lines.collect();
+    for chunk in rest.chunks(batch) {
+        starts.push(out.len());
+        out.extend(zstd_frame(chunk.concat().as_bytes()));
+    }
+    (out, starts)
+}
+
+/// Decodes every complete frame of a zstd log (the torn tail, if any, is an error).
+pub fn zstd_plain(bytes: &[u8]) -> String {
+    String::from_utf8(zstd::stream::decode_all(bytes).expect("complete frames")).expect("utf-8")
+}
+
+/// A zstd frame of raw (uncompressed) blocks of `block` bytes, without checksum: lets a
+/// test cut a frame so that its complete blocks still decode (FORMAT.md §5.5.2 Z8).
+pub fn raw_block_frame(plain: &[u8], block: usize) -> Vec<u8> {
+    // Descriptor 0: no content size, not single-segment, no checksum, no dictionary;
+    // window descriptor 0x38: a 128 KiB window.
+    let mut out = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x38];
+    let chunks: Vec<&[u8]> = plain.chunks(block).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let last = u32::from(i + 1 == chunks.len());
+        let header = (chunk.len() as u32) << 3 | last;
+        out.extend_from_slice(&header.to_le_bytes()[..3]);
+        out.extend_from_slice(chunk);
+    }
+    out
+}
+
+/// A zstd log whose final frame is torn inside the `garbage` bytes that follow the last
+/// complete lines of `plain`: frames of `batch` lines, then the last `tail` lines plus
+/// half of `garbage` in a raw-block frame cut mid-block. Returns the bytes and the offset
+/// of the torn frame.
+pub fn zstd_log_with_torn_frame(plain: &str, batch: usize, tail: usize, garbage: &str) -> (Vec<u8>, usize) {
+    let lines: Vec<&str> = plain.split_inclusive('\n').collect();
+    let (head, last) = lines.split_at(lines.len() - tail);
+    let (mut bytes, _) = zstd_log(&head.concat(), batch);
+    let torn_at = bytes.len();
+    let text = format!("{}{garbage}", last.concat());
+    let frame = raw_block_frame(text.as_bytes(), 64);
+    // Keep every byte up to the middle of the garbage.
+    let keep = frame.len() - garbage.len() / 2;
+    bytes.extend_from_slice(&frame[..keep]);
+    (bytes, torn_at)
+}
