@@ -77,7 +77,9 @@ pub enum Command {
     /// unanswered tool call, `step/end`, and `turn/end {"kind":"interrupted"}`. A corrupt or
     /// refused log is never touched. A backup `FILE.bak.<UTC time>` is kept unless
     /// --no-backup. The repaired log is validated in memory before anything is written.
-    #[command(after_help = "Examples:\n  dsh-session repair --dry-run session.jsonl\n  dsh-session repair session.jsonl.zstd\n  dsh-session repair --session 5c40… sessions.db\n\nExit codes:\n  0  repaired, or nothing to repair\n  1  the log is corrupt or refused, or changed during the repair; nothing was written\n  2  usage error, or a file could not be read or written")]
+    #[command(
+        after_help = "Examples:\n  dsh-session repair --dry-run session.jsonl\n  dsh-session repair session.jsonl.zstd\n  dsh-session repair --session 5c40… sessions.db\n\nExit codes:\n  0  repaired, or nothing to repair\n  1  the log is corrupt or refused, or changed during the repair; nothing was written\n  2  usage error, or a file could not be read or written"
+    )]
     Repair(RepairArgs),
 
     /// Summarise a log: header, era, turns, steps, tool calls, tokens, times.

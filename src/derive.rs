@@ -129,3 +129,20 @@ fn first_text(content: Json<'_>, depth: usize) -> Option<String> {
     }
     None
 }
+
+/// The tool-call ids a derived message announces (`tool-call` blocks) and answers
+/// (`tool-result` blocks), for the W1/W2 orphan checks.
+pub fn tool_call_ids(message: Json<'_>) -> (Vec<String>, Vec<String>) {
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
+    for block in message.get("content").into_iter().flat_map(Json::elements) {
+        let ty = block.get("type");
+        let text = |k| block.get(k).and_then(Json::as_str).map(|s| s.into_owned());
+        if ty.is_some_and(|t| t.str_eq("tool-call")) {
+            calls.extend(text("id"));
+        } else if ty.is_some_and(|t| t.str_eq("tool-result")) {
+            results.extend(text("toolCallId"));
+        }
+    }
+    (calls, results)
+}

@@ -560,7 +560,9 @@ impl ZstdLines {
     fn decode_torn_frame(&mut self, start: u64) -> io::Result<Vec<u8>> {
         self.file.seek(SeekFrom::Start(start))?;
         let mut bytes = Vec::new();
-        (&mut self.file).take(self.map.len - start).read_to_end(&mut bytes)?;
+        (&mut self.file)
+            .take(self.map.len - start)
+            .read_to_end(&mut bytes)?;
         Ok(decode_torn_frame(&bytes))
     }
 }

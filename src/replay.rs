@@ -56,6 +56,10 @@ pub struct SurfaceEntry {
     /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
     /// messages and the event projects to one.
     pub message: Option<String>,
+    /// Tool-call ids the derived message announces (assistant `tool-call` blocks).
+    pub calls: Vec<String>,
+    /// Tool-call ids the derived message answers (`tool-result` blocks).
+    pub results: Vec<String>,
     /// Hash of the `data` with `message.content[0].content` nulled, for S18.
     content_free_hash: Option<u128>,
 }
@@ -82,7 +86,7 @@ pub struct Replacement {
 }
 
 /// What the fold needs to know about one surface-eligible event.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SurfaceInput<'e> {
     /// The event's seq (already checked by E3/E7).
     pub seq: u64,
@@ -102,6 +106,10 @@ pub struct SurfaceInput<'e> {
     pub message_id: Option<&'e str>,
     /// The text preview.
     pub preview: &'e str,
+    /// Tool-call ids the derived message announces.
+    pub calls: Vec<String>,
+    /// Tool-call ids the derived message answers.
+    pub results: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -173,6 +181,39 @@ impl Replay {
             out.push(&node.entry);
             cur = node.next;
         }
+        out
+    }
+
+    /// W1 and W2 on the derived history: tool calls without a later result, and results
+    /// answering no earlier call (FORMAT.md §4; providers reject both).
+    pub fn orphan_warnings(&self) -> Vec<Finding> {
+        let mut open: Vec<(String, u64)> = Vec::new();
+        let mut out = Vec::new();
+        for e in self.entries() {
+            for id in &e.results {
+                match open.iter().position(|(c, _)| c == id) {
+                    Some(i) => {
+                        open.remove(i);
+                    }
+                    None => out.push(Finding::new(
+                        Rule::W2,
+                        Some(e.seq),
+                        None,
+                        format!("tool result for call {id:?} answers no earlier tool call on the surface"),
+                    )),
+                }
+            }
+            open.extend(e.calls.iter().map(|c| (c.clone(), e.seq)));
+        }
+        for (id, seq) in open {
+            out.push(Finding::new(
+                Rule::W1,
+                Some(seq),
+                None,
+                format!("tool call {id:?} has no tool result after it on the surface"),
+            ));
+        }
+        out.sort_by_key(|f| f.seq);
         out
     }
 
@@ -323,6 +364,8 @@ impl Replay {
             message_id: input.message_id.map(str::to_owned),
             preview: input.preview.to_owned(),
             message: input.message.map(str::to_owned),
+            calls: input.calls,
+            results: input.results,
             content_free_hash: (input.ty == "tool/result")
                 .then(|| {
                     input
@@ -552,6 +595,8 @@ mod tests {
             role: None,
             message_id: None,
             preview: "",
+            calls: Vec::new(),
+            results: Vec::new(),
         })
     }
 

@@ -139,6 +139,8 @@ rules! {
     S16 => Corrupt, "§3.2", "tool/result replace shadows other than exactly one entry";
     S17 => Corrupt, "§3.2", "tool/result replace shadows an event that is not a tool/result";
     S18 => Corrupt, "§3.2", "tool/result replace changes more than the tool-result content";
+    W1 => Warning, "§4, §5.2", "derived history has a tool call with no tool result after it (providers reject it)";
+    W2 => Warning, "§4", "derived history has a tool result whose call id matches no earlier tool call (orphan result)";
 }
 
 impl fmt::Display for Rule {

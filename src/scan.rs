@@ -1057,6 +1057,11 @@ impl<'o> Scan<'o> {
                 });
             let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
             let preview = derive::preview(message, PREVIEW_CHARS);
+            let (calls, results) = projected
+                .as_deref()
+                .and_then(|m| Json::parse(m).ok())
+                .map(derive::tool_call_ids)
+                .unwrap_or_default();
             self.report.replay.push_surface(SurfaceInput {
                 seq,
                 ty,
@@ -1067,6 +1072,8 @@ impl<'o> Scan<'o> {
                 role: role.as_deref(),
                 message_id,
                 preview: &preview,
+                calls,
+                results,
             })
         } else {
             self.report.replay.push_log_only(
@@ -1185,6 +1192,15 @@ impl<'o> Scan<'o> {
         self.report
             .warnings
             .extend(self.report.replay.warnings().iter().cloned());
+        if chosen.is_none() {
+            let pending = &self.report.stats.pending;
+            self.report.warnings.extend(self.report.replay.orphan_warnings().into_iter().map(|mut w| {
+                if w.rule == Rule::W1 && pending.iter().any(|p| w.message.contains(&format!("{:?}", p.call_id))) {
+                    w.message.push_str(" (its turn is still open: `dsh-session repair` closes it as DSH would)");
+                }
+                w
+            }));
+        }
         match chosen {
             Some(finding) => {
                 self.report.status = match finding.class {

@@ -95,7 +95,11 @@ fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
             journal.display()
         )));
     }
-    let offset = u64::from_le_bytes(bytes[JOURNAL_MAGIC.len()..header].try_into().expect("8 bytes"));
+    let offset = u64::from_le_bytes(
+        bytes[JOURNAL_MAGIC.len()..header]
+            .try_into()
+            .expect("8 bytes"),
+    );
     Ok(Some(Journal {
         offset,
         frame: bytes[header..].to_vec(),
@@ -202,7 +206,9 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
 }
 
 fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
-    if let (Status::Corrupt | Status::Refused, Some(finding)) = (report.status, report.finding.clone()) {
+    if let (Status::Corrupt | Status::Refused, Some(finding)) =
+        (report.status, report.finding.clone())
+    {
         return Err(RepairError::Refused {
             status: report.status.name(),
             finding,
@@ -219,7 +225,11 @@ fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
         _ => Vec::new(),
     };
     let row_set = match (&report.session, report.encoding) {
-        (Some(session), Encoding::Sqlite) => Some(crate::sqlite::Store::open(path).map_err(io::Error::other)?.row_set(session)?),
+        (Some(session), Encoding::Sqlite) => Some(
+            crate::sqlite::Store::open(path)
+                .map_err(io::Error::other)?
+                .row_set(session)?,
+        ),
         _ => None,
     };
     Ok(Plan {
@@ -303,8 +313,15 @@ pub fn apply(plan: &mut Plan, backup: bool) -> Result<(), RepairError> {
     if backup {
         let to = backup_path(&plan.path);
         if plan.encoding == Encoding::Sqlite {
-            let conn = rusqlite::Connection::open_with_flags(&plan.path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-            conn.backup(rusqlite::MAIN_DB, &to, None::<fn(rusqlite::backup::Progress)>)?;
+            let conn = rusqlite::Connection::open_with_flags(
+                &plan.path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )?;
+            conn.backup(
+                rusqlite::MAIN_DB,
+                &to,
+                None::<fn(rusqlite::backup::Progress)>,
+            )?;
         } else {
             std::fs::copy(&plan.path, &to)?;
         }
@@ -369,8 +386,15 @@ fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
                 plain.push('\n');
             }
             let journal = Journal {
-                offset: plan.cut.as_ref().map_or(plan.fingerprint.size, |t| t.offset),
-                frame: if plain.is_empty() { Vec::new() } else { zstd_frame(plain.as_bytes())? },
+                offset: plan
+                    .cut
+                    .as_ref()
+                    .map_or(plan.fingerprint.size, |t| t.offset),
+                frame: if plain.is_empty() {
+                    Vec::new()
+                } else {
+                    zstd_frame(plain.as_bytes())?
+                },
             };
             let mut bytes = JOURNAL_MAGIC.to_vec();
             bytes.extend_from_slice(&journal.offset.to_le_bytes());

@@ -20,7 +20,10 @@ const FAMILIES: [&str; 2] = ["packed-chunks", "hook-cc-pretool-deny"];
 fn crashed(family: &str, case: &str) -> (PathBuf, PathBuf) {
     let base = format!("examples__acp-agent__tests__snapshots__{family}__session.{case}");
     let dir = samples().join("crashed");
-    (dir.join(format!("{base}.jsonl")), dir.join(format!("{base}.expected.jsonl")))
+    (
+        dir.join(format!("{base}.jsonl")),
+        dir.join(format!("{base}.expected.jsonl")),
+    )
 }
 
 fn copy_to(dir: &Path, from: &Path, name: &str) -> PathBuf {
@@ -34,7 +37,12 @@ fn repair(path: &Path, extra: &[&str]) -> std::process::Output {
 }
 
 fn ok(out: &std::process::Output) -> String {
-    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
@@ -46,12 +54,26 @@ fn plain_jsonl_repairs_match_dsh_byte_for_byte() {
             let (log, expected) = crashed(family, case);
             let path = copy_to(dir.path(), &log, "session.jsonl");
             ok(&repair(&path, &["--no-backup"]));
-            assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&expected).unwrap(), "{family} {case}");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                std::fs::read(&expected).unwrap(),
+                "{family} {case}"
+            );
             // A repaired log is healthy: a second repair is a no-op that leaves the mtime.
             let before = std::fs::metadata(&path).unwrap().modified().unwrap();
-            assert_eq!(ok(&repair(&path, &[])), format!("{}: nothing to repair\n", path.display()));
-            assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
-            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup for a no-op");
+            assert_eq!(
+                ok(&repair(&path, &[])),
+                format!("{}: nothing to repair\n", path.display())
+            );
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().modified().unwrap(),
+                before
+            );
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                1,
+                "no backup for a no-op"
+            );
         }
     }
 }
@@ -66,10 +88,20 @@ fn committed_corruption_is_refused_and_untouched() {
         let out = repair(&path, &[]);
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains("corrupt J5 at line 14") && err.contains("nothing was written"), "{err}");
+        assert!(
+            err.contains("corrupt J5 at line 14") && err.contains("nothing was written"),
+            "{err}"
+        );
         assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&log).unwrap());
-        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), meta.modified().unwrap());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no backup when refused");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            meta.modified().unwrap()
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no backup when refused"
+        );
     }
 }
 
@@ -92,10 +124,14 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
             original.len() - cut_at
         )
     );
-    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().modified().unwrap(),
+        before
+    );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
 
-    let json: serde_json::Value = serde_json::from_str(&ok(&repair(&path, &["--dry-run", "--format", "json"]))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&repair(&path, &["--dry-run", "--format", "json"]))).unwrap();
     assert_eq!(json["status"], "would repair");
     assert_eq!(json["cut"]["rule"], "J2");
     assert_eq!(json["cut"]["offset"], cut_at);
@@ -108,19 +144,30 @@ fn a_backup_keeps_the_original_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("hook-cc-pretool-deny", "e-garbage-uncommitted-tail");
     let path = copy_to(dir.path(), &log, "session.jsonl");
-    let json: serde_json::Value = serde_json::from_str(&ok(&repair(&path, &["--format", "json"]))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&repair(&path, &["--format", "json"]))).unwrap();
     assert_eq!(json["status"], "repaired");
     let backup = PathBuf::from(json["backup"].as_str().unwrap());
     let name = backup.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("session.jsonl.bak.") && name.ends_with('Z'), "{name}");
-    assert_eq!(std::fs::read(&backup).unwrap(), std::fs::read(&log).unwrap());
+    assert!(
+        name.starts_with("session.jsonl.bak.") && name.ends_with('Z'),
+        "{name}"
+    );
+    assert_eq!(
+        std::fs::read(&backup).unwrap(),
+        std::fs::read(&log).unwrap()
+    );
 }
 
 #[test]
 fn open_turn_shapes_get_the_exact_closers() {
     let dir = tempfile::tempdir().unwrap();
     // An open step with no tool calls: step/end and turn/end only.
-    let path = copy_to(dir.path(), &fixture("repair/open-step-no-tool-calls.jsonl"), "a.jsonl");
+    let path = copy_to(
+        dir.path(),
+        &fixture("repair/open-step-no-tool-calls.jsonl"),
+        "a.jsonl",
+    );
     ok(&repair(&path, &["--no-backup"]));
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.ends_with(concat!(
@@ -129,10 +176,18 @@ fn open_turn_shapes_get_the_exact_closers() {
         r#"{"type":"turn/end","seq":10,"time":1760000000080,"data":{"turn":2,"reason":{"kind":"interrupted"}}}"#, "\n",
     )), "{text}");
     // Three announced calls, one recorded: two not-started results and one unknown outcome, in announcement order.
-    let path = copy_to(dir.path(), &fixture("repair/several-calls-some-recorded.jsonl"), "b.jsonl");
+    let path = copy_to(
+        dir.path(),
+        &fixture("repair/several-calls-some-recorded.jsonl"),
+        "b.jsonl",
+    );
     ok(&repair(&path, &["--no-backup"]));
     let text = std::fs::read_to_string(&path).unwrap();
-    let tail: Vec<serde_json::Value> = text.lines().skip(6).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let tail: Vec<serde_json::Value> = text
+        .lines()
+        .skip(6)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let summary: Vec<(u64, &str, &str, bool)> = tail
         .iter()
         .map(|e| {
@@ -155,9 +210,16 @@ fn open_turn_shapes_get_the_exact_closers() {
         ]
     );
     assert_eq!(tail[1]["sourceEventSeqs"], serde_json::json!([4]));
-    assert_eq!(tail[0]["data"]["message"]["id"], "interrupted-tool-result-call_a-5");
+    assert_eq!(
+        tail[0]["data"]["message"]["id"],
+        "interrupted-tool-result-call_a-5"
+    );
     // The repaired log validates and its derived history answers every call.
-    let v = dsh().args(["validate", "--format", "jsonl"]).arg(&path).output().unwrap();
+    let v = dsh()
+        .args(["validate", "--format", "jsonl"])
+        .arg(&path)
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&v.stdout).contains("\"status\":\"valid\""));
 }
 
@@ -173,22 +235,48 @@ fn zstd_repair_rewrites_only_the_torn_frame() {
     let (bytes, torn_at) = zstd_log_with_torn_frame(&plain, 6, 4, garbage);
     let path = dir.path().join("session.jsonl.zstd");
     std::fs::write(&path, &bytes).unwrap();
-    let v = dsh().args(["validate", "--format", "jsonl"]).arg(&path).output().unwrap();
+    let v = dsh()
+        .args(["validate", "--format", "jsonl"])
+        .arg(&path)
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
-    assert_eq!((v["status"].as_str(), v["rule"].as_str()), (Some("torn-tail"), Some("Z3")));
+    assert_eq!(
+        (v["status"].as_str(), v["rule"].as_str()),
+        (Some("torn-tail"), Some("Z3"))
+    );
     assert_eq!(v["torn_tail"]["offset"], torn_at);
-    assert_eq!(v["events"], 59, "the 4 complete lines of the torn frame are kept");
+    assert_eq!(
+        v["events"], 59,
+        "the 4 complete lines of the torn frame are kept"
+    );
 
     ok(&repair(&path, &["--no-backup"]));
     let repaired = std::fs::read(&path).unwrap();
-    assert!(repaired[..torn_at] == bytes[..torn_at], "complete frames are untouched");
+    assert!(
+        repaired[..torn_at] == bytes[..torn_at],
+        "complete frames are untouched"
+    );
     // The new frame holds the recovered complete lines of the torn frame, then the closers.
-    let tail: String = plain.split_inclusive('\n').rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    let tail: String = plain
+        .split_inclusive('\n')
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     let closers = &expected[plain.len()..];
     let frame = zstd_frame(format!("{tail}{closers}").as_bytes());
-    assert!(repaired[torn_at..] == frame[..], "one new frame: recovered lines + closers");
+    assert!(
+        repaired[torn_at..] == frame[..],
+        "one new frame: recovered lines + closers"
+    );
     assert_eq!(zstd_plain(&repaired), expected);
-    assert_eq!(ok(&repair(&path, &[])), format!("{}: nothing to repair\n", path.display()));
+    assert_eq!(
+        ok(&repair(&path, &[])),
+        format!("{}: nothing to repair\n", path.display())
+    );
 }
 
 #[test]
@@ -212,10 +300,12 @@ type Row = (i64, String, Vec<u8>, Option<Vec<u8>>, Option<String>);
 fn rows(db: &Path) -> Vec<Row> {
     let conn = Connection::open(db).unwrap();
     let mut stmt = conn.prepare("SELECT seq, type, CAST(data AS BLOB), source_event_seqs, surface_op FROM events ORDER BY seq").unwrap();
-    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
 }
 
 #[test]
@@ -234,18 +324,34 @@ fn sqlite_repairs_match_a_store_of_the_expected_log() {
                 // The closers of a June store are June's; compare HEAD stores row by row.
                 assert_eq!(rows(&db), rows(&want), "{schema} {case}");
                 let conn = Connection::open(&db).unwrap();
-                let revision: i64 = conn.query_row("SELECT revision FROM sessions", [], |r| r.get(0)).unwrap();
+                let revision: i64 = conn
+                    .query_row("SELECT revision FROM sessions", [], |r| r.get(0))
+                    .unwrap();
                 assert_eq!(revision, 2, "repair bumps the revision");
             }
-            let v = dsh().args(["validate", "--format", "jsonl"]).arg(&db).output().unwrap();
+            let v = dsh()
+                .args(["validate", "--format", "jsonl"])
+                .arg(&db)
+                .output()
+                .unwrap();
             assert!(String::from_utf8_lossy(&v.stdout).contains("\"status\":\"valid\""));
-            assert_eq!(ok(&repair(&db, &[])).lines().last().unwrap(), format!("{} [session {}]: nothing to repair", db.display(), session_id(&db)));
+            assert_eq!(
+                ok(&repair(&db, &[])).lines().last().unwrap(),
+                format!(
+                    "{} [session {}]: nothing to repair",
+                    db.display(),
+                    session_id(&db)
+                )
+            );
         }
     }
 }
 
 fn session_id(db: &Path) -> String {
-    Connection::open(db).unwrap().query_row("SELECT id FROM sessions", [], |r| r.get(0)).unwrap()
+    Connection::open(db)
+        .unwrap()
+        .query_row("SELECT id FROM sessions", [], |r| r.get(0))
+        .unwrap()
 }
 
 #[test]
@@ -259,17 +365,30 @@ fn sqlite_torn_rows_are_deleted_in_the_same_transaction() {
     let conn = Connection::open(&db).unwrap();
     conn.execute("INSERT INTO events (session_id, seq, type, time, data) SELECT id, 59, 'tool/result', 1, x'00ff' FROM sessions", []).unwrap();
     drop(conn);
-    let v = dsh().args(["validate", "--format", "jsonl"]).arg(&db).output().unwrap();
+    let v = dsh()
+        .args(["validate", "--format", "jsonl"])
+        .arg(&db)
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
-    assert_eq!((v["status"].as_str(), v["rule"].as_str(), v["row"].as_u64()), (Some("torn-tail"), Some("Q8"), Some(59)));
+    assert_eq!(
+        (v["status"].as_str(), v["rule"].as_str(), v["row"].as_u64()),
+        (Some("torn-tail"), Some("Q8"), Some(59))
+    );
     let backup_dir = dir.path();
     let out = ok(&repair(&db, &[]));
-    assert!(out.contains("would cut") || out.contains("cut rows from seq 59"), "{out}");
+    assert!(
+        out.contains("would cut") || out.contains("cut rows from seq 59"),
+        "{out}"
+    );
     assert_eq!(rows(&db), rows(&want));
-    let backups: Vec<_> = std::fs::read_dir(backup_dir).unwrap().filter_map(|e| {
-        let n = e.unwrap().file_name().to_string_lossy().into_owned();
-        n.starts_with("s.db.bak.").then_some(n)
-    }).collect();
+    let backups: Vec<_> = std::fs::read_dir(backup_dir)
+        .unwrap()
+        .filter_map(|e| {
+            let n = e.unwrap().file_name().to_string_lossy().into_owned();
+            n.starts_with("s.db.bak.").then_some(n)
+        })
+        .collect();
     assert_eq!(backups.len(), 1);
     // The backup is a consistent copy of the store before the repair.
     let backup = dir.path().join(&backups[0]);
@@ -285,41 +404,88 @@ fn a_crash_after_any_step_is_completed_by_a_second_repair() {
     let expected_bytes = std::fs::read(&expected).unwrap();
     for step in ["backup", "truncate", "append-half", "append"] {
         let path = copy_to(dir.path(), &log, &format!("{step}.jsonl"));
-        let out = dsh().arg("repair").arg("--no-backup").arg(&path).env("DSH_SESSION_REPAIR_CRASH_AFTER", step).output().unwrap();
-        assert_eq!(out.status.code(), Some(75), "{step}: the hook stops the process");
+        let out = dsh()
+            .arg("repair")
+            .arg("--no-backup")
+            .arg(&path)
+            .env("DSH_SESSION_REPAIR_CRASH_AFTER", step)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(75),
+            "{step}: the hook stops the process"
+        );
         ok(&repair(&path, &["--no-backup"]));
-        assert!(std::fs::read(&path).unwrap() == expected_bytes, "plain, crash after {step}");
+        assert!(
+            std::fs::read(&path).unwrap() == expected_bytes,
+            "plain, crash after {step}"
+        );
     }
     // zstd: the same steps on a torn final frame whose complete lines are recovered.
     let (log, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let plain = std::fs::read_to_string(&log).unwrap();
-    let garbage = r#"{"type":"tool/result","seq":59,"time":1783352166300,"data":{"turn":1,"step":1}}"#;
+    let garbage =
+        r#"{"type":"tool/result","seq":59,"time":1783352166300,"data":{"turn":1,"step":1}}"#;
     let (torn, torn_at) = zstd_log_with_torn_frame(&plain, 5, 3, garbage);
     let reference = dir.path().join("reference.jsonl.zstd");
     std::fs::write(&reference, &torn).unwrap();
     ok(&repair(&reference, &["--no-backup"]));
     let want = std::fs::read(&reference).unwrap();
-    assert_eq!(zstd_plain(&want), std::fs::read_to_string(&expected).unwrap());
+    assert_eq!(
+        zstd_plain(&want),
+        std::fs::read_to_string(&expected).unwrap()
+    );
     for step in ["backup", "journal", "truncate", "append-half", "append"] {
         let path = dir.path().join(format!("{step}.jsonl.zstd"));
         std::fs::write(&path, &torn).unwrap();
-        let out = dsh().arg("repair").arg("--no-backup").arg(&path).env("DSH_SESSION_REPAIR_CRASH_AFTER", step).output().unwrap();
+        let out = dsh()
+            .arg("repair")
+            .arg("--no-backup")
+            .arg(&path)
+            .env("DSH_SESSION_REPAIR_CRASH_AFTER", step)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(75), "{step}");
-        assert!(std::fs::read(&path).unwrap()[..torn_at] == torn[..torn_at], "{step}: committed frames untouched");
+        assert!(
+            std::fs::read(&path).unwrap()[..torn_at] == torn[..torn_at],
+            "{step}: committed frames untouched"
+        );
         ok(&repair(&path, &["--no-backup"]));
-        assert!(std::fs::read(&path).unwrap() == want, "zstd, crash after {step}");
+        assert!(
+            std::fs::read(&path).unwrap() == want,
+            "zstd, crash after {step}"
+        );
         let journal = dir.path().join(format!("{step}.jsonl.zstd.repair"));
         assert!(!journal.exists(), "{step}: the journal is removed");
     }
     // SQLite: a crash inside the transaction rolls it back; the second run repairs.
     let db = dir.path().join("crash.db");
     let want_db = dir.path().join("crash-want.db");
-    store_from_jsonl(&crashed("packed-chunks", "a-cut-after-tool-call").0, &db, 17);
-    store_from_jsonl(&crashed("packed-chunks", "a-cut-after-tool-call").1, &want_db, 17);
+    store_from_jsonl(
+        &crashed("packed-chunks", "a-cut-after-tool-call").0,
+        &db,
+        17,
+    );
+    store_from_jsonl(
+        &crashed("packed-chunks", "a-cut-after-tool-call").1,
+        &want_db,
+        17,
+    );
     let before = rows(&db);
-    let out = dsh().arg("repair").arg("--no-backup").arg(&db).env("DSH_SESSION_REPAIR_CRASH_AFTER", "transaction").output().unwrap();
+    let out = dsh()
+        .arg("repair")
+        .arg("--no-backup")
+        .arg(&db)
+        .env("DSH_SESSION_REPAIR_CRASH_AFTER", "transaction")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(75));
-    assert_eq!(rows(&db), before, "the interrupted transaction left no trace");
+    assert_eq!(
+        rows(&db),
+        before,
+        "the interrupted transaction left no trace"
+    );
     ok(&repair(&db, &["--no-backup"]));
     assert_eq!(rows(&db), rows(&want_db));
 }
@@ -336,7 +502,11 @@ fn a_log_that_changes_between_scan_and_write_is_not_touched() {
     grown.extend_from_slice(b"{\"type\":\"llm/retry\",\"seq\":59,\"time\":1,\"data\":{}}\n");
     std::fs::write(&path, &grown).unwrap();
     let err = dsh_session::write::apply(&mut plan, false).unwrap_err();
-    assert!(err.to_string().contains("the log changed since it was scanned"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the log changed since it was scanned"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), grown);
 }
 

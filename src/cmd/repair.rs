@@ -69,7 +69,9 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     let mut plan = match write::plan(path, args.session.as_deref()) {
         Ok(plan) => plan,
-        Err(e @ RepairError::Refused { .. }) => return Err(Rejected(format!("{}: {e}", path.display())).into()),
+        Err(e @ RepairError::Refused { .. }) => {
+            return Err(Rejected(format!("{}: {e}", path.display())).into());
+        }
         Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
     };
     let status = if plan.is_empty() {
@@ -79,7 +81,9 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
     } else {
         match write::apply(&mut plan, !args.no_backup) {
             Ok(()) => "repaired",
-            Err(e @ RepairError::Changed(_)) => return Err(Rejected(format!("{}: {e}", path.display())).into()),
+            Err(e @ RepairError::Changed(_)) => {
+                return Err(Rejected(format!("{}: {e}", path.display())).into());
+            }
             Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
         }
     };
@@ -103,10 +107,22 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
         return writeln!(out, "{name}: nothing to repair");
     }
     if o.resumed {
-        let verb = if dry_run { "would complete" } else { "completed" };
-        writeln!(out, "{name}: {verb} an interrupted repair from its journal {}.repair", o.file)?;
+        let verb = if dry_run {
+            "would complete"
+        } else {
+            "completed"
+        };
+        writeln!(
+            out,
+            "{name}: {verb} an interrupted repair from its journal {}.repair",
+            o.file
+        )?;
     }
-    let (cut_verb, append_verb) = if dry_run { ("would cut", "would append") } else { ("cut", "appended") };
+    let (cut_verb, append_verb) = if dry_run {
+        ("would cut", "would append")
+    } else {
+        ("cut", "appended")
+    };
     if let Some(c) = &o.cut {
         let what = if o.session.is_some() {
             format!("rows from seq {}", c.offset)
@@ -119,11 +135,19 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
             c.rule, c.line, c.lines, c.events
         )?;
         if c.recovered_lines > 0 {
-            writeln!(out, "{name}: {} complete line(s) of the torn frame are written again", c.recovered_lines)?;
+            writeln!(
+                out,
+                "{name}: {} complete line(s) of the torn frame are written again",
+                c.recovered_lines
+            )?;
         }
     }
     if !o.closers.is_empty() {
-        writeln!(out, "{name}: {append_verb} {} closer record(s):", o.closers.len())?;
+        writeln!(
+            out,
+            "{name}: {append_verb} {} closer record(s):",
+            o.closers.len()
+        )?;
         for c in &o.closers {
             writeln!(out, "{}", c.get())?;
         }

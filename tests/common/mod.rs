@@ -100,7 +100,12 @@ pub fn raw_block_frame(plain: &[u8], block: usize) -> Vec<u8> {
 /// complete lines of `plain`: frames of `batch` lines, then the last `tail` lines plus
 /// half of `garbage` in a raw-block frame cut mid-block. Returns the bytes and the offset
 /// of the torn frame.
-pub fn zstd_log_with_torn_frame(plain: &str, batch: usize, tail: usize, garbage: &str) -> (Vec<u8>, usize) {
+pub fn zstd_log_with_torn_frame(
+    plain: &str,
+    batch: usize,
+    tail: usize,
+    garbage: &str,
+) -> (Vec<u8>, usize) {
     let lines: Vec<&str> = plain.split_inclusive('\n').collect();
     let (head, last) = lines.split_at(lines.len() - tail);
     let (mut bytes, _) = zstd_log(&head.concat(), batch);
