@@ -82,6 +82,23 @@ pub enum Command {
     )]
     Repair(RepairArgs),
 
+    /// Show where an event came from, what cites it, and what shadowed it.
+    ///
+    /// The ancestors are the transitive closure of `sourceEventSeqs`; the descendants are
+    /// every event that cites SEQ directly or transitively, and every replace that
+    /// shadowed SEQ or one of them. Each event appears once; a later mention is a
+    /// back-reference.
+    #[command(
+        after_help = "Examples:\n  dsh-session provenance session.jsonl 120\n  dsh-session provenance session.jsonl 120 --format dot | dot -Tsvg > provenance.svg\n\nExit codes:\n  0  success\n  1  the log is corrupt or refused\n  2  usage error, a file could not be read, or SEQ is beyond the log"
+    )]
+    Provenance(ProvenanceArgs),
+
+    /// List every replace in log order: generation, range, shadowed seqs, surface lengths.
+    #[command(
+        after_help = "Example:\n  dsh-session replacements session.jsonl --format json | jq '.[] | select(.type == \"tool/result\")'"
+    )]
+    Replacements(ReplacementsArgs),
+
     /// Summarise a log: header, era, turns, steps, tool calls, tokens, times.
     #[command(
         after_help = "Examples:\n  dsh-session show session.jsonl.zstd\n  dsh-session show session.jsonl --format json | jq .usage"
@@ -143,6 +160,11 @@ pub struct SurfaceArgs {
     #[arg(long, value_name = "SEQ")]
     pub at: Option<u64>,
 
+    /// Also list the entries replaces shadowed, each marked with the seq that shadowed
+    /// it: the whole history of the surface, in seq order.
+    #[arg(long)]
+    pub all: bool,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
@@ -170,6 +192,57 @@ pub struct MessagesArgs {
     /// The session to read from a SQLite store (optional when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+}
+
+/// Arguments of `provenance`.
+#[derive(Debug, Args)]
+pub struct ProvenanceArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The event to explain.
+    #[arg(value_name = "SEQ")]
+    pub seq: u64,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Cut both trees after this many levels (at most 1000 are ever walked).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+
+    /// Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`).
+    #[arg(long, value_enum, default_value_t = ProvenanceFormat::Tree)]
+    pub format: ProvenanceFormat,
+}
+
+/// Formats for `provenance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProvenanceFormat {
+    /// Indented trees.
+    Tree,
+    /// One JSON object.
+    Json,
+    /// A Graphviz digraph of the neighbourhood.
+    Dot,
+}
+
+/// Arguments of `replacements`.
+#[derive(Debug, Args)]
+pub struct ReplacementsArgs {
+    /// The session log (`-` reads standard input).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The session to read from a SQLite store (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    pub format: TableFormat,
 }
 
 /// Arguments of `repair`.

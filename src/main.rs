@@ -51,6 +51,8 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Messages(args) => cmd::messages::run(&args, out),
         Command::Show(args) => cmd::show::run(&args, out),
         Command::Repair(args) => cmd::repair::run(&args, out),
+        Command::Provenance(args) => cmd::provenance::run(&args, out),
+        Command::Replacements(args) => cmd::replacements::run(&args, out),
         Command::Version(args) => cmd::version::run(&args, out),
         Command::Rules(args) => cmd::rules::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),

@@ -85,6 +85,16 @@ pub struct Replacement {
     pub len_after: usize,
 }
 
+/// Provenance as recorded by the fold (FORMAT.md §1.2, §3): who cites whom and who
+/// shadowed whom. Its size is proportional to the number of cited seqs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProvenanceIndex {
+    /// Citing seq → its `sourceEventSeqs`, in stored order.
+    pub sources: HashMap<u64, Vec<u64>>,
+    /// Shadowed seq → the seq of the replace that shadowed it.
+    pub shadowed_by: HashMap<u64, u64>,
+}
+
 /// What the fold needs to know about one surface-eligible event.
 #[derive(Debug, Clone)]
 pub struct SurfaceInput<'e> {
@@ -129,6 +139,9 @@ pub struct Replay {
     next_seq: u64,
     replacements: Vec<Replacement>,
     warnings: Vec<Finding>,
+    provenance: Option<ProvenanceIndex>,
+    /// Entries removed by replaces, kept when asked for (`surface --all`).
+    shadowed: Option<Vec<SurfaceEntry>>,
 }
 
 type Step = Result<(), (Rule, String)>;
@@ -144,7 +157,31 @@ impl Replay {
             next_seq: 0,
             replacements: Vec::new(),
             warnings: Vec::new(),
+            provenance: None,
+            shadowed: None,
         }
+    }
+
+    /// Also records the provenance index (see [`Replay::provenance`]).
+    pub fn with_provenance(mut self) -> Self {
+        self.provenance = Some(ProvenanceIndex::default());
+        self
+    }
+
+    /// Also keeps every shadowed entry (see [`Replay::shadowed_entries`]).
+    pub fn keeping_shadowed(mut self) -> Self {
+        self.shadowed = Some(Vec::new());
+        self
+    }
+
+    /// The provenance index, when recorded.
+    pub fn provenance(&self) -> Option<&ProvenanceIndex> {
+        self.provenance.as_ref()
+    }
+
+    /// Entries that left the surface, in the order they were shadowed, when kept.
+    pub fn shadowed_entries(&self) -> &[SurfaceEntry] {
+        self.shadowed.as_deref().unwrap_or_default()
     }
 
     /// Number of entries on the surface.
@@ -355,6 +392,12 @@ impl Replay {
             }
         }
         // Accepted: apply.
+        if let (Some(index), Some(sources)) = (&mut self.provenance, input.source_event_seqs) {
+            let cites: Vec<u64> = sources.elements().filter_map(Json::as_seq).collect();
+            if !cites.is_empty() {
+                index.sources.insert(seq, cites);
+            }
+        }
         let entry = SurfaceEntry {
             seq,
             ty: input.ty.to_owned(),
@@ -380,7 +423,14 @@ impl Replay {
                 let len_before = self.nodes.len();
                 let prev = self.nodes[&shadowed[0]].prev;
                 for s in &shadowed {
-                    self.unlink(*s);
+                    if let Some(entry) = self.unlink(*s)
+                        && let Some(kept) = &mut self.shadowed
+                    {
+                        kept.push(entry);
+                    }
+                    if let Some(index) = &mut self.provenance {
+                        index.shadowed_by.insert(*s, seq);
+                    }
                 }
                 self.link_after(prev, entry);
                 self.replacements.push(Replacement {
@@ -519,10 +569,8 @@ impl Replay {
         }
     }
 
-    fn unlink(&mut self, seq: u64) {
-        let Some(node) = self.nodes.remove(&seq) else {
-            return;
-        };
+    fn unlink(&mut self, seq: u64) -> Option<SurfaceEntry> {
+        let node = self.nodes.remove(&seq)?;
         if node.prev == NONE {
             self.head = node.next;
         } else if let Some(p) = self.nodes.get_mut(&node.prev) {
@@ -533,6 +581,7 @@ impl Replay {
         } else if let Some(n) = self.nodes.get_mut(&node.next) {
             n.prev = node.prev;
         }
+        Some(node.entry)
     }
 }
 

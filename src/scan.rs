@@ -34,6 +34,12 @@ pub struct ScanOptions {
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
     pub session: Option<String>,
+    /// Record the provenance index (`provenance`).
+    pub provenance: bool,
+    /// Keep the entries replaces shadowed (`surface --all`).
+    pub keep_shadowed: bool,
+    /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass).
+    pub node_info: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
     /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
     pub append_closers: bool,
@@ -378,6 +384,21 @@ pub struct Report {
     /// With `ScanOptions::append_closers`: the closer records a repair appends, already
     /// checked together with the log.
     pub closers: Vec<String>,
+    /// With `ScanOptions::node_info`: what each asked-for event is.
+    pub nodes: std::collections::HashMap<u64, NodeInfo>,
+}
+
+/// One event as provenance views show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// The (converted) type.
+    pub ty: String,
+    /// `data.turn`, when present.
+    pub turn: Option<i64>,
+    /// `data.step`, when present.
+    pub step: Option<i64>,
+    /// A one-line preview (at most 60 characters).
+    pub preview: String,
 }
 
 impl Report {
@@ -491,6 +512,7 @@ impl<'o> Scan<'o> {
                 surface_at: None,
                 stats: Stats::default(),
                 closers: Vec::new(),
+                nodes: std::collections::HashMap::new(),
             },
             dialect: &crate::event::HEAD,
             id_body: String::new(),
@@ -580,7 +602,14 @@ impl<'o> Scan<'o> {
     fn set_era(&mut self, era: Era) {
         self.report.era = Some(era);
         self.dialect = era.dialect();
-        self.report.replay = Replay::new(self.dialect);
+        let mut replay = Replay::new(self.dialect);
+        if self.options.provenance {
+            replay = replay.with_provenance();
+        }
+        if self.options.keep_shadowed {
+            replay = replay.keeping_shadowed();
+        }
+        self.report.replay = replay;
     }
 
     fn read_records(
@@ -997,6 +1026,14 @@ impl<'o> Scan<'o> {
             }
         }
         self.report.stats.record(seq, &logical, self.dialect);
+        if self
+            .options
+            .node_info
+            .as_ref()
+            .is_some_and(|want| want.contains(&seq))
+        {
+            self.report.nodes.insert(seq, node_info(&logical));
+        }
     }
 
     fn per_event_checks(
@@ -1213,6 +1250,58 @@ impl<'o> Scan<'o> {
             None => self.report.status = Status::Valid,
         }
         self.report
+    }
+}
+
+/// What a provenance view shows of an event.
+fn node_info(logical: &Logical<'_>) -> NodeInfo {
+    let data = logical.data();
+    let int = |k: &str| data.and_then(|d| d.get(k)).and_then(Json::as_safe_integer);
+    let preview = if let Some(message) = logical.message() {
+        derive::preview(Some(message), PREVIEW_CHARS)
+    } else {
+        let d = data.unwrap_or_else(|| Json::parse("null").expect("literal"));
+        let text = match logical.type_str() {
+            "tool/call" => format!(
+                "{}({})",
+                d.get("name").and_then(Json::as_str).unwrap_or_default(),
+                d.get("arguments")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+            ),
+            "assistant/chunk" => {
+                let chunk = d.get("chunk");
+                let kind = chunk
+                    .and_then(|c| c.get("type"))
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .into_owned();
+                let text = chunk
+                    .and_then(|c| c.get("text").or(c.get("argumentsDelta")))
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .into_owned();
+                format!("{kind} {text}").trim_end().to_owned()
+            }
+            _ => d.raw().to_owned(),
+        };
+        let one_line: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        if one_line.chars().count() > PREVIEW_CHARS {
+            let mut cut: String = one_line.chars().take(PREVIEW_CHARS - 1).collect();
+            cut.push('…');
+            cut
+        } else {
+            one_line
+        }
+    };
+    NodeInfo {
+        ty: logical.type_str().to_owned(),
+        turn: int("turn"),
+        step: int("step"),
+        preview,
     }
 }
 

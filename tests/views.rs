@@ -237,13 +237,25 @@ fn at_beyond_the_log_is_a_clear_error() {
 
 fn warnings(file: &str) -> Vec<(String, u64, String)> {
     let path = fixture(file);
-    let v: serde_json::Value = serde_json::from_str(&stdout(&["validate", "--format", "jsonl", path.to_str().unwrap()])).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "validate",
+        "--format",
+        "jsonl",
+        path.to_str().unwrap(),
+    ]))
+    .unwrap();
     assert_eq!(v["status"], "valid");
     v["warnings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|w| (w["rule"].as_str().unwrap().to_owned(), w["seq"].as_u64().unwrap(), w["message"].as_str().unwrap().to_owned()))
+        .map(|w| {
+            (
+                w["rule"].as_str().unwrap().to_owned(),
+                w["seq"].as_u64().unwrap(),
+                w["message"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -252,13 +264,22 @@ fn tool_calls_without_results_on_the_surface_warn() {
     let open = " (its turn is still open: `dsh-session repair` closes it as DSH would)";
     assert_eq!(
         warnings("repair/several-calls-some-recorded.jsonl"),
-        ["call_a", "call_b", "call_c"].map(|c| ("W1".to_owned(), 3, format!("tool call \"{c}\" has no tool result after it on the surface{open}")))
+        ["call_a", "call_b", "call_c"].map(|c| (
+            "W1".to_owned(),
+            3,
+            format!("tool call \"{c}\" has no tool result after it on the surface{open}")
+        ))
     );
     assert_eq!(warnings("legacy-conversions.jsonl"), []);
     // The compaction fixture keeps a pruned result whose call was summarised away.
     assert_eq!(
         warnings("compaction-and-prune.jsonl"),
-        [("W2".to_owned(), 19, "tool result for call \"call_2\" answers no earlier tool call on the surface".to_owned())]
+        [(
+            "W2".to_owned(),
+            19,
+            "tool result for call \"call_2\" answers no earlier tool call on the surface"
+                .to_owned()
+        )]
     );
 }
 
@@ -266,6 +287,11 @@ fn tool_calls_without_results_on_the_surface_warn() {
 fn a_compaction_that_leaves_a_tool_result_behind_warns() {
     assert_eq!(
         warnings("orphan-result-after-compaction.jsonl"),
-        [("W2".to_owned(), 5, "tool result for call \"call_1\" answers no earlier tool call on the surface".to_owned())]
+        [(
+            "W2".to_owned(),
+            5,
+            "tool result for call \"call_1\" answers no earlier tool call on the surface"
+                .to_owned()
+        )]
     );
 }

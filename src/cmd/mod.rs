@@ -1,7 +1,9 @@
 //! One file per subcommand, each with a single `run` entry point.
 
 pub mod messages;
+pub mod provenance;
 pub mod repair;
+pub mod replacements;
 pub mod rules;
 pub mod sessions;
 pub mod show;

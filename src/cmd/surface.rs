@@ -14,7 +14,8 @@ use crate::render::{table, write_table};
 
 #[derive(Debug, Serialize)]
 struct Row<'a> {
-    position: usize,
+    /// Position on the surface; `null` for a shadowed entry (`--all`).
+    position: Option<usize>,
     seq: u64,
     #[serde(rename = "type")]
     ty: &'a str,
@@ -24,9 +25,12 @@ struct Row<'a> {
     shadowed: usize,
     role: Option<&'a str>,
     preview: &'a str,
+    /// With `--all`: the seq of the replace that shadowed the entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shadowed_by: Option<u64>,
 }
 
-fn row(position: usize, e: &SurfaceEntry) -> Row<'_> {
+fn row(position: Option<usize>, shadowed_by: Option<u64>, e: &SurfaceEntry) -> Row<'_> {
     let (op, start, end) = match e.op {
         SurfaceOp::Append => ("append", None, None),
         SurfaceOp::Replace { start, end } => ("replace", Some(start), Some(end)),
@@ -41,6 +45,7 @@ fn row(position: usize, e: &SurfaceEntry) -> Row<'_> {
         shadowed: e.shadowed,
         role: e.role.as_deref(),
         preview: &e.preview,
+        shadowed_by,
     }
 }
 
@@ -48,6 +53,7 @@ fn row(position: usize, e: &SurfaceEntry) -> Row<'_> {
 pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         at: args.at,
+        keep_shadowed: args.all,
         session: args.session.clone(),
         ..ScanOptions::default()
     };
@@ -67,7 +73,26 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ),
         },
     };
-    let rows: Vec<Row<'_>> = entries.iter().enumerate().map(|(i, e)| row(i, e)).collect();
+    let mut entries: Vec<(Option<usize>, Option<u64>, SurfaceEntry)> = entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (Some(i), None, e))
+        .collect();
+    if args.all {
+        let at = args.at.unwrap_or(u64::MAX);
+        for r in report.replay.replacements().iter().filter(|r| r.seq <= at) {
+            for e in report
+                .replay
+                .shadowed_entries()
+                .iter()
+                .filter(|e| r.shadowed.contains(&e.seq))
+            {
+                entries.push((None, Some(r.seq), e.clone()));
+            }
+        }
+        entries.sort_by_key(|(_, _, e)| e.seq);
+    }
+    let rows: Vec<Row<'_>> = entries.iter().map(|(p, by, e)| row(*p, *by, e)).collect();
     match args.format {
         TableFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &rows)?;
@@ -80,10 +105,16 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
         TableFormat::Table => {
-            let mut t = table(&["pos", "seq", "type", "op", "shadowed", "role", "preview"]);
-            for (r, e) in rows.iter().zip(&entries) {
+            let first = if args.all { "status" } else { "pos" };
+            let mut t = table(&[first, "seq", "type", "op", "shadowed", "role", "preview"]);
+            for (r, (_, _, e)) in rows.iter().zip(&entries) {
+                let place = match (r.position, r.shadowed_by) {
+                    (Some(p), _) if args.all => format!("pos {p}"),
+                    (Some(p), _) => p.to_string(),
+                    (None, by) => format!("shadowed by {}", by.unwrap_or_default()),
+                };
                 t.add_row(vec![
-                    r.position.to_string(),
+                    place,
                     r.seq.to_string(),
                     r.ty.to_owned(),
                     e.op.to_string(),

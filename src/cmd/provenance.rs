@@ -1,0 +1,223 @@
+//! `provenance FILE SEQ`: status, ancestors and descendants of one event
+//! (FORMAT.md §1.2, §3).
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use dsh_session::provenance::{self, Status, TreeNode};
+use dsh_session::replay::ProvenanceIndex;
+use dsh_session::scan::{NodeInfo, ScanOptions};
+use serde_json::{Value, json};
+
+use crate::cli::{ProvenanceArgs, ProvenanceFormat};
+use crate::cmd::scan_readable;
+
+/// Runs `provenance`: one pass builds the index, a second collects what the trees show.
+pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let options = ScanOptions {
+        session: args.session.clone(),
+        provenance: true,
+        ..ScanOptions::default()
+    };
+    let report = scan_readable(&args.file, &options)?;
+    let events = report.stats.events;
+    if args.seq >= events {
+        bail!(
+            "{}: seq {} is beyond the log: its last seq is {}",
+            args.file.display(),
+            args.seq,
+            events
+                .checked_sub(1)
+                .map_or("none (no events)".into(), |s| s.to_string())
+        );
+    }
+    let index = report.replay.provenance().cloned().unwrap_or_default();
+    let status = provenance::status(&report.replay, args.seq);
+    let up = provenance::ancestors(&index, args.seq, args.depth);
+    let down = provenance::descendants(&index, args.seq, args.depth);
+    let mut seqs = BTreeSet::new();
+    up.seqs(&mut seqs);
+    down.seqs(&mut seqs);
+    let nodes = if args.file.as_os_str() == "-" {
+        // Standard input cannot be read twice: show seqs only.
+        HashMap::new()
+    } else {
+        let options = ScanOptions {
+            session: args.session.clone(),
+            node_info: Some(seqs.iter().copied().collect()),
+            ..ScanOptions::default()
+        };
+        scan_readable(&args.file, &options)?.nodes
+    };
+    match args.format {
+        ProvenanceFormat::Tree => write_tree(out, args.seq, &status, &up, &down, &nodes)?,
+        ProvenanceFormat::Json => {
+            let value = json!({
+                "seq": args.seq,
+                "event": node_json(args.seq, &nodes),
+                "status": status_json(&status),
+                "ancestors": tree_json(&up, &nodes),
+                "descendants": tree_json(&down, &nodes),
+            });
+            serde_json::to_writer_pretty(&mut *out, &value)?;
+            writeln!(out)?;
+        }
+        ProvenanceFormat::Dot => write_dot(out, args.seq, &index, &seqs, &nodes)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status_text(status: &Status) -> String {
+    match status {
+        Status::OnSurface { position } => format!("on the surface at position {position}"),
+        Status::Shadowed { replacement: r } => format!(
+            "shadowed by seq {} ({} replace {}..{}, replace generation {})",
+            r.seq, r.ty, r.start, r.end, r.generation
+        ),
+        Status::LogOnly => "not a surface event (log only)".into(),
+    }
+}
+
+fn status_json(status: &Status) -> Value {
+    match status {
+        Status::OnSurface { position } => json!({"kind": "on-surface", "position": position}),
+        Status::Shadowed { replacement: r } => json!({
+            "kind": "shadowed", "by": r.seq, "type": r.ty, "start": r.start, "end": r.end, "generation": r.generation,
+        }),
+        Status::LogOnly => json!({"kind": "log-only"}),
+    }
+}
+
+fn describe(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> String {
+    let Some(n) = nodes.get(&seq) else {
+        return seq.to_string();
+    };
+    let mut text = format!("{seq} {}", n.ty);
+    match (n.turn, n.step) {
+        (Some(t), Some(s)) => text.push_str(&format!(" t{t}/s{s}")),
+        (Some(t), None) => text.push_str(&format!(" t{t}")),
+        _ => {}
+    }
+    if !n.preview.is_empty() {
+        text.push_str(&format!("  {}", n.preview));
+    }
+    text
+}
+
+fn write_tree(
+    out: &mut dyn Write,
+    seq: u64,
+    status: &Status,
+    up: &TreeNode,
+    down: &TreeNode,
+    nodes: &HashMap<u64, NodeInfo>,
+) -> std::io::Result<()> {
+    writeln!(out, "event:  {}", describe(seq, nodes))?;
+    writeln!(out, "status: {}", status_text(status))?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "ancestors (what it was built from, via sourceEventSeqs):"
+    )?;
+    write_node(out, up, "", "", nodes)?;
+    writeln!(out)?;
+    writeln!(out, "descendants (what cites it, and what shadowed it):")?;
+    write_node(out, down, "", "", nodes)
+}
+
+fn write_node(
+    out: &mut dyn Write,
+    node: &TreeNode,
+    first: &str,
+    rest: &str,
+    nodes: &HashMap<u64, NodeInfo>,
+) -> std::io::Result<()> {
+    let edge = node
+        .edge
+        .filter(|e| e.name() != "cited" && e.name() != "cited by")
+        .map(|e| format!("[{}] ", e.name()))
+        .unwrap_or_default();
+    let text = if node.back_reference {
+        format!("{} (see above)", node.seq)
+    } else {
+        describe(node.seq, nodes)
+    };
+    let cut = if node.cut { " …" } else { "" };
+    writeln!(out, "{first}{edge}{text}{cut}")?;
+    for (i, child) in node.children.iter().enumerate() {
+        let last = i + 1 == node.children.len();
+        let (f, r) = if last {
+            ("└── ", "    ")
+        } else {
+            ("├── ", "│   ")
+        };
+        write_node(
+            out,
+            child,
+            &format!("{rest}{f}"),
+            &format!("{rest}{r}"),
+            nodes,
+        )?;
+    }
+    Ok(())
+}
+
+fn node_json(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> Value {
+    match nodes.get(&seq) {
+        Some(n) => {
+            json!({"seq": seq, "type": n.ty, "turn": n.turn, "step": n.step, "preview": n.preview})
+        }
+        None => json!({"seq": seq}),
+    }
+}
+
+fn tree_json(node: &TreeNode, nodes: &HashMap<u64, NodeInfo>) -> Value {
+    let mut v = node_json(node.seq, nodes);
+    let obj = v.as_object_mut().expect("an object");
+    obj.insert(
+        "edge".into(),
+        node.edge.map_or(Value::Null, |e| e.name().into()),
+    );
+    if node.back_reference {
+        obj.insert("back_reference".into(), true.into());
+    }
+    if node.cut {
+        obj.insert("cut".into(), true.into());
+    }
+    obj.insert(
+        "children".into(),
+        node.children.iter().map(|c| tree_json(c, nodes)).collect(),
+    );
+    v
+}
+
+fn dot_label(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> String {
+    let text = match nodes.get(&seq) {
+        Some(n) => format!("{seq} {}", n.ty),
+        None => seq.to_string(),
+    };
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn write_dot(
+    out: &mut dyn Write,
+    seq: u64,
+    index: &ProvenanceIndex,
+    seqs: &BTreeSet<u64>,
+    nodes: &HashMap<u64, NodeInfo>,
+) -> std::io::Result<()> {
+    writeln!(out, "digraph provenance {{")?;
+    writeln!(out, "  rankdir=LR;")?;
+    writeln!(out, "  node [shape=box, fontname=\"monospace\"];")?;
+    for s in seqs {
+        let bold = if *s == seq { ", style=bold" } else { "" };
+        writeln!(out, "  \"{s}\" [label=\"{}\"{bold}];", dot_label(*s, nodes))?;
+    }
+    for (from, to, dashed) in provenance::dot_edges(index, seqs) {
+        let style = if dashed { " [style=dashed]" } else { "" };
+        writeln!(out, "  \"{from}\" -> \"{to}\"{style};")?;
+    }
+    writeln!(out, "}}")
+}

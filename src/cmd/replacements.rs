@@ -1,0 +1,76 @@
+//! `replacements FILE`: every replace in log order (FORMAT.md §3.1).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use dsh_session::scan::ScanOptions;
+
+use crate::cli::{ReplacementsArgs, TableFormat};
+use crate::cmd::scan_readable;
+use crate::render::{table, write_table};
+
+#[derive(Debug, serde::Serialize)]
+struct Row<'a> {
+    generation: u64,
+    seq: u64,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    start: u64,
+    end: u64,
+    shadowed: &'a [u64],
+    surface_len_before: usize,
+    surface_len_after: usize,
+}
+
+/// Runs `replacements`.
+pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let options = ScanOptions {
+        session: args.session.clone(),
+        ..ScanOptions::default()
+    };
+    let report = scan_readable(&args.file, &options)?;
+    let rows: Vec<Row<'_>> = report
+        .replay
+        .replacements()
+        .iter()
+        .map(|r| Row {
+            generation: r.generation,
+            seq: r.seq,
+            ty: &r.ty,
+            start: r.start,
+            end: r.end,
+            shadowed: &r.shadowed,
+            surface_len_before: r.len_before,
+            surface_len_after: r.len_after,
+        })
+        .collect();
+    match args.format {
+        TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &rows)?;
+            writeln!(out)?;
+        }
+        TableFormat::Jsonl => {
+            for r in &rows {
+                serde_json::to_writer(&mut *out, r)?;
+                writeln!(out)?;
+            }
+        }
+        TableFormat::Table => {
+            let mut t = table(&["gen", "seq", "type", "range", "shadowed", "surface"]);
+            for r in &rows {
+                let shadowed: Vec<String> = r.shadowed.iter().map(u64::to_string).collect();
+                t.add_row(vec![
+                    r.generation.to_string(),
+                    r.seq.to_string(),
+                    r.ty.to_owned(),
+                    format!("{}..{}", r.start, r.end),
+                    shadowed.join(","),
+                    format!("{} -> {}", r.surface_len_before, r.surface_len_after),
+                ]);
+            }
+            write_table(out, &t)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
