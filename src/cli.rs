@@ -55,7 +55,7 @@ pub enum Command {
     /// uncommitted bytes at the end that `repair` would cut), corrupt, or refused
     /// (intact, but written by a newer harness or with an unknown required event
     /// type). A failing verdict names the rule id, the line and the seq.
-    #[command(after_help = concat!("Examples:\n  dsh-session validate logs/*.jsonl logs/*.jsonl.zstd\n  dsh-session validate --format json session.jsonl | jq '.[] | select(.status != \"valid\")'\n\n", "Exit codes:\n  0  every log is valid or torn-tail\n  1  a log is corrupt or refused\n  2  usage error, or a file could not be read"))]
+    #[command(after_help = concat!("Examples:\n  dsh-session validate logs/*.jsonl logs/*.jsonl.zstd\n  dsh-session validate ~/.dsh/sessions            # walk a JSONL root\n  dsh-session validate --format github sessions/  # in a GitHub Actions step\n  dsh-session validate --format json session.jsonl | jq '.[] | select(.status != \"valid\")'\n\n", "Exit codes:\n  0  every log is valid or torn-tail\n  1  a log is corrupt or refused\n  2  usage error, or a file could not be read"))]
     Validate(ValidateArgs),
 
     /// Print the surface: the ordered events whose messages the model sees.
@@ -121,6 +121,10 @@ pub enum Command {
     )]
     Rules(RulesArgs),
 
+    /// Print the man page (roff), e.g. `dsh-session man > dsh-session.1`.
+    #[command(after_help = "Example:\n  dsh-session man | man -l -")]
+    Man,
+
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  dsh-session completions bash > ~/.local/share/bash-completion/completions/dsh-session"
@@ -131,12 +135,13 @@ pub enum Command {
 /// Arguments of `validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Session logs to check (`-` reads standard input).
-    #[arg(required = true, value_name = "FILE")]
+    /// Session logs, SQLite stores, or directories to walk for `session.jsonl[.zstd]` files
+    /// and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
-    /// Output format: text (one line per file and a summary), json (an array of objects),
-    /// jsonl (one object per line).
+    /// Output format: text (one line per log and a summary), json (an array of objects),
+    /// jsonl (one object per line), github (GitHub Actions annotations).
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
 
@@ -347,6 +352,9 @@ pub enum ListFormat {
     Json,
     /// One JSON object per line.
     Jsonl,
+    /// GitHub Actions workflow commands: `::error` for corrupt and refused logs,
+    /// `::warning` for torn tails and warnings.
+    Github,
 }
 
 /// Formats for commands that print a table.

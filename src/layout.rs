@@ -67,3 +67,89 @@ mod tests {
         assert_eq!(encode_segment(".."), "~002E~002E");
     }
 }
+
+/// True for a log file name DSH writes: `session.jsonl`, `session.jsonl.zstd`, and the later
+/// generations' `session.vN.jsonl[.zstd]` (N a decimal without leading zeros).
+pub fn is_session_file_name(name: &str) -> bool {
+    let stem = name.strip_suffix(".zstd").unwrap_or(name);
+    let Some(stem) = stem.strip_suffix(".jsonl") else {
+        return false;
+    };
+    match stem.strip_prefix("session.v") {
+        Some(n) => {
+            n.starts_with(|c: char| ('1'..='9').contains(&c))
+                && n.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => stem == "session",
+    }
+}
+
+/// Extensions of files checked for a SQLite header when a directory is walked.
+pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
+
+/// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
+/// files are kept as given. Symbolic links are followed, and a link loop is reported in
+/// `skipped` instead of walked twice.
+pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    for input in inputs {
+        if !input.is_dir() {
+            found.push(input.clone());
+            continue;
+        }
+        let mut here = Vec::new();
+        for entry in walkdir::WalkDir::new(input).follow_links(true) {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    skipped.push(e.to_string());
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let name = entry.file_name().to_string_lossy();
+            let is_store = entry
+                .path()
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| STORE_EXTENSIONS.contains(&e))
+                && crate::sqlite::looks_like_store(entry.path());
+            if is_session_file_name(&name) || is_store {
+                here.push(entry.into_path());
+            }
+        }
+        here.sort();
+        found.extend(here);
+    }
+    (found, skipped)
+}
+
+#[cfg(test)]
+mod names {
+    use super::is_session_file_name;
+
+    #[test]
+    fn canonical_generation_names() {
+        for ok in [
+            "session.jsonl",
+            "session.jsonl.zstd",
+            "session.v3.jsonl",
+            "session.v12.jsonl.zstd",
+        ] {
+            assert!(is_session_file_name(ok), "{ok}");
+        }
+        for no in [
+            "session.v0.jsonl",
+            "session.v03.jsonl",
+            "Session.jsonl",
+            "session.jsonl.tmp",
+            "x.jsonl",
+            "session.V3.jsonl",
+        ] {
+            assert!(!is_session_file_name(no), "{no}");
+        }
+    }
+}

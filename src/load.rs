@@ -130,6 +130,31 @@ impl From<io::Error> for SourceError {
     }
 }
 
+/// Called with the number of bytes read so far, for a progress bar.
+pub type ProgressFn = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
+
+/// A reader that reports the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    read: u64,
+    report: ProgressFn,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        (self.report)(self.read);
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Counting<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
 /// An opened log: where it came from, its encoding and its bytes.
 pub struct Input {
     /// The path given (`-` for standard input).
@@ -156,6 +181,18 @@ impl Input {
     /// # Errors
     /// I/O errors opening or reading; [`LoadError::Sqlite`] for a SQLite store.
     pub fn open(path: &Path) -> Result<Self, LoadError> {
+        Self::open_with_progress(path, None)
+    }
+
+    /// As [`Input::open`], reporting the bytes read to `progress` (plain JSONL; zstd
+    /// reports while its frames are located).
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub fn open_with_progress(
+        path: &Path,
+        progress: Option<ProgressFn>,
+    ) -> Result<Self, LoadError> {
         let stdin = path == Path::new("-");
         let (mut reader, size): (Box<dyn BufRead>, Option<u64>) = if stdin {
             (
@@ -164,11 +201,28 @@ impl Input {
             )
         } else {
             let file = File::open(path)?;
-            let size = file.metadata()?.len();
-            (
-                Box::new(BufReader::with_capacity(1 << 16, file)),
-                Some(size),
-            )
+            let meta = file.metadata()?;
+            if meta.is_dir() {
+                return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory").into());
+            }
+            let size = meta.len();
+            match &progress {
+                Some(report) => {
+                    let counting = Counting {
+                        inner: file,
+                        read: 0,
+                        report: report.clone(),
+                    };
+                    (
+                        Box::new(BufReader::with_capacity(1 << 16, counting)),
+                        Some(size),
+                    )
+                }
+                None => (
+                    Box::new(BufReader::with_capacity(1 << 16, file)),
+                    Some(size),
+                ),
+            }
         };
         let head = peek(&mut reader, 16)?;
         let encoding = if head.starts_with(SQLITE_MAGIC) {

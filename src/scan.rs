@@ -24,8 +24,10 @@ use crate::rules::{Class, Finding, Rule};
 pub const PREVIEW_CHARS: usize = 60;
 
 /// What a scan should keep besides the verdict.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct ScanOptions {
+    /// Told the bytes read so far (plain JSONL), for a progress bar.
+    pub progress: Option<crate::load::ProgressFn>,
     /// Snapshot the surface right after the event with this seq (`surface --at`).
     pub at: Option<u64>,
     /// Keep each surface entry's derived message bytes (`messages`).
@@ -43,6 +45,20 @@ pub struct ScanOptions {
     /// Compute the closers of an open final turn and check them with the log, as a
     /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
     pub append_closers: bool,
+}
+
+impl std::fmt::Debug for ScanOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanOptions")
+            .field("at", &self.at)
+            .field("keep_messages", &self.keep_messages)
+            .field("header_only", &self.header_only)
+            .field("session", &self.session)
+            .field("provenance", &self.provenance)
+            .field("keep_shadowed", &self.keep_shadowed)
+            .field("append_closers", &self.append_closers)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The verdict on a log (FORMAT.md §6.2).
@@ -461,7 +477,7 @@ pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanE
 /// [`ScanError`] when the file cannot be opened or read; every problem with its content
 /// is a [`Finding`] in the [`Report`] instead.
 pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError> {
-    let input = Input::open(path)?;
+    let input = Input::open_with_progress(path, options.progress.clone())?;
     let mut scan = Scan::new(&input, options);
     let lines = match input.lines(options.session.as_deref()) {
         Ok(lines) => Some(lines),

@@ -1,11 +1,15 @@
-//! `validate FILE...`: one verdict per log, for people and for CI.
+//! `validate PATH...`: one verdict per log, for people and for CI.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Result;
+use dsh_session::layout::discover;
 use dsh_session::rules::Finding;
 use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ValidateArgs};
@@ -13,6 +17,9 @@ use crate::render::paint;
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Inputs at least this large get a progress bar on a terminal (64 MB).
+const PROGRESS_BYTES: u64 = 64_000_000;
 
 /// One line of `validate --format json|jsonl`.
 #[derive(Debug, Serialize)]
@@ -86,33 +93,29 @@ impl From<&Finding> for FindingJson {
 
 fn verdict(file: String, report: &Report) -> Verdict {
     let finding = report.finding.as_ref();
+    let torn = report.torn.as_ref();
+    let sqlite = report.session.is_some();
     Verdict {
         schema_version: SCHEMA_VERSION,
         file,
         session: report.session.clone(),
         status: report.status.name(),
-        rule: finding
-            .map(|f| f.rule.id())
-            .or(report.torn.as_ref().map(|t| t.rule.id())),
+        rule: finding.map(|f| f.rule.id()).or(torn.map(|t| t.rule.id())),
         seq: finding.and_then(|f| f.seq),
-        line: finding.and_then(|f| f.line).or(report
-            .torn
-            .as_ref()
-            .filter(|_| report.session.is_none())
-            .map(|t| t.line)),
-        row: finding.and_then(|f| f.row).or(report
-            .torn
-            .as_ref()
-            .filter(|_| report.session.is_some())
-            .map(|t| t.line)),
+        line: finding
+            .and_then(|f| f.line)
+            .or(torn.filter(|_| !sqlite).map(|t| t.line)),
+        row: finding
+            .and_then(|f| f.row)
+            .or(torn.filter(|_| sqlite).map(|t| t.line)),
         message: finding
             .map(|f| f.message.clone())
-            .or(report.torn.as_ref().map(|t| t.message.clone())),
+            .or(torn.map(|t| t.message.clone())),
         events: report.stats.events,
         surface_len: report.replay.len(),
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
-        torn_tail: report.torn.as_ref().map(TornJson::from),
+        torn_tail: torn.map(TornJson::from),
         warnings: report.warnings.iter().map(FindingJson::from).collect(),
     }
 }
@@ -137,33 +140,75 @@ fn io_error(file: String, message: String) -> Verdict {
     }
 }
 
-/// Runs `validate`.
-pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
-    let mut verdicts = Vec::with_capacity(args.files.len());
-    let mut counts = [0usize; 4];
-    let mut errors = 0usize;
-    for path in &args.files {
-        let file = path.display().to_string();
-        let options = ScanOptions {
-            session: args.session.clone(),
-            ..ScanOptions::default()
-        };
-        match scan::scan_all(path, &options) {
-            Ok(reports) => {
-                if reports.is_empty() {
-                    eprintln!("dsh-session: {file}: store holds no sessions");
-                }
-                for report in reports {
-                    counts[report.status as usize] += 1;
-                    verdicts.push(verdict(file.clone(), &report));
-                }
-            }
-            Err(e) => {
-                errors += 1;
-                eprintln!("dsh-session: {file}: {e}");
-                verdicts.push(io_error(file, e.to_string()));
-            }
+/// A progress bar on standard error for one large input, when standard error is a terminal.
+fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::load::ProgressFn)> {
+    let size = std::fs::metadata(path).ok()?.len();
+    if size < PROGRESS_BYTES || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(size);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} {bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        )
+        .expect("valid template"),
+    );
+    bar.set_message(path.display().to_string());
+    let handle = bar.clone();
+    Some((bar, Arc::new(move |read| handle.set_position(read))))
+}
+
+fn check(path: &Path, session: Option<&String>) -> Vec<Verdict> {
+    let file = path.display().to_string();
+    let progress = progress_for(path);
+    let options = ScanOptions {
+        session: session.cloned(),
+        progress: progress.as_ref().map(|p| p.1.clone()),
+        ..ScanOptions::default()
+    };
+    let result = scan::scan_all(path, &options);
+    if let Some((bar, _)) = progress {
+        bar.finish_and_clear();
+    }
+    match result {
+        Ok(reports) if reports.is_empty() => {
+            eprintln!("dsh-session: {file}: store holds no sessions");
+            Vec::new()
         }
+        Ok(reports) => reports.iter().map(|r| verdict(file.clone(), r)).collect(),
+        Err(e) => vec![io_error(file, e.to_string())],
+    }
+}
+
+/// Runs `validate`: inputs are expanded, checked in parallel, and printed in path order.
+pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
+    let (paths, skipped): (Vec<PathBuf>, Vec<String>) = discover(&args.files);
+    for s in &skipped {
+        eprintln!("dsh-session: skipped: {s}");
+    }
+    for dir in args.files.iter().filter(|f| f.is_dir()) {
+        if !paths.iter().any(|p| p.starts_with(dir)) {
+            eprintln!(
+                "dsh-session: {}: no session logs or SQLite stores found",
+                dir.display()
+            );
+        }
+    }
+    let verdicts: Vec<Verdict> = paths
+        .par_iter()
+        .map(|p| check(p, args.session.as_ref()))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect();
+    let count = |status: &str| verdicts.iter().filter(|v| v.status == status).count();
+    let errors = count("error");
+    for v in verdicts.iter().filter(|v| v.status == "error") {
+        eprintln!(
+            "dsh-session: {}: {}",
+            v.file,
+            v.message.as_deref().unwrap_or_default()
+        );
     }
     match args.format {
         ListFormat::Json => {
@@ -176,34 +221,36 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 writeln!(out)?;
             }
         }
+        ListFormat::Github => {
+            for v in &verdicts {
+                write_github(out, v)?;
+            }
+        }
         ListFormat::Text => {
-            for v in verdicts
-                .iter()
-                .filter(|v| !args.quiet || v.status != "valid")
-            {
-                if v.status == "error" {
+            for v in verdicts.iter().filter(|v| v.status != "error") {
+                if args.quiet && v.status == "valid" && v.warnings.is_empty() {
                     continue;
                 }
                 write_text(out, v, color)?;
             }
             if !args.quiet {
+                let unreadable = if errors > 0 {
+                    format!(", {errors} unreadable")
+                } else {
+                    String::new()
+                };
                 writeln!(
                     out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{}",
-                    counts[Status::Valid as usize],
-                    counts[Status::TornTail as usize],
-                    counts[Status::Corrupt as usize],
-                    counts[Status::Refused as usize],
-                    if errors > 0 {
-                        format!(", {errors} unreadable")
-                    } else {
-                        String::new()
-                    }
+                    "{} valid, {} torn-tail, {} corrupt, {} refused{unreadable}",
+                    count(Status::Valid.name()),
+                    count(Status::TornTail.name()),
+                    count(Status::Corrupt.name()),
+                    count(Status::Refused.name()),
                 )?;
             }
         }
     }
-    let failed = counts[Status::Corrupt as usize] + counts[Status::Refused as usize] > 0;
+    let failed = count(Status::Corrupt.name()) + count(Status::Refused.name()) > 0;
     Ok(ExitCode::from(if errors > 0 {
         2
     } else if failed {
@@ -211,6 +258,62 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     } else {
         0
     }))
+}
+
+/// Escapes a GitHub workflow command's message (`%`, CR, LF) or property (also `:`, `,`).
+fn gh_escape(text: &str, property: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
+    let file = gh_escape(&v.file, true);
+    let line = |l: Option<u64>| l.map(|l| format!(",line={l}")).unwrap_or_default();
+    let level = match v.status {
+        "corrupt" | "refused" | "error" => Some("error"),
+        "torn-tail" => Some("warning"),
+        _ => None,
+    };
+    if let Some(level) = level {
+        let title = v
+            .rule
+            .map_or_else(|| v.status.to_owned(), |r| format!("{r} {}", v.status));
+        let mut message = v.message.clone().unwrap_or_default();
+        if let Some(seq) = v.seq {
+            message = format!("seq {seq}: {message}");
+        }
+        if let Some(session) = &v.session {
+            message = format!("session {session}: {message}");
+        }
+        writeln!(
+            out,
+            "::{level} file={file}{},title={}::{}",
+            line(v.line),
+            gh_escape(&title, true),
+            gh_escape(&message, false)
+        )?;
+    }
+    for w in &v.warnings {
+        let seq = w.seq.map(|s| format!("seq {s}: ")).unwrap_or_default();
+        writeln!(
+            out,
+            "::warning file={file}{},title={}::{}",
+            line(w.line),
+            gh_escape(w.rule, true),
+            gh_escape(&format!("{seq}{}", w.message), false)
+        )?;
+    }
+    Ok(())
 }
 
 fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<()> {
@@ -254,9 +357,10 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
         }
     }
     for w in &v.warnings {
+        let warning = paint(color, "33", "warning");
         writeln!(
             out,
-            "  warning {} (seq {}): {}",
+            "  {warning} {} (seq {}): {}",
             w.rule,
             w.seq.unwrap_or_default(),
             w.message

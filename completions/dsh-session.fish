@@ -1,0 +1,162 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_dsh_session_global_optspecs
+    string join \n color= v/verbose h/help V/version
+end
+
+function __fish_dsh_session_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_dsh_session_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_dsh_session_using_subcommand
+    set -l cmd (__fish_dsh_session_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -s V -l version -d 'Print version'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "surface" -d 'Print the surface: the ordered events whose messages the model sees'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "messages" -d 'Print the derived message history (deriveMessages), byte for byte as stored'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "repair" -d 'Repair a log after a crash exactly as DSH does on its next load'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "provenance" -d 'Show where an event came from, what cites it, and what shadowed it'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "replacements" -d 'List every replace in log order: generation, range, shadowed seqs, surface lengths'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "show" -d 'Summarise a log: header, era, turns, steps, tool calls, tokens, times'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "version" -d 'Print the log\'s format version, era and compression; exit 1 when refused'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `dsh-session man > dsh-session.1`'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l format -d 'Output format: text (one line per log and a summary), json (an array of objects), jsonl (one object per line), github (GitHub Actions annotations)' -r -f -a "text\t'Human-readable lines'
+json\t'One JSON array'
+jsonl\t'One JSON object per line'
+github\t'GitHub Actions workflow commands: `::error` for corrupt and refused logs, `::warning` for torn tails and warnings'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid (torn tails included), and no summary'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l at -d 'Show the surface right after the event with this seq (default: the whole log)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l all -d 'Also list the entries replaces shadowed, each marked with the seq that shadowed it: the whole history of the surface, in seq order'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l at -d 'Derive the messages of the surface right after the event with this seq' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l format -d 'Output format: json (one array) or jsonl (one message per line)' -r -f -a "json\t'One JSON array of messages'
+jsonl\t'One message per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l session -d 'The session to repair in a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l format -d 'Output format' -r -f -a "text\t'Human-readable lines, closers verbatim'
+json\t'One JSON object'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l dry-run -d 'Print what would be cut and the closer records byte for byte; write nothing'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l no-backup -d 'Do not keep a copy of the original as FILE.bak.<UTC time>'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l depth -d 'Cut both trees after this many levels (at most 1000 are ever walked)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l format -d 'Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`)' -r -f -a "tree\t'Indented trees'
+json\t'One JSON object'
+dot\t'A Graphviz digraph of the neighbourhood'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l format -d 'Output format' -r -f -a "table\t'A text table'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "surface" -d 'Print the surface: the ordered events whose messages the model sees'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "messages" -d 'Print the derived message history (deriveMessages), byte for byte as stored'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "repair" -d 'Repair a log after a crash exactly as DSH does on its next load'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "provenance" -d 'Show where an event came from, what cites it, and what shadowed it'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "replacements" -d 'List every replace in log order: generation, range, shadowed seqs, surface lengths'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "show" -d 'Summarise a log: header, era, turns, steps, tool calls, tokens, times'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "version" -d 'Print the log\'s format version, era and compression; exit 1 when refused'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "man" -d 'Print the man page (roff), e.g. `dsh-session man > dsh-session.1`'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions rules man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

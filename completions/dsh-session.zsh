@@ -1,0 +1,465 @@
+#compdef dsh-session
+
+autoload -U is-at-least
+
+_dsh-session() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_dsh-session_commands" \
+"*::: :->dsh-session" \
+&& ret=0
+    case $state in
+    (dsh-session)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:dsh-session-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format\: text (one line per log and a summary), json (an array of objects), jsonl (one object per line), github (GitHub Actions annotations)]:FORMAT:((text\:"Human-readable lines"
+json\:"One JSON array"
+jsonl\:"One JSON object per line"
+github\:"GitHub Actions workflow commands\: \`\:\:error\` for corrupt and refused logs, \`\:\:warning\` for torn tails and warnings"))' \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-q[Print only logs that are not valid (torn tails included), and no summary]' \
+'--quiet[Print only logs that are not valid (torn tails included), and no summary]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::files -- Session logs, SQLite stores, or directories to walk for `session.jsonl\[.zstd\]` files and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input:_files' \
+&& ret=0
+;;
+(surface)
+_arguments "${_arguments_options[@]}" : \
+'--at=[Show the surface right after the event with this seq (default\: the whole log)]:SEQ:_default' \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--all[Also list the entries replaces shadowed, each marked with the seq that shadowed it\: the whole history of the surface, in seq order]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+&& ret=0
+;;
+(messages)
+_arguments "${_arguments_options[@]}" : \
+'--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
+'--format=[Output format\: json (one array) or jsonl (one message per line)]:FORMAT:((json\:"One JSON array of messages"
+jsonl\:"One message per line"))' \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+&& ret=0
+;;
+(repair)
+_arguments "${_arguments_options[@]}" : \
+'--session=[The session to repair in a SQLite store (optional when the store holds one)]:ID:_default' \
+'--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
+json\:"One JSON object"))' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dry-run[Print what would be cut and the closer records byte for byte; write nothing]' \
+'--no-backup[Do not keep a copy of the original as FILE.bak.<UTC time>]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (a file; standard input cannot be repaired):_files' \
+&& ret=0
+;;
+(provenance)
+_arguments "${_arguments_options[@]}" : \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--depth=[Cut both trees after this many levels (at most 1000 are ever walked)]:N:_default' \
+'--format=[Output format\: tree (indented text), json, or dot (Graphviz, for \`dot -Tsvg\`)]:FORMAT:((tree\:"Indented trees"
+json\:"One JSON object"
+dot\:"A Graphviz digraph of the neighbourhood"))' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+':seq -- The event to explain:_default' \
+&& ret=0
+;;
+(replacements)
+_arguments "${_arguments_options[@]}" : \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+&& ret=0
+;;
+(version)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input):_files' \
+&& ret=0
+;;
+(sessions)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`):_files' \
+&& ret=0
+;;
+(rules)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format]:FORMAT:((table\:"A text table"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':shell -- The shell:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_dsh-session__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:dsh-session-help-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(surface)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(messages)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(repair)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(provenance)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(replacements)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(show)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(version)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(sessions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(rules)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(man)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_dsh-session_commands] )) ||
+_dsh-session_commands() {
+    local commands; commands=(
+'validate:Check logs the way DSH does on load; the exit code tells (CI gate)' \
+'surface:Print the surface\: the ordered events whose messages the model sees' \
+'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
+'repair:Repair a log after a crash exactly as DSH does on its next load' \
+'provenance:Show where an event came from, what cites it, and what shadowed it' \
+'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
+'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
+'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
+'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'rules:List every rule id with its meaning and FORMAT.md section' \
+'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
+'completions:Print a shell completion script' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'dsh-session commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__completions_commands] )) ||
+_dsh-session__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session completions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help_commands] )) ||
+_dsh-session__subcmd__help_commands() {
+    local commands; commands=(
+'validate:Check logs the way DSH does on load; the exit code tells (CI gate)' \
+'surface:Print the surface\: the ordered events whose messages the model sees' \
+'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
+'repair:Repair a log after a crash exactly as DSH does on its next load' \
+'provenance:Show where an event came from, what cites it, and what shadowed it' \
+'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
+'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
+'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
+'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'rules:List every rule id with its meaning and FORMAT.md section' \
+'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
+'completions:Print a shell completion script' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'dsh-session help commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__completions_commands] )) ||
+_dsh-session__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help completions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__help_commands] )) ||
+_dsh-session__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help help commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__man_commands] )) ||
+_dsh-session__subcmd__help__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help man commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__messages_commands] )) ||
+_dsh-session__subcmd__help__subcmd__messages_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help messages commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__provenance_commands] )) ||
+_dsh-session__subcmd__help__subcmd__provenance_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help provenance commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__repair_commands] )) ||
+_dsh-session__subcmd__help__subcmd__repair_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help repair commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__replacements_commands] )) ||
+_dsh-session__subcmd__help__subcmd__replacements_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help replacements commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__rules_commands] )) ||
+_dsh-session__subcmd__help__subcmd__rules_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help rules commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__sessions_commands] )) ||
+_dsh-session__subcmd__help__subcmd__sessions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help sessions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__show_commands] )) ||
+_dsh-session__subcmd__help__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help show commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__surface_commands] )) ||
+_dsh-session__subcmd__help__subcmd__surface_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help surface commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__validate_commands] )) ||
+_dsh-session__subcmd__help__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help validate commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__version_commands] )) ||
+_dsh-session__subcmd__help__subcmd__version_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help version commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__man_commands] )) ||
+_dsh-session__subcmd__man_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session man commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__messages_commands] )) ||
+_dsh-session__subcmd__messages_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session messages commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__provenance_commands] )) ||
+_dsh-session__subcmd__provenance_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session provenance commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__repair_commands] )) ||
+_dsh-session__subcmd__repair_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session repair commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__replacements_commands] )) ||
+_dsh-session__subcmd__replacements_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session replacements commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__rules_commands] )) ||
+_dsh-session__subcmd__rules_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session rules commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__sessions_commands] )) ||
+_dsh-session__subcmd__sessions_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session sessions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__show_commands] )) ||
+_dsh-session__subcmd__show_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session show commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__surface_commands] )) ||
+_dsh-session__subcmd__surface_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session surface commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__validate_commands] )) ||
+_dsh-session__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session validate commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__version_commands] )) ||
+_dsh-session__subcmd__version_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session version commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_dsh-session" ]; then
+    _dsh-session "$@"
+else
+    compdef _dsh-session dsh-session
+fi

@@ -1,0 +1,319 @@
+//! How the CLI behaves in terminals, CI jobs and pipes: directory walks, output formats,
+//! completions, colour, closed pipes, standard input, exit codes.
+
+mod common;
+
+use std::path::Path;
+
+use common::store::store_from_jsonl;
+use common::{dsh, fixture};
+
+fn text(out: &std::process::Output) -> (Option<i32>, String, String) {
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        String::from_utf8(out.stderr.clone()).unwrap(),
+    )
+}
+
+/// `<root>/--home-ana-proj--/s-compact/session.jsonl` (a HEAD store layout), a torn copy in
+/// another session directory, a SQLite store nested deeper, an unrelated file and a
+/// symbolic-link loop.
+fn store_root(root: &Path) {
+    let project = root.join("--home-ana-proj--");
+    std::fs::create_dir_all(project.join("s-compact")).unwrap();
+    std::fs::copy(
+        fixture("compaction-and-prune.jsonl"),
+        project.join("s-compact/session.jsonl"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join("s-01")).unwrap();
+    let mut torn = std::fs::read_to_string(fixture("open-turn-after-tool-call.jsonl")).unwrap();
+    torn.push_str("{\"type\":\"tool/result\",\"seq\":19");
+    std::fs::write(project.join("s-01/session.jsonl"), torn).unwrap();
+    std::fs::create_dir_all(root.join("stores/nested")).unwrap();
+    store_from_jsonl(
+        &fixture("legacy-conversions.jsonl"),
+        &root.join("stores/nested/sessions.db"),
+        17,
+    );
+    std::fs::write(root.join("stores/notes.txt"), "not a log").unwrap();
+    std::fs::write(root.join("stores/fake.db"), "not a database either").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("..", root.join("stores/nested/loop")).unwrap();
+}
+
+#[test]
+fn validate_walks_a_directory_in_path_order() {
+    let dir = tempfile::tempdir().unwrap();
+    store_root(dir.path());
+    let root = dir.path().display().to_string();
+    let (code, out, err) = text(
+        &dsh()
+            .args(["validate", "--color", "never"])
+            .arg(dir.path())
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
+  a repair cuts 30 byte(s) at offset 2785: 1 line(s), 0 event(s); 19 events before it are kept
+  warning W1 (seq 17): tool call \"call_7\" has no tool result after it on the surface (its turn is still open: `dsh-session repair` closes it as DSH would)
+{root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
+  warning W2 (seq 19): tool result for call \"call_2\" answers no earlier tool call on the surface
+{root}/stores/nested/sessions.db [session s-legacy]: valid (12 events, surface 4, head)
+2 valid, 1 torn-tail, 0 corrupt, 0 refused
+"
+        )
+    );
+    assert!(
+        err.contains("File system loop found"),
+        "the loop is reported, not walked: {err}"
+    );
+    // The same order whatever the scheduling: run it again with one thread.
+    let again = dsh()
+        .args(["validate", "--color", "never"])
+        .arg(dir.path())
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), out);
+}
+
+#[test]
+fn validate_github_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    store_root(dir.path());
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"type\":\"session\",\"version\":0,\"id\":\"s\",\"createdAt\":1,\"delegationDepth\":0}\n{\"type\":\"turn/start\",\"seq\":0,\"time\":1,\"data\":{\"turn\":1},\"x\":1}\n").unwrap();
+    let root = dir.path().display().to_string();
+    let (code, out, _) = text(
+        &dsh()
+            .args(["validate", "--format", "github"])
+            .arg(&bad)
+            .arg(dir.path().join("--home-ana-proj--"))
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        out,
+        format!(
+            "::error file={root}/bad.jsonl,line=2,title=E1 corrupt::seq 0: invalid event envelope: unexpected key \"x\"
+::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
+::warning file={root}/--home-ana-proj--/s-01/session.jsonl,title=W1::seq 17: tool call \"call_7\" has no tool result after it on the surface (its turn is still open: `dsh-session repair` closes it as DSH would)
+::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,title=W2::seq 19: tool result for call \"call_2\" answers no earlier tool call on the surface
+"
+        )
+    );
+}
+
+#[test]
+fn validate_json_and_jsonl_and_quiet() {
+    let log = fixture("legacy-conversions.jsonl");
+    let (_, out, _) = text(
+        &dsh()
+            .args(["validate", "--format", "jsonl"])
+            .arg(&log)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        out,
+        format!(
+            "{{\"schema_version\":1,\"file\":\"{}\",\"session\":null,\"status\":\"valid\",\"rule\":null,\"seq\":null,\"line\":null,\"row\":null,\"message\":null,\"events\":12,\"surface_len\":4,\"era\":\"head\",\"encoding\":\"none\",\"torn_tail\":null,\"warnings\":[]}}\n",
+            log.display()
+        )
+    );
+    let (_, out, _) = text(
+        &dsh()
+            .args(["validate", "--format", "json"])
+            .arg(&log)
+            .arg(&log)
+            .output()
+            .unwrap(),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    // -q prints nothing for valid logs without warnings, and no summary.
+    let (code, out, _) = text(&dsh().args(["validate", "-q"]).arg(&log).output().unwrap());
+    assert_eq!((code, out.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn exit_codes_and_one_line_errors() {
+    let (code, _, err) = text(&dsh().args(["validate", "no-such.jsonl"]).output().unwrap());
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "dsh-session: no-such.jsonl: No such file or directory (os error 2)\n"
+    );
+    let (code, _, err) = text(&dsh().args(["show", "no-such.jsonl"]).output().unwrap());
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            Some(2),
+            "dsh-session: no-such.jsonl: No such file or directory (os error 2)\n"
+        )
+    );
+    let (code, _, err) = text(&dsh().args(["surface", "--at", "x", "f"]).output().unwrap());
+    assert_eq!(code, Some(2));
+    assert!(err.contains("invalid value 'x' for '--at <SEQ>'"), "{err}");
+    let (code, out, _) = text(&dsh().args(["--help"]).output().unwrap());
+    assert_eq!(code, Some(0));
+    assert!(out.contains("Exit codes:"), "{out}");
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal_and_never_with_no_color() {
+    let log = fixture("legacy-conversions.jsonl");
+    let always = dsh()
+        .args(["validate", "--color", "always"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&always.stdout).contains("\x1b[32mvalid\x1b[0m"));
+    // Not a terminal: no colour by default.
+    let auto = dsh().args(["validate"]).arg(&log).output().unwrap();
+    assert!(!String::from_utf8_lossy(&auto.stdout).contains('\x1b'));
+    let no_color = dsh()
+        .args(["validate", "--color", "auto"])
+        .arg(&log)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&no_color.stdout).contains('\x1b'));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_success() {
+    // A log long enough that the output outlives `head -1`.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    let mut log = String::from(
+        "{\"type\":\"session\",\"version\":0,\"id\":\"s\",\"createdAt\":1,\"delegationDepth\":0}\n",
+    );
+    for seq in 0..20_000 {
+        log.push_str(&format!(
+            "{{\"type\":\"user/message\",\"seq\":{seq},\"time\":1,\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"message number {seq} with some padding to make it longer\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"u-{seq}\"}},\"surfaceOp\":\"append\"}}\n"
+        ));
+    }
+    std::fs::write(&path, log).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    for cmd in ["messages --format jsonl", "messages", "surface"] {
+        let script = format!(
+            "set -o pipefail; '{}' {cmd} '{}' | head -1 > /dev/null",
+            bin.display(),
+            path.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{cmd}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "{cmd}: no message on a closed pipe"
+        );
+    }
+}
+
+#[test]
+fn standard_input_for_validate() {
+    let out = dsh()
+        .args(["validate", "--format", "jsonl", "-"])
+        .pipe_stdin(fixture("compaction-and-prune.jsonl"))
+        .unwrap()
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (
+            v["file"].as_str(),
+            v["status"].as_str(),
+            v["events"].as_u64()
+        ),
+        (Some("-"), Some("valid"), Some(23))
+    );
+}
+
+/// The checked-in completions are what the binary generates; run with
+/// `UPDATE_COMPLETIONS=1 cargo test --test cli` after changing a flag.
+#[test]
+fn completions_are_current() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let generated = dsh().args(["completions", shell]).output().unwrap().stdout;
+        let path = dir.join(format!("dsh-session.{shell}"));
+        if std::env::var_os("UPDATE_COMPLETIONS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let checked_in = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "completions/dsh-session.{shell} is stale: run `UPDATE_COMPLETIONS=1 cargo test --test cli`"
+        );
+    }
+}
+
+#[test]
+fn man_page_and_rules() {
+    let man = dsh().arg("man").output().unwrap();
+    assert!(String::from_utf8_lossy(&man.stdout).contains(".TH dsh-session 1"));
+    let rules: serde_json::Value = serde_json::from_slice(
+        &dsh()
+            .args(["rules", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let s15 = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "S15")
+        .unwrap();
+    assert_eq!(
+        s15,
+        &serde_json::json!({"id": "S15", "class": "corrupt", "section": "§3.2", "summary": "replace does not cite every shadowed seq in sourceEventSeqs"})
+    );
+    assert_eq!(
+        rules.as_array().unwrap().len(),
+        dsh_session::rules::Rule::ALL.len()
+    );
+}
+
+#[test]
+fn every_subcommand_help_has_an_example() {
+    for cmd in [
+        "validate",
+        "surface",
+        "messages",
+        "show",
+        "version",
+        "repair",
+        "provenance",
+        "replacements",
+        "sessions",
+        "rules",
+        "completions",
+        "man",
+    ] {
+        let out = dsh().args(["help", cmd]).output().unwrap();
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains("Example"),
+            "{cmd} --help has no example:\n{help}"
+        );
+    }
+}
