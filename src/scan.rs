@@ -1182,7 +1182,7 @@ impl<'o> Scan<'o> {
             (Some(first), at) => {
                 let partial_only = first.rule == Rule::J2 && torn.lines == 0;
                 let (rule, offset) = match at {
-                    Some(at) => (if partial_only { Rule::Z3 } else { Rule::J6 }, at),
+                    Some(at) => (if partial_only { Rule::Z3 } else { Rule::Z8 }, at),
                     None if self.sqlite_session.is_some() => (Rule::Q8, first.line),
                     None => (
                         if partial_only { Rule::J2 } else { Rule::J6 },
