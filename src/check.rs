@@ -23,22 +23,38 @@ pub struct Logical<'a> {
     pub ty: Option<Cow<'a, str>>,
     /// The rebuilt `data` text, when a conversion changed it.
     data_owned: Option<String>,
+    /// The message of a stored (unconverted) message event, looked up once.
+    message_cache: Option<Json<'a>>,
 }
 
 impl<'a> Logical<'a> {
     /// An event taken as stored, without conversion.
     pub fn stored(ev: Event<'a>) -> Self {
-        Logical {
+        let mut logical = Logical {
             ty: ev.type_name(),
             ev,
             data_owned: None,
-        }
+            message_cache: None,
+        };
+        logical.cache_message();
+        logical
+    }
+
+    fn cache_message(&mut self) {
+        self.message_cache = match (self.data_owned.is_none(), self.ev.data) {
+            (true, Some(data)) => match self.type_str() {
+                "user/message" => Some(data),
+                "assistant/message" | "tool/result" => data.get("message"),
+                _ => None,
+            },
+            _ => None,
+        };
     }
 
     /// `data` after conversion.
     pub fn data(&self) -> Option<Json<'_>> {
         match &self.data_owned {
-            Some(text) => Some(Json::parse(text).expect("converted data is built from valid JSON")),
+            Some(text) => Some(Json::from_valid(text)),
             None => self.ev.data,
         }
     }
@@ -56,6 +72,9 @@ impl<'a> Logical<'a> {
     /// The message the event carries, for the three message types: `data` itself for
     /// `user/message`, `data.message` for `assistant/message` and `tool/result`.
     pub fn message(&self) -> Option<Json<'_>> {
+        if self.data_owned.is_none() {
+            return self.message_cache;
+        }
         let data = self.data()?;
         match self.type_str() {
             "user/message" => Some(data),
@@ -181,6 +200,7 @@ pub fn convert<'a>(
                         .raw("role", "\"user\"")
                         .finish(),
                 );
+                logical.cache_message();
                 return Ok(logical);
             } else {
                 return Err((
@@ -192,6 +212,7 @@ pub fn convert<'a>(
         _ => {}
     }
     convert_pre_identity(&mut logical, session_id, seq, message_id_at);
+    logical.cache_message();
     Ok(logical)
 }
 
@@ -429,7 +450,8 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
             format!("{ty} lacks an identified message: message is not an object"),
         ));
     };
-    if !msg.get("id").is_some_and(Json::is_nonempty_string) {
+    let [id, role, source, content] = msg.lookup(["id", "role", "source", "content"]);
+    if !id.is_some_and(Json::is_nonempty_string) {
         return Err((
             Rule::M1,
             format!("{ty} lacks an identified message: id is not a non-empty string"),
@@ -440,32 +462,34 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
     } else {
         "user"
     };
-    if !msg.get("role").is_some_and(|r| r.str_eq(want_role)) {
+    if !role.is_some_and(|r| r.str_eq(want_role)) {
         return Err((
             Rule::M2,
             format!(
                 "{ty} message must have role {want_role:?}, found {}",
-                shown(msg.get("role"))
+                shown(role)
             ),
         ));
     }
-    let source = msg.get("source").filter(|s| s.is_object());
+    let source_value = source;
+    let source = source.filter(|s| s.is_object());
     let kind = source.and_then(|s| s.get("kind"));
     let Some(source) = source.filter(|_| kind.is_some_and(Json::is_nonempty_string)) else {
         return Err((
             Rule::M3,
             format!(
                 "{ty} message has an invalid source: expected an object with a non-empty string kind, found {}",
-                shown(msg.get("source"))
+                shown(source_value)
             ),
         ));
     };
-    let Some(content) = msg.get("content").filter(|c| c.is_array()) else {
+    let content_value = content;
+    let Some(content) = content.filter(|c| c.is_array()) else {
         return Err((
             Rule::M4,
             format!(
                 "{ty} message has invalid content: expected an array, found {}",
-                shown(msg.get("content"))
+                shown(content_value)
             ),
         ));
     };

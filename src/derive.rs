@@ -85,7 +85,7 @@ pub fn preview(message: Option<Json<'_>>, max: usize) -> String {
     let Some(content) = message.and_then(|m| m.get("content")) else {
         return String::new();
     };
-    let text = first_text(content, 0).unwrap_or_default();
+    let text = first_text(content, 0, max + 1).unwrap_or_default();
     let mut out: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -98,28 +98,41 @@ pub fn preview(message: Option<Json<'_>>, max: usize) -> String {
     out
 }
 
-fn first_text(content: Json<'_>, depth: usize) -> Option<String> {
+/// The first `limit` characters of a string value, decoding no more than that.
+fn prefix(v: Json<'_>, limit: usize) -> Option<String> {
+    let body = v.raw_str_body()?;
+    if !body.contains('\\') {
+        return Some(body.chars().take(limit).collect());
+    }
+    Some(
+        char::decode_utf16(v.code_units())
+            .map(|r| r.unwrap_or('\u{FFFD}'))
+            .take(limit)
+            .collect(),
+    )
+}
+
+fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
     if depth > 4 {
         return None;
     }
     for block in content.elements() {
-        let ty = block.get("type").and_then(Json::as_str).unwrap_or_default();
+        let [ty, text, name, arguments, inner] =
+            block.lookup(["type", "text", "name", "arguments", "content"]);
+        let ty = ty.and_then(Json::as_str).unwrap_or_default();
         match ty.as_ref() {
             "text" | "reasoning" => {
-                if let Some(t) = block.get("text").and_then(Json::as_str) {
-                    return Some(t.into_owned());
+                if let Some(t) = text.and_then(|t| prefix(t, limit)) {
+                    return Some(t);
                 }
             }
             "tool-call" => {
-                let name = block.get("name").and_then(Json::as_str).unwrap_or_default();
-                let args = block
-                    .get("arguments")
-                    .and_then(Json::as_str)
-                    .unwrap_or_default();
+                let name = name.and_then(|n| prefix(n, limit)).unwrap_or_default();
+                let args = arguments.and_then(|a| prefix(a, limit)).unwrap_or_default();
                 return Some(format!("{name}({args})"));
             }
             "tool-result" => {
-                if let Some(inner) = block.get("content").and_then(|c| first_text(c, depth + 1)) {
+                if let Some(inner) = inner.and_then(|c| first_text(c, depth + 1, limit)) {
                     return Some(inner);
                 }
             }

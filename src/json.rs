@@ -247,11 +247,22 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
 fn value_end(b: &[u8], i: usize) -> usize {
     match b[i] {
         b'"' => {
+            // The closing quote is the first `"` preceded by an even run of backslashes.
             let mut j = i + 1;
             loop {
-                match memchr::memchr2(b'"', b'\\', &b[j..]) {
-                    Some(k) if b[j + k] == b'\\' => j += k + 2,
-                    Some(k) => return j + k + 1,
+                match memchr::memchr(b'"', &b[j..]) {
+                    Some(k) => {
+                        let q = j + k;
+                        let slashes = b[i + 1..q]
+                            .iter()
+                            .rev()
+                            .take_while(|&&c| c == b'\\')
+                            .count();
+                        if slashes % 2 == 0 {
+                            return q + 1;
+                        }
+                        j = q + 1;
+                    }
                     None => return b.len(),
                 }
             }
@@ -345,6 +356,32 @@ impl<'a> Json<'a> {
         Ok(Json {
             raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
         })
+    }
+
+    /// Wraps text the caller built from valid JSON pieces, without validating it again.
+    /// For this crate's own constructions (legacy conversions, expanded rows, derived
+    /// messages); debug builds check the promise.
+    pub fn from_valid(text: &'a str) -> Self {
+        debug_assert!(validate(text).is_ok(), "from_valid on invalid JSON: {text}");
+        Json {
+            raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+        }
+    }
+
+    /// Looks up several keys of an object in one pass over its members, with the
+    /// last-one-wins rule of [`Json::get`]. `[None; N]` for a non-object.
+    pub fn lookup<const N: usize>(self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
+        let mut found = [None; N];
+        for (k, v) in self.members() {
+            let body = k.raw_str_body().unwrap_or_default();
+            let escaped = body.contains('\\');
+            for (i, key) in keys.iter().enumerate() {
+                if (!escaped && body == *key) || (escaped && k.str_eq(key)) {
+                    found[i] = Some(v);
+                }
+            }
+        }
+        found
     }
 
     /// The exact bytes of the value as stored.
@@ -640,13 +677,18 @@ fn hash_value(v: Json<'_>, null_at: NullPath<'_>, feed: &mut dyn FnMut(&[u8])) {
             feed(&n.to_bits().to_le_bytes());
         }
         Kind::String => {
+            // Canonical bytes: the string's WTF-8 form (UTF-8, with lone surrogates as
+            // their 3-byte encodings), so escaped and raw spellings hash alike.
             feed(b"s");
-            let mut count = 0u64;
-            for u in v.code_units() {
-                feed(&u.to_le_bytes());
-                count += 1;
+            let body = &v.raw[1..v.raw.len() - 1];
+            if body.contains('\\') {
+                let bytes = wtf8(v);
+                feed(&bytes);
+                feed(&(bytes.len() as u64).to_le_bytes());
+            } else {
+                feed(body.as_bytes());
+                feed(&(body.len() as u64).to_le_bytes());
             }
-            feed(&count.to_le_bytes());
         }
         Kind::Array => {
             feed(b"[");
@@ -678,6 +720,37 @@ fn hash_value(v: Json<'_>, null_at: NullPath<'_>, feed: &mut dyn FnMut(&[u8])) {
             feed(b"}");
         }
     }
+}
+
+/// The WTF-8 bytes of a string value: UTF-8, with each lone surrogate encoded on its own.
+fn wtf8(v: Json<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.raw.len());
+    let mut units = v.code_units().peekable();
+    while let Some(u) = units.next() {
+        let code = match u {
+            0xD800..=0xDBFF => match units.peek() {
+                Some(&low @ 0xDC00..=0xDFFF) => {
+                    units.next();
+                    0x10000 + ((u32::from(u) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+                }
+                _ => u32::from(u),
+            },
+            _ => u32::from(u),
+        };
+        match char::from_u32(code) {
+            Some(c) => {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            // A lone surrogate: the generalised UTF-8 encoding of its value.
+            None => out.extend_from_slice(&[
+                0xE0 | (code >> 12) as u8,
+                0x80 | ((code >> 6) & 0x3F) as u8,
+                0x80 | (code & 0x3F) as u8,
+            ]),
+        }
+    }
+    out
 }
 
 /// Iterator over an object's members; see [`Json::members`].
@@ -770,6 +843,10 @@ impl Iterator for CodeUnits<'_> {
                 }
                 other => u16::from(other),
             });
+        }
+        if c < 0x80 {
+            self.rest = tail;
+            return Some(u16::from(c));
         }
         // One UTF-8 character: decode it and yield its UTF-16 units.
         let len = match c {
@@ -904,6 +981,29 @@ mod tests {
         assert!(!a.deep_eq(c, &["m", "c", "0", "content"]));
         let d = ok(r#"{"z":1,"m":{"c":[{"t":"x","content":[2,3]}]},"extra":null}"#);
         assert!(!a.deep_eq(d, &["m", "c", "0", "content"]));
+    }
+
+    #[test]
+    fn hashes_agree_for_escaped_and_raw_spellings() {
+        let a = ok(r#"{"t":"é\n😀","n":1}"#);
+        let b = ok(r#"{"n":1.0,"t":"\u00e9\u000a\ud83d\ude00"}"#);
+        assert_eq!(canonical_hash(a, &[]), canonical_hash(b, &[]));
+        assert!(a.deep_eq(b, &[]));
+        let lone = ok(r#""\ud800""#);
+        assert_ne!(
+            canonical_hash(lone, &[]),
+            canonical_hash(ok(r#""\ufffd""#), &[])
+        );
+    }
+
+    #[test]
+    fn lookup_finds_several_keys_in_one_pass() {
+        let v = ok(r#"{"a":1,"b":2,"a":3,"c\u0064":4}"#);
+        let [a, b, cd, z] = v.lookup(["a", "b", "cd", "z"]);
+        assert_eq!(
+            (a.unwrap().raw(), b.unwrap().raw(), cd.unwrap().raw(), z),
+            ("3", "2", "4", None)
+        );
     }
 
     #[test]

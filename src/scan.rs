@@ -1110,11 +1110,14 @@ impl<'o> Scan<'o> {
                 });
             let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
             let preview = derive::preview(message, PREVIEW_CHARS);
-            let (calls, results) = projected
-                .as_deref()
-                .and_then(|m| Json::parse(m).ok())
-                .map(derive::tool_call_ids)
-                .unwrap_or_default();
+            let (calls, results) = match (self.dialect.projection, projected.as_deref()) {
+                (_, None) => Default::default(),
+                (Projection::Stored, Some(_)) => logical
+                    .message()
+                    .map(derive::tool_call_ids)
+                    .unwrap_or_default(),
+                (Projection::June, Some(m)) => derive::tool_call_ids(Json::from_valid(m)),
+            };
             self.report.replay.push_surface(SurfaceInput {
                 seq,
                 ty,

@@ -1,0 +1,372 @@
+//! Deterministic generator of realistic DSH sessions for benchmarks and tests.
+//!
+//! ```sh
+//! cargo run --release --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
+//! ```
+//!
+//! Each turn holds a user message, streamed chunks (runs of three or more deltas packed
+//! into rows, as DSH packs them), an assistant message with usage and tool-call blocks,
+//! tool calls and results of varied sizes; a compaction replaces the surface every few
+//! dozen turns and tool results are pruned now and then. `--crash` leaves the last turn
+//! open after a recorded tool call and tears the final record. The same arguments always
+//! give the same bytes. `--zstd` writes `.jsonl.zstd` frames of about 200 records (one
+//! batch each); `--sqlite` writes a schema 17 store via the test suite's store writer.
+
+#[path = "../tests/common/store.rs"]
+#[allow(dead_code)]
+mod store;
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+/// A small deterministic generator (SplitMix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+const WORDS: [&str; 24] = [
+    "the",
+    "build",
+    "fails",
+    "because",
+    "a",
+    "test",
+    "expects",
+    "UTF-8",
+    "paths",
+    "in",
+    "src/lib.rs",
+    "and",
+    "we",
+    "should",
+    "check",
+    "\"quoted\"",
+    "values",
+    "before",
+    "running",
+    "cargo",
+    "again",
+    "with",
+    "logs",
+    "now",
+];
+
+fn words(rng: &mut Rng, n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+    }
+    s
+}
+
+fn js(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialise")
+}
+
+struct Log {
+    lines: Vec<String>,
+    seq: u64,
+    time: u64,
+    surface: Vec<u64>,
+}
+
+impl Log {
+    fn event(&mut self, ty: &str, data: &str, sources: Option<&[u64]>, op: Option<&str>) -> u64 {
+        let seq = self.seq;
+        self.time += 7;
+        let mut line = format!(
+            "{{\"type\":\"{ty}\",\"seq\":{seq},\"time\":{},\"data\":{data}",
+            self.time
+        );
+        if let Some(s) = sources {
+            let list: Vec<String> = s.iter().map(u64::to_string).collect();
+            let _ = write!(line, ",\"sourceEventSeqs\":[{}]", list.join(","));
+        }
+        if let Some(op) = op {
+            let _ = write!(line, ",\"surfaceOp\":{op}");
+        }
+        line.push('}');
+        self.lines.push(line);
+        self.seq += 1;
+        seq
+    }
+
+    fn packed(&mut self, turn: u64, step: u64, texts: &[String]) -> Vec<u64> {
+        let seq0 = self.seq;
+        let time0 = self.time + 3;
+        let dt: Vec<String> = (1..texts.len())
+            .map(|i| ((i % 5) + 1).to_string())
+            .collect();
+        let texts_json: Vec<String> = texts.iter().map(|t| js(t)).collect();
+        self.lines.push(format!(
+            "{{\"type\":\"text-chunks\",\"seq0\":{seq0},\"time0\":{time0},\"data\":{{\"turn\":{turn},\"step\":{step},\"index\":0,\"dt\":[{}],\"texts\":[{}]}}}}",
+            dt.join(","),
+            texts_json.join(",")
+        ));
+        self.time = time0 + (1..texts.len()).map(|i| ((i % 5) + 1) as u64).sum::<u64>();
+        self.seq += texts.len() as u64;
+        (seq0..self.seq).collect()
+    }
+}
+
+fn generate(turns: u64, crash: bool) -> Vec<String> {
+    let mut rng = Rng(0x5EED_0D5C);
+    let header = "{\"type\":\"session\",\"version\":0,\"id\":\"bench-session\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}";
+    let mut log = Log {
+        lines: vec![header.to_owned()],
+        seq: 0,
+        time: 1_760_000_000_000,
+        surface: Vec::new(),
+    };
+    let model = "{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}";
+    let mut last_result: Option<u64> = None;
+    for turn in 1..=turns {
+        let open = crash && turn == turns;
+        log.event("turn/start", &format!("{{\"turn\":{turn}}}"), None, None);
+        let steps = 1 + rng.below(3);
+        for step in 1..=steps {
+            log.event(
+                "step/start",
+                &format!("{{\"turn\":{turn},\"step\":{step}}}"),
+                None,
+                None,
+            );
+            if step == 1 {
+                let n = 8 + rng.below(40) as usize;
+                let text = words(&mut rng, n);
+                let seq = log.event(
+                    "user/message",
+                    &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"u-{turn}\"}}", js(&text)),
+                    None,
+                    Some("\"append\""),
+                );
+                log.surface.push(seq);
+                if turn == 1 {
+                    log.event("request/header", &format!("{{\"header\":{{\"config\":{{\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}},\"system\":{}}},\"reason\":\"initial\"}}", js(&words(&mut rng, 300))), None, None);
+                }
+            }
+            // Streamed text: a packed run, then a few verbatim chunks.
+            let deltas: Vec<String> = (0..3 + rng.below(40))
+                .map(|_| format!("{} ", words(&mut rng, 3)))
+                .collect();
+            let mut chunks = log.packed(turn, step, &deltas);
+            for _ in 0..2 {
+                chunks.push(log.event("assistant/chunk", &format!("{{\"turn\":{turn},\"step\":{step},\"chunk\":{{\"type\":\"text-delta\",\"index\":0,\"text\":{}}}}}", js(&words(&mut rng, 2))), None, None));
+            }
+            let last_step = step == steps;
+            let calls = if last_step && !open {
+                0
+            } else {
+                1 + rng.below(2)
+            };
+            let mut content = format!("[{{\"type\":\"text\",\"text\":{}}}", js(&deltas.concat()));
+            for c in 0..calls {
+                let _ = write!(
+                    content,
+                    ",{{\"type\":\"tool-call\",\"id\":\"call-{turn}-{step}-{c}\",\"name\":\"bash\",\"arguments\":\"{{\\\"command\\\":\\\"ls -la\\\"}}\"}}"
+                );
+            }
+            content.push(']');
+            let usage = format!(
+                "{{\"inputTokens\":{},\"outputTokens\":{}}}",
+                1000 + rng.below(9000),
+                10 + rng.below(500)
+            );
+            let seq = log.event(
+                "assistant/message",
+                &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"role\":\"assistant\",\"content\":{content},\"source\":{model},\"id\":\"a-{turn}-{step}\"}},\"usage\":{usage}}}"),
+                Some(&chunks),
+                Some("\"append\""),
+            );
+            log.surface.push(seq);
+            for c in 0..calls {
+                let id = format!("call-{turn}-{step}-{c}");
+                let call = log.event("tool/call", &format!("{{\"turn\":{turn},\"step\":{step},\"callId\":\"{id}\",\"name\":\"bash\",\"arguments\":\"{{\\\"command\\\":\\\"ls -la\\\"}}\"}}"), None, None);
+                if open {
+                    return tear(log.lines);
+                }
+                let long = rng.below(10) == 0;
+                let n = 5 + rng.below(if long { 6000 } else { 400 }) as usize;
+                let output = words(&mut rng, n);
+                let seq = log.event(
+                    "tool/result",
+                    &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"id\":\"r-{id}\",\"role\":\"user\",\"source\":{{\"kind\":\"tool\",\"callId\":\"{id}\"}},\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":\"{id}\",\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"isError\":false}}]}}}}", js(&output)),
+                    Some(&[call]),
+                    Some("\"append\""),
+                );
+                log.surface.push(seq);
+                last_result = Some(seq);
+            }
+            log.event(
+                "step/end",
+                &format!("{{\"turn\":{turn},\"step\":{step}}}"),
+                None,
+                None,
+            );
+        }
+        log.event(
+            "turn/end",
+            &format!("{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}"),
+            None,
+            None,
+        );
+        // Now and then a tool-result prune, every few dozen turns a compaction.
+        if turn % 7 == 0
+            && let Some(target) = last_result.take().filter(|t| log.surface.contains(t))
+        {
+            log.event(
+                "compaction/prune",
+                &format!("{{\"seqs\":[{target}]}}"),
+                None,
+                None,
+            );
+            let line = log
+                .lines
+                .iter()
+                .rev()
+                .find(|l| l.contains(&format!("\"seq\":{target},")))
+                .expect("the result line")
+                .clone();
+            let data_start = line.find("\"data\":").expect("data") + 7;
+            let data_end = line.find(",\"sourceEventSeqs\"").expect("sources");
+            let data = &line[data_start..data_end];
+            let inner = data
+                .find("\"content\":[{\"type\":\"text\"")
+                .expect("inner content");
+            let close = data[inner..]
+                .find("}],\"isError\"")
+                .expect("end of inner content")
+                + inner;
+            let pruned = format!(
+                "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned]\"}}{}",
+                &data[..inner],
+                &data[close + 1..]
+            );
+            let seq = log.event(
+                "tool/result",
+                &pruned,
+                Some(&[target]),
+                Some(&format!(
+                    "{{\"op\":\"replace\",\"start\":{target},\"end\":{target}}}"
+                )),
+            );
+            let at = log
+                .surface
+                .iter()
+                .position(|s| *s == target)
+                .expect("on the surface");
+            log.surface[at] = seq;
+        }
+        if turn % 30 == 0 && log.surface.len() > 4 {
+            let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
+            let keep = 0;
+            let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
+            let mut cites = vec![start_seq];
+            cites.extend(&shadowed);
+            let (first, last) = (shadowed[0], *shadowed.last().expect("non-empty"));
+            let seq = log.event(
+                "user/message",
+                &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"plugin\",\"plugin\":\"compaction\"}},\"role\":\"user\",\"id\":\"summary-{turn}\"}}", js(&words(&mut rng, 120))),
+                Some(&cites),
+                Some(&format!("{{\"op\":\"replace\",\"start\":{first},\"end\":{last}}}")),
+            );
+            log.event("compaction/end", "{}", None, None);
+            let tail: Vec<u64> = log.surface[log.surface.len() - keep..].to_vec();
+            log.surface = std::iter::once(seq).chain(tail).collect();
+        }
+    }
+    log.lines
+}
+
+/// Tears the final record in half: a crash in the middle of a write.
+fn tear(mut lines: Vec<String>) -> Vec<String> {
+    let last = lines.pop().expect("a record");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text.push_str(&last[..last.len() / 2]);
+    vec![text]
+}
+
+fn main() -> std::io::Result<()> {
+    let mut turns = 1000;
+    let mut out = PathBuf::from("session.jsonl");
+    let (mut zstd, mut sqlite, mut crash) = (false, false, false);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--turns" => turns = args.next().and_then(|v| v.parse().ok()).expect("--turns N"),
+            "--out" => out = PathBuf::from(args.next().expect("--out FILE")),
+            "--zstd" => zstd = true,
+            "--sqlite" => sqlite = true,
+            "--crash" => crash = true,
+            other => panic!(
+                "unknown argument {other}; usage: --turns N --out FILE [--zstd] [--sqlite] [--crash]"
+            ),
+        }
+    }
+    let lines = generate(turns, crash);
+    let torn = lines.len() == 1;
+    let mut text = lines.join("\n");
+    if !torn {
+        text.push('\n');
+    }
+    if sqlite {
+        // SQLite rows are atomic: a crash leaves the open turn but no torn row.
+        if torn {
+            text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
+        }
+        let plain = out.with_extension("tmp.jsonl");
+        std::fs::write(&plain, &text)?;
+        let _ = std::fs::remove_file(&out);
+        store::store_from_jsonl(&plain, &out, 17);
+        std::fs::remove_file(&plain)?;
+    } else if zstd {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&out)?);
+        let mut records = text.split_inclusive('\n');
+        let frame = |plain: &str| -> std::io::Result<Vec<u8>> {
+            let mut enc = zstd::stream::Encoder::new(Vec::new(), 3)?;
+            enc.include_checksum(true)?;
+            enc.write_all(plain.as_bytes())?;
+            enc.finish()
+        };
+        file.write_all(&frame(records.next().expect("header"))?)?;
+        let rest: Vec<&str> = records.collect();
+        for batch in rest.chunks(200) {
+            let encoded = frame(&batch.concat())?;
+            if torn
+                && std::ptr::eq(
+                    batch.last().copied().unwrap_or(""),
+                    rest.last().copied().unwrap_or(""),
+                )
+            {
+                file.write_all(&encoded[..encoded.len() - encoded.len() / 3])?;
+            } else {
+                file.write_all(&encoded)?;
+            }
+        }
+        file.flush()?;
+    } else {
+        std::fs::write(&out, &text)?;
+    }
+    eprintln!(
+        "{}: {turns} turns, {} bytes",
+        out.display(),
+        std::fs::metadata(&out)?.len()
+    );
+    Ok(())
+}
