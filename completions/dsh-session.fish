@@ -51,7 +51,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l ses
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid (torn tails included), and no summary'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid or carry warnings (in every format), and no summary'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l at -d 'Show the surface right after the event with this seq (default: the whole log)' -r

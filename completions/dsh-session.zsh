@@ -43,8 +43,8 @@ github\:"GitHub Actions workflow commands\: \`\:\:error\` for corrupt and refuse
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'-q[Print only logs that are not valid (torn tails included), and no summary]' \
-'--quiet[Print only logs that are not valid (torn tails included), and no summary]' \
+'-q[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
+'--quiet[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \

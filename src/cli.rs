@@ -145,7 +145,8 @@ pub struct ValidateArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
 
-    /// Print only logs that are not valid (torn tails included), and no summary.
+    /// Print only logs that are not valid or carry warnings (in every format), and no
+    /// summary.
     #[arg(short, long)]
     pub quiet: bool,
 

@@ -33,10 +33,11 @@ fn main() -> ExitCode {
         Err(e) => {
             let failed = e.downcast_ref::<cmd::Rejected>().is_some();
             let _ = out.flush();
+            eprintln!("dsh-session: {e:#}");
             if verbose {
-                eprintln!("dsh-session: {e:?}");
-            } else {
-                eprintln!("dsh-session: {e:#}");
+                for (depth, cause) in e.chain().enumerate().skip(1) {
+                    eprintln!("  cause {depth}: {cause}");
+                }
             }
             ExitCode::from(if failed { 1 } else { 2 })
         }

@@ -317,3 +317,16 @@ fn every_subcommand_help_has_an_example() {
         );
     }
 }
+
+#[test]
+fn a_directory_without_logs_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.jsonl"), "not a DSH file name").unwrap();
+    let (code, out, err) = text(&dsh().args(["validate"]).arg(dir.path()).output().unwrap());
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "0 valid, 0 torn-tail, 0 corrupt, 0 refused\n");
+    assert!(
+        err.contains("no session logs (session.jsonl[.zstd]) or SQLite stores found"),
+        "{err}"
+    );
+}

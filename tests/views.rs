@@ -173,7 +173,7 @@ fn show_text_summary() {
         "format:       v0 (head era), compression none",
         "status:       valid",
         "events:       23 (first 2025-10-09T08:53:20.100Z, last 2025-10-09T08:53:20.122Z)",
-        "turns:        1: 1 completed",
+        "turns:        1 (1 completed)",
         "surface:      2 entries, 3 replacements",
         "tool calls:   2 calls, 3 results, 0 unanswered",
         "tokens:       input 1850, output 25, cache read 0, cache write 0, reasoning 0",

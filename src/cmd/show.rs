@@ -40,7 +40,16 @@ struct Summary<'a> {
     unanswered_calls: usize,
     open_turn: Option<i64>,
     usage: UsageJson,
+    /// Findings that do not fail the log (W1, W2, June-era rules).
+    warnings: Vec<WarningJson>,
     per_turn: Vec<TurnJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct WarningJson {
+    rule: &'static str,
+    seq: Option<u64>,
+    message: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -130,6 +139,15 @@ fn summary(report: &Report) -> Summary<'_> {
         unanswered_calls: s.pending.len() + s.orphans.len(),
         open_turn: s.open_turn,
         usage: s.usage.into(),
+        warnings: report
+            .warnings
+            .iter()
+            .map(|w| WarningJson {
+                rule: w.rule.id(),
+                seq: w.seq,
+                message: w.message.clone(),
+            })
+            .collect(),
         per_turn: s.turns.iter().map(TurnJson::from).collect(),
     }
 }
@@ -169,10 +187,13 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field(
         "format",
         format!(
-            "v{} ({} era), compression {}",
+            "v{} ({} era), {}",
             opt(s.format_version),
             s.era.unwrap_or("?"),
-            s.encoding
+            match s.encoding {
+                "sqlite" => "SQLite store".to_owned(),
+                other => format!("compression {other}"),
+            }
         ),
     )?;
     field("status", s.status.to_owned())?;
@@ -200,7 +221,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     let reasons = if reasons.is_empty() {
         String::new()
     } else {
-        format!(": {}", reasons.join(", "))
+        format!(" ({})", reasons.join(", "))
     };
     field("turns", format!("{}{reasons}", s.turns))?;
     field("steps", s.steps.to_string())?;
@@ -234,6 +255,12 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                 "{} from line {}: {} line(s), {} event(s) after byte offset {}",
                 t.rule, t.line, t.lines, t.events, t.offset
             ),
+        )?;
+    }
+    for w in &s.warnings {
+        field(
+            "warning",
+            format!("{} (seq {}): {}", w.rule, opt(w.seq), w.message),
         )?;
     }
     for p in &report.stats.pending {

@@ -184,12 +184,15 @@ fn check(path: &Path, session: Option<&String>) -> Vec<Verdict> {
 pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
     let (paths, skipped): (Vec<PathBuf>, Vec<String>) = discover(&args.files);
     for s in &skipped {
-        eprintln!("dsh-session: skipped: {s}");
+        eprintln!("dsh-session: {s}: skipped");
     }
+    let mut empty_dirs = 0;
     for dir in args.files.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
+            empty_dirs += 1;
             eprintln!(
-                "dsh-session: {}: no session logs or SQLite stores found",
+                "dsh-session: {}: no session logs (session.jsonl[.zstd]) or SQLite stores found; to check other files, name them: validate {}/*.jsonl",
+                dir.display(),
                 dir.display()
             );
         }
@@ -210,27 +213,28 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             v.message.as_deref().unwrap_or_default()
         );
     }
+    let shown: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
+        .collect();
     match args.format {
         ListFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &verdicts)?;
+            serde_json::to_writer_pretty(&mut *out, &shown)?;
             writeln!(out)?;
         }
         ListFormat::Jsonl => {
-            for v in &verdicts {
+            for v in &shown {
                 serde_json::to_writer(&mut *out, v)?;
                 writeln!(out)?;
             }
         }
         ListFormat::Github => {
-            for v in &verdicts {
+            for v in &shown {
                 write_github(out, v)?;
             }
         }
         ListFormat::Text => {
-            for v in verdicts.iter().filter(|v| v.status != "error") {
-                if args.quiet && v.status == "valid" && v.warnings.is_empty() {
-                    continue;
-                }
+            for v in shown.iter().filter(|v| v.status != "error") {
                 write_text(out, v, color)?;
             }
             if !args.quiet {
@@ -251,7 +255,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         }
     }
     let failed = count(Status::Corrupt.name()) + count(Status::Refused.name()) > 0;
-    Ok(ExitCode::from(if errors > 0 {
+    Ok(ExitCode::from(if errors + empty_dirs > 0 {
         2
     } else if failed {
         1

@@ -107,7 +107,11 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         Err(e) => return Err(anyhow::Error::new(e).context(file)),
     };
     match args.format {
-        TableFormat::Json | TableFormat::Jsonl => {
+        TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &info)?;
+            writeln!(out)?;
+        }
+        TableFormat::Jsonl => {
             serde_json::to_writer(&mut *out, &info)?;
             writeln!(out)?;
         }
@@ -169,7 +173,11 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         message: report.finding.as_ref().map(|f| f.message.clone()),
     };
     match args.format {
-        TableFormat::Json | TableFormat::Jsonl => {
+        TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, &info)?;
+            writeln!(out)?;
+        }
+        TableFormat::Jsonl => {
             serde_json::to_writer(&mut *out, &info)?;
             writeln!(out)?;
         }
