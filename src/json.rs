@@ -60,10 +60,73 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// # Errors
 /// [`JsonError`] with the offset of the first offending byte.
 pub fn validate(text: &str) -> Result<(), JsonError> {
+    validate_into(text, None)
+}
+
+/// Where the containers and long strings of a validated text end, by where they start,
+/// so that skipping over a value is a look-up instead of a scan. Built by
+/// [`Document::parse`] in the same pass that validates.
+#[derive(Debug, Default, Clone)]
+pub struct Skips {
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+/// Strings shorter than this are scanned rather than indexed.
+const INDEXED_STRING: usize = 24;
+
+impl Skips {
+    fn end_of(&self, start: usize) -> Option<usize> {
+        let start = u32::try_from(start).ok()?;
+        self.starts
+            .binary_search(&start)
+            .ok()
+            .map(|k| self.ends[k] as usize)
+    }
+}
+
+/// A validated JSON text with its [`Skips`]: the fast way to navigate a large value.
+#[derive(Debug)]
+pub struct Document<'a> {
+    text: &'a str,
+    skips: Skips,
+}
+
+impl<'a> Document<'a> {
+    /// Validates `text` (as [`validate`]) and indexes it.
+    ///
+    /// # Errors
+    /// As [`validate`].
+    pub fn parse(text: &'a str) -> Result<Self, JsonError> {
+        let mut skips = Skips::default();
+        validate_into(text, Some(&mut skips))?;
+        Ok(Document { text, skips })
+    }
+
+    /// The value.
+    pub fn root(&self) -> Json<'_> {
+        let start = self.text.len()
+            - self
+                .text
+                .trim_start_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+                .len();
+        let raw = self.text[start..].trim_end_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        Json {
+            raw,
+            skips: Some(&self.skips),
+            base: start,
+        }
+    }
+}
+
+fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonError> {
+    if text.len() > u32::MAX as usize {
+        skips = None;
+    }
     let b = text.as_bytes();
     let err = |offset, what| Err(JsonError { offset, what });
-    // Stack of open containers: b'[' or b'{'.
-    let mut stack: Vec<u8> = Vec::new();
+    // Stack of open containers: b'[' or b'{', with their slot in `skips`.
+    let mut stack: Vec<(u8, usize)> = Vec::new();
     let mut i = skip_ws(b, 0);
     loop {
         // Expect a value at i.
@@ -76,12 +139,23 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
                     return err(i, "nesting deeper than 512 levels");
                 }
                 let open = b[i];
-                stack.push(open);
+                let slot = match skips.as_deref_mut() {
+                    Some(sk) => {
+                        sk.starts.push(i as u32);
+                        sk.ends.push(0);
+                        sk.ends.len() - 1
+                    }
+                    None => 0,
+                };
+                stack.push((open, slot));
                 i = skip_ws(b, i + 1);
                 let close = if open == b'{' { b'}' } else { b']' };
                 if i < b.len() && b[i] == close {
                     stack.pop();
                     i += 1;
+                    if let Some(sk) = skips.as_deref_mut() {
+                        sk.ends[slot] = i as u32;
+                    }
                 } else {
                     if open == b'{' {
                         i = object_key(b, i)?;
@@ -89,7 +163,16 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
                     continue;
                 }
             }
-            b'"' => i = string_end(b, i)?,
+            b'"' => {
+                let end = string_end(b, i)?;
+                if end - i >= INDEXED_STRING
+                    && let Some(sk) = skips.as_deref_mut()
+                {
+                    sk.starts.push(i as u32);
+                    sk.ends.push(end as u32);
+                }
+                i = end;
+            }
             b't' => i = literal(b, i, b"true")?,
             b'f' => i = literal(b, i, b"false")?,
             b'n' => i = literal(b, i, b"null")?,
@@ -99,7 +182,7 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
         // After a value: close containers or move to the next member.
         loop {
             i = skip_ws(b, i);
-            let Some(&top) = stack.last() else {
+            let Some(&(top, slot)) = stack.last() else {
                 return if i == b.len() {
                     Ok(())
                 } else {
@@ -113,6 +196,9 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
             if b[i] == close {
                 stack.pop();
                 i += 1;
+                if let Some(sk) = skips.as_deref_mut() {
+                    sk.ends[slot] = i as u32;
+                }
                 continue;
             }
             if b[i] != b',' {
@@ -244,7 +330,13 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
 }
 
 /// Returns the index just past the value that starts at `b[i]`, for text already validated.
-fn value_end(b: &[u8], i: usize) -> usize {
+fn value_end(b: &[u8], i: usize, skips: Option<(&Skips, usize)>) -> usize {
+    if let Some((sk, base)) = skips
+        && matches!(b[i], b'"' | b'{' | b'[')
+        && let Some(end) = sk.end_of(base + i)
+    {
+        return end - base;
+    }
     match b[i] {
         b'"' => {
             // The closing quote is the first `"` preceded by an even run of backslashes.
@@ -273,7 +365,7 @@ fn value_end(b: &[u8], i: usize) -> usize {
             while j < b.len() {
                 match b[j] {
                     b'"' => {
-                        j = value_end(b, j);
+                        j = value_end(b, j, None);
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -334,10 +426,22 @@ impl Kind {
 /// surrounding whitespace.
 ///
 /// Construct one with [`Json::parse`]; navigation never fails because the text is valid.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Json<'a> {
     raw: &'a str,
+    /// The skip index of the document this value is part of, if any.
+    skips: Option<&'a Skips>,
+    /// Offset of `raw` in the indexed document.
+    base: usize,
 }
+
+impl PartialEq for Json<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
+}
+
+impl Eq for Json<'_> {}
 
 impl std::fmt::Debug for Json<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -355,6 +459,8 @@ impl<'a> Json<'a> {
         validate(text)?;
         Ok(Json {
             raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            skips: None,
+            base: 0,
         })
     }
 
@@ -365,6 +471,8 @@ impl<'a> Json<'a> {
         debug_assert!(validate(text).is_ok(), "from_valid on invalid JSON: {text}");
         Json {
             raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            skips: None,
+            base: 0,
         }
     }
 
@@ -462,6 +570,8 @@ impl<'a> Json<'a> {
             } else {
                 self.raw.len()
             },
+            skips: self.skips,
+            base: self.base,
         }
     }
 
@@ -474,6 +584,8 @@ impl<'a> Json<'a> {
             } else {
                 self.raw.len()
             },
+            skips: self.skips,
+            base: self.base,
         }
     }
 
@@ -757,6 +869,8 @@ fn wtf8(v: Json<'_>) -> Vec<u8> {
 pub struct Members<'a> {
     raw: &'a str,
     pos: usize,
+    skips: Option<&'a Skips>,
+    base: usize,
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -771,18 +885,23 @@ impl<'a> Iterator for Members<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let key_end = value_end(b, i);
+        let skips = self.skips.map(|sk| (sk, self.base));
+        let key_end = value_end(b, i, skips);
         let key = Json {
             raw: &self.raw[i..key_end],
+            skips: self.skips,
+            base: self.base + i,
         };
         let colon = skip_ws(b, key_end);
         let vstart = skip_ws(b, colon + 1);
-        let vend = value_end(b, vstart);
+        let vend = value_end(b, vstart, skips);
         self.pos = vend;
         Some((
             key,
             Json {
                 raw: &self.raw[vstart..vend],
+                skips: self.skips,
+                base: self.base + vstart,
             },
         ))
     }
@@ -792,6 +911,8 @@ impl<'a> Iterator for Members<'a> {
 pub struct Elements<'a> {
     raw: &'a str,
     pos: usize,
+    skips: Option<&'a Skips>,
+    base: usize,
 }
 
 impl<'a> Iterator for Elements<'a> {
@@ -806,10 +927,12 @@ impl<'a> Iterator for Elements<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let end = value_end(b, i);
+        let end = value_end(b, i, self.skips.map(|sk| (sk, self.base)));
         self.pos = end;
         Some(Json {
             raw: &self.raw[i..end],
+            skips: self.skips,
+            base: self.base + i,
         })
     }
 }
@@ -868,6 +991,23 @@ impl Iterator for CodeUnits<'_> {
         }
         Some(units[0])
     }
+}
+
+/// The value as `JSON.stringify` would print it after `JSON.parse`, for the scalars repair
+/// copies into closers: safe integers in plain decimal (`3.0` → `3`), strings re-escaped
+/// canonically; anything else (and strings holding lone surrogates) as stored.
+pub fn js_token(v: Json<'_>) -> String {
+    if let Some(n) = v.as_safe_integer() {
+        return n.to_string();
+    }
+    if v.kind() == Kind::String
+        && let Ok(decoded) = String::from_utf16(&v.code_units().collect::<Vec<u16>>())
+    {
+        let mut out = String::new();
+        write_js_string(&mut out, &decoded);
+        return out;
+    }
+    v.raw().to_owned()
 }
 
 /// Appends `s` to `out` as a JSON string literal the way `JSON.stringify` writes it:
@@ -994,6 +1134,28 @@ mod tests {
             canonical_hash(lone, &[]),
             canonical_hash(ok(r#""\ufffd""#), &[])
         );
+    }
+
+    #[test]
+    fn documents_navigate_like_plain_values() {
+        let text = r#" {"a":[1,{"b":"a string long enough to be indexed, surely"}],"c":{"d":[]},"e":"x\"y"} "#;
+        let doc = Document::parse(text).unwrap();
+        let (plain, indexed) = (ok(text), doc.root());
+        assert_eq!(plain.raw(), indexed.raw());
+        let walk = |v: Json<'_>| -> Vec<String> {
+            let mut out = Vec::new();
+            for (k, v) in v.members() {
+                out.push(format!("{}={}", k.raw(), v.raw()));
+                for e in v.elements() {
+                    out.push(e.raw().to_owned());
+                    out.extend(e.members().map(|(k, v)| format!("{}={}", k.raw(), v.raw())));
+                }
+            }
+            out
+        };
+        assert_eq!(walk(plain), walk(indexed));
+        assert_eq!(indexed.get("c").unwrap().get("d").unwrap().raw(), "[]");
+        assert!(Document::parse("[1,").is_err());
     }
 
     #[test]

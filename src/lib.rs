@@ -6,6 +6,7 @@ pub mod header;
 pub mod json;
 pub mod layout;
 pub mod load;
+pub mod packed;
 pub mod provenance;
 pub mod repair;
 pub mod replay;

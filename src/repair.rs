@@ -21,7 +21,7 @@ pub const JUNE_TEXT: &str = "Tool call interrupted by a crash; no result was rec
 /// token. Numbers and ids are copied from the stored tokens, so the output is
 /// byte-identical to DSH's (§1.4 key orders, §5.3 literals).
 pub fn closers_for_open_turn(stats: &Stats, era: Era, next_seq: u64) -> Vec<String> {
-    let (Some(turn), Some(time)) = (&stats.open_turn_raw, &stats.last_time_raw) else {
+    let (Some(turn), Some(time)) = (&stats.open_turn_raw, stats.last_time) else {
         return Vec::new();
     };
     if stats.open_turn.is_none() || stats.events == 0 {

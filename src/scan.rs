@@ -17,6 +17,7 @@ use crate::event::{Dialect, Era, Event, Projection};
 use crate::header::Header;
 use crate::json::{Json, Kind};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
+use crate::packed::{PackedRow, packed_row};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 
@@ -165,9 +166,9 @@ pub struct TurnRow {
 pub struct PendingCall {
     /// The call id as text.
     pub call_id: String,
-    /// The call id's JSON token as stored, quotes included.
+    /// The call id as `JSON.stringify` prints it, quotes included.
     pub call_id_raw: String,
-    /// The announcing message's `data.step` token as stored, when present.
+    /// The announcing message's `data.step` as `JSON.stringify` prints it, when present.
     pub step_raw: Option<String>,
     /// Seq of the announcing `assistant/message`.
     pub announced_seq: u64,
@@ -208,12 +209,10 @@ pub struct Stats {
     pub orphans: Vec<PendingCall>,
     /// Number of `session/end-seed` events.
     pub end_seeds: u64,
-    /// The open turn's `data.turn` token as stored.
+    /// The open turn's `data.turn` as `JSON.stringify` prints it.
     pub open_turn_raw: Option<String>,
-    /// The open step's `data.step` token as stored.
+    /// The open step's `data.step` as `JSON.stringify` prints it.
     pub open_step_raw: Option<String>,
-    /// The last event's `time` token as stored (closers reuse it, FORMAT.md §5.2).
-    pub last_time_raw: Option<String>,
 }
 
 impl Stats {
@@ -222,7 +221,6 @@ impl Stats {
         let ty = logical.type_str();
         self.events += 1;
         let time = logical.ev.time_value();
-        self.last_time_raw = logical.ev.time.map(|t| t.raw().to_owned());
         if self.first_time.is_none() {
             self.first_time = time;
         }
@@ -239,7 +237,7 @@ impl Stats {
             data.and_then(|d| d.get(key))
                 .and_then(Json::as_safe_integer)
         };
-        let raw = |key: &str| data.and_then(|d| d.get(key)).map(|v| v.raw().to_owned());
+        let raw = |key: &str| data.and_then(|d| d.get(key)).map(crate::json::js_token);
         match ty {
             "turn/start" => {
                 self.close_pending();
@@ -317,7 +315,7 @@ impl Stats {
                             }
                             None => self.pending.push(PendingCall {
                                 call_id,
-                                call_id_raw: id.raw().to_owned(),
+                                call_id_raw: crate::json::js_token(id),
                                 step_raw: step_raw.clone(),
                                 announced_seq: seq,
                                 call_seq: None,
@@ -356,6 +354,19 @@ impl Stats {
             }
             "session/end-seed" => self.end_seeds += 1,
             _ => {}
+        }
+    }
+
+    /// The counts a packed `assistant/chunk` member adds (it changes no turn state).
+    fn record_chunk(&mut self, time: i64) {
+        self.events += 1;
+        self.first_time.get_or_insert(time);
+        self.last_time = Some(time);
+        match self.types.get_mut("assistant/chunk") {
+            Some(count) => *count += 1,
+            None => {
+                self.types.insert("assistant/chunk".to_owned(), 1);
+            }
         }
     }
 
@@ -829,7 +840,11 @@ impl<'o> Scan<'o> {
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
     fn record_line(&mut self, line: &Line, torn: &mut TornScan) -> bool {
-        let text = String::from_utf8_lossy(&line.bytes);
+        // Invalid UTF-8 becomes U+FFFD, as DSH's decoder does (§1.5).
+        let text = match std::str::from_utf8(&line.bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&line.bytes),
+        };
         torn.next_line = line.number + 1;
         if let Some(why) = &line.defect {
             if torn.first.is_some() {
@@ -848,7 +863,11 @@ impl<'o> Scan<'o> {
             );
             return true;
         }
-        let parsed = Json::parse(&text);
+        let document = crate::json::Document::parse(&text);
+        let parsed = document
+            .as_ref()
+            .map(crate::json::Document::root)
+            .map_err(Clone::clone);
         if let Ok(json) = parsed
             && json.is_null()
         {
@@ -867,7 +886,7 @@ impl<'o> Scan<'o> {
         if let Some(first) = &torn.first {
             // After the first defect, lines are only parsed to look for a turn/end (J5).
             if let Ok(json) = parsed {
-                let members = packed_members(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64));
+                let members = packed_row(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64));
                 if is_turn_end(json) {
                     let f = first.j5(line.number, self.sqlite_session.is_some());
                     self.fail(BACKEND, f);
@@ -886,19 +905,19 @@ impl<'o> Scan<'o> {
             }
         };
         let expected = self.next_index;
-        match packed_members(json) {
+        match packed_row(json) {
             Some(Err(what)) => torn.defect(
                 line,
                 0,
                 Rule::J3,
                 format!("invalid packed chunk row: {what}"),
             ),
-            Some(Ok(members)) => {
-                let seq0 = json.get("seq0").and_then(Json::as_seq).unwrap_or(0);
+            Some(Ok(row)) => {
+                let seq0 = row.seq0;
                 if seq0 != expected {
                     torn.defect(
                         line,
-                        members.len() as u64,
+                        row.len() as u64,
                         Rule::J4,
                         format!("seq gap: expected {expected}, got {seq0}"),
                     );
@@ -908,11 +927,7 @@ impl<'o> Scan<'o> {
                     ));
                     return true;
                 }
-                for member in &members {
-                    let member_json = Json::parse(member).expect("expanded members are valid JSON");
-                    let ev = Event::from_object(member_json).expect("expanded members are objects");
-                    self.process(ev, line.number);
-                }
+                self.process_packed(&row, line.number);
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
             None => {
@@ -948,6 +963,46 @@ impl<'o> Scan<'o> {
             torn.recovered_lines += 1;
         }
         true
+    }
+
+    /// The members of a packed row. They are valid `assistant/chunk` events by
+    /// construction (§7.4 validation covers every envelope and shape rule that applies to
+    /// them), so only the seq bookkeeping, the fold and the counts run, unless a view asked
+    /// about one of them.
+    fn process_packed(&mut self, row: &PackedRow<'_>, line: u64) {
+        let wanted =
+            self.options.node_info.as_ref().is_some_and(|want| {
+                (row.seq0..row.seq0 + row.len() as u64).any(|s| want.contains(&s))
+            });
+        if wanted {
+            for k in 0..row.len() {
+                let text = row.member_json(k);
+                let ev = Event::from_object(Json::from_valid(&text)).expect("members are objects");
+                self.process(ev, line);
+            }
+            return;
+        }
+        for &time in &row.times {
+            let seq = self.next_index;
+            self.next_index += 1;
+            if !self.per_event_failed && !self.decided_before(PER_EVENT) {
+                if let Err((rule, message)) =
+                    self.report
+                        .replay
+                        .push_log_only(seq, "assistant/chunk", false, false)
+                {
+                    self.fail(
+                        PER_EVENT,
+                        Finding::new(rule, Some(seq), Some(line), message),
+                    );
+                    self.per_event_failed = true;
+                } else if self.options.at == Some(seq) {
+                    self.report.surface_at =
+                        Some(self.report.replay.entries().into_iter().cloned().collect());
+                }
+            }
+            self.report.stats.record_chunk(time);
+        }
     }
 
     /// Every stage's checks on one stored event, then the fold.
@@ -1378,147 +1433,6 @@ fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<Str
         ));
     }
     None
-}
-
-/// Expands a packed chunk row (§7.4) into its member events' JSON text.
-/// `None` when `json` is not a packed row; `Some(Err)` when it is one but invalid (J3).
-pub fn packed_members(json: Json<'_>) -> Option<Result<Vec<String>, String>> {
-    let tag = json.get("type")?;
-    let delta = ["text-chunks", "reasoning-chunks", "tool-call-chunks"]
-        .into_iter()
-        .find(|t| tag.str_eq(t))?;
-    Some(expand_packed(json, delta))
-}
-
-fn expand_packed(row: Json<'_>, tag: &str) -> Result<Vec<String>, String> {
-    let keys = row.keys();
-    if keys.len() != 4
-        || !["type", "seq0", "time0", "data"]
-            .iter()
-            .all(|k| keys.iter().any(|kk| kk.str_eq(k)))
-    {
-        return Err("envelope keys must be exactly type, seq0, time0, data".into());
-    }
-    let seq0 = row
-        .get("seq0")
-        .and_then(Json::as_seq)
-        .ok_or("seq0 must be a non-negative safe integer")?;
-    let time0 = row
-        .get("time0")
-        .and_then(Json::as_safe_integer)
-        .ok_or("time0 must be a safe integer")?;
-    let data = row
-        .get("data")
-        .filter(|d| d.is_object())
-        .ok_or("data must be an object")?;
-    let tool = tag == "tool-call-chunks";
-    let payload_key = if tool { "args" } else { "texts" };
-    let data_keys = data.keys();
-    let want: &[&str] = if tool {
-        if data.has("name") {
-            &["turn", "step", "index", "dt", "id", "name", "args"]
-        } else {
-            &["turn", "step", "index", "dt", "id", "args"]
-        }
-    } else {
-        &["turn", "step", "index", "dt", "texts"]
-    };
-    if data_keys.len() != want.len()
-        || !want.iter().all(|k| data_keys.iter().any(|kk| kk.str_eq(k)))
-    {
-        return Err(format!("data keys must be exactly {}", want.join(", ")));
-    }
-    let number = |k| {
-        data.get(k)
-            .filter(|v| v.kind() == Kind::Number)
-            .ok_or(format!("{k} must be a number"))
-    };
-    let (turn, step, index) = (number("turn")?, number("step")?, number("index")?);
-    let id = if tool {
-        Some(
-            data.get("id")
-                .filter(|v| v.kind() == Kind::String)
-                .ok_or("id must be a string")?,
-        )
-    } else {
-        None
-    };
-    let name = data.get("name");
-    if name.is_some_and(|n| n.kind() != Kind::String) {
-        return Err("name must be a string".into());
-    }
-    let payload = data
-        .get(payload_key)
-        .filter(|p| p.is_array())
-        .ok_or(format!("{payload_key} must be an array of strings"))?;
-    let members: Vec<Json<'_>> = payload.elements().collect();
-    if members.is_empty() || members.iter().any(|m| m.kind() != Kind::String) {
-        return Err(format!(
-            "{payload_key} must be a non-empty array of strings"
-        ));
-    }
-    let dt = data
-        .get("dt")
-        .filter(|d| d.is_array())
-        .ok_or("dt must be an array")?;
-    let gaps: Vec<i64> = dt
-        .elements()
-        .map(Json::as_safe_integer)
-        .collect::<Option<_>>()
-        .ok_or("dt must hold safe integers")?;
-    if gaps.len() != members.len() - 1 {
-        return Err(format!(
-            "dt has {} gaps for {} members",
-            gaps.len(),
-            members.len()
-        ));
-    }
-    let max = crate::json::MAX_SAFE_INTEGER as i64;
-    if seq0 + members.len() as u64 - 1 > max as u64 {
-        return Err("member seqs exceed the safe integer range".into());
-    }
-    let kind = match tag {
-        "text-chunks" => "text-delta",
-        "reasoning-chunks" => "reasoning-delta",
-        _ => "tool-call-delta",
-    };
-    let mut out = Vec::with_capacity(members.len());
-    let mut time = time0;
-    for (k, member) in members.iter().enumerate() {
-        if k > 0 {
-            time += gaps[k - 1];
-            if time.abs() > max {
-                return Err("member times exceed the safe integer range".into());
-            }
-        }
-        let chunk = match (id, name) {
-            (Some(id), Some(name)) => format!(
-                r#"{{"type":"{kind}","index":{},"id":{},"name":{},"argumentsDelta":{}}}"#,
-                index.raw(),
-                id.raw(),
-                name.raw(),
-                member.raw()
-            ),
-            (Some(id), None) => format!(
-                r#"{{"type":"{kind}","index":{},"id":{},"argumentsDelta":{}}}"#,
-                index.raw(),
-                id.raw(),
-                member.raw()
-            ),
-            _ => format!(
-                r#"{{"type":"{kind}","index":{},"text":{}}}"#,
-                index.raw(),
-                member.raw()
-            ),
-        };
-        out.push(format!(
-            r#"{{"type":"assistant/chunk","seq":{},"time":{time},"data":{{"turn":{},"step":{},"chunk":{chunk}}}}}"#,
-            seq0 + k as u64,
-            turn.raw(),
-            step.raw(),
-        ));
-    }
-    Ok(out)
 }
 
 /// Bookkeeping for the torn-tail rules while lines stream past.
