@@ -108,9 +108,9 @@ impl<'a> Document<'a> {
         let start = self.text.len()
             - self
                 .text
-                .trim_start_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+                .trim_start_matches(|c| [' ', '\t', '\n', '\r'].contains(&c))
                 .len();
-        let raw = self.text[start..].trim_end_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+        let raw = self.text[start..].trim_end_matches(|c| [' ', '\t', '\n', '\r'].contains(&c));
         Json {
             raw,
             skips: Some(&self.skips),
@@ -458,7 +458,7 @@ impl<'a> Json<'a> {
     pub fn parse(text: &'a str) -> Result<Self, JsonError> {
         validate(text)?;
         Ok(Json {
-            raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
         })
@@ -470,7 +470,7 @@ impl<'a> Json<'a> {
     pub fn from_valid(text: &'a str) -> Self {
         debug_assert!(validate(text).is_ok(), "from_valid on invalid JSON: {text}");
         Json {
-            raw: text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
         }
