@@ -201,7 +201,7 @@ fn generate(turns: u64, crash: bool) -> Vec<String> {
                     return tear(log.lines);
                 }
                 let long = rng.below(10) == 0;
-                let n = 5 + rng.below(if long { 6000 } else { 400 }) as usize;
+                let n = 5 + rng.below(if long { 10000 } else { 800 }) as usize;
                 let output = words(&mut rng, n);
                 let seq = log.event(
                     "tool/result",
