@@ -14,9 +14,10 @@ use zstd::zstd_safe::{DCtx, InBuffer, OutBuffer};
 
 use crate::rules::{Finding, Rule};
 
-/// Longest line accepted, in bytes (512 MiB). A longer line is refused rather than
-/// buffered, so a hostile frame that decompresses to gigabytes cannot exhaust memory.
-pub const MAX_LINE_BYTES: usize = 512 << 20;
+/// Longest line kept, in bytes (224 MiB). A longer line is not buffered: its bytes are
+/// skipped up to its newline and it counts as an unparsable record (J3), so a hostile
+/// frame that decompresses to gigabytes cannot exhaust memory.
+pub const MAX_LINE_BYTES: usize = 224 << 20;
 
 /// The zstd frame magic, little-endian bytes `28 B5 2F FD` (FORMAT.md §7.5).
 pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -75,6 +76,9 @@ pub struct Line {
     pub from_torn_frame: bool,
     /// SQLite only: why the row failed to decode (the line then holds no bytes).
     pub defect: Option<String>,
+    /// True when the line was longer than [`MAX_LINE_BYTES`]: its bytes were skipped, not
+    /// kept, and it cannot be parsed.
+    pub too_long: bool,
 }
 
 /// Where lines come from, and what that changes for the scan.
@@ -110,6 +114,16 @@ pub trait LineSource {
     /// The backend the lines come from.
     fn backend(&self) -> Backend {
         Backend::Jsonl
+    }
+
+    /// Skips a run of empty lines (`\n` alone) at the current position and returns how
+    /// many: after the first defect they hold nothing to look at, and a hostile input
+    /// can hold billions of them.
+    ///
+    /// # Errors
+    /// As [`LineSource::next_line`].
+    fn skip_empty_lines(&mut self) -> Result<u64, SourceError> {
+        Ok(0)
     }
 }
 
@@ -281,36 +295,33 @@ fn peek(reader: &mut Box<dyn BufRead>, n: usize) -> io::Result<Vec<u8>> {
     Ok(buf[..buf.len().min(n)].to_vec())
 }
 
-/// Reads up to and including the next `\n` into `out` (without the `\n`), refusing lines
-/// longer than [`MAX_LINE_BYTES`]. Returns `(bytes consumed, terminated)`.
-fn read_line_bounded(
-    reader: &mut dyn BufRead,
-    out: &mut Vec<u8>,
-) -> Result<(u64, bool), SourceError> {
+/// Reads up to and including the next `\n` into `out` (without the `\n`). A line longer
+/// than [`MAX_LINE_BYTES`] is skipped to its end instead of kept (`out` is then empty).
+/// Returns `(bytes consumed, terminated, too long)`.
+fn read_line_bounded(reader: &mut dyn BufRead, out: &mut Vec<u8>) -> io::Result<(u64, bool, bool)> {
     let mut consumed = 0u64;
+    let mut too_long = false;
     loop {
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
-            return Ok((consumed, false));
+            return Ok((consumed, false, too_long));
         }
         let (take, done) = match memchr::memchr(b'\n', buf) {
             Some(i) => (i + 1, true),
             None => (buf.len(), false),
         };
         let body = if done { take - 1 } else { take };
-        if out.len() + body > MAX_LINE_BYTES {
-            return Err(SourceError::Finding(Finding::new(
-                Rule::J3,
-                None,
-                None,
-                format!("line longer than {MAX_LINE_BYTES} bytes; refused rather than buffered"),
-            )));
+        if !too_long && out.len() + body > MAX_LINE_BYTES {
+            too_long = true;
+            *out = Vec::new();
         }
-        out.extend_from_slice(&buf[..body]);
+        if !too_long {
+            out.extend_from_slice(&buf[..body]);
+        }
         reader.consume(take);
         consumed += take as u64;
         if done {
-            return Ok((consumed, true));
+            return Ok((consumed, true, too_long));
         }
     }
 }
@@ -322,12 +333,32 @@ struct PlainLines {
 }
 
 impl LineSource for PlainLines {
+    fn skip_empty_lines(&mut self) -> Result<u64, SourceError> {
+        let mut skipped = 0u64;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            let n = buf.iter().take_while(|&&b| b == b'\n').count();
+            if n == 0 {
+                break;
+            }
+            // The last newline of the input is a line like any other only if nothing follows;
+            // keeping it in the count is harmless: it is empty either way.
+            self.reader.consume(n);
+            skipped += n as u64;
+        }
+        self.number += skipped;
+        self.offset += skipped;
+        Ok(skipped)
+    }
+
     fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
         line.bytes.clear();
-        let (consumed, terminated) = read_line_bounded(&mut *self.reader, &mut line.bytes)?;
+        let (consumed, terminated, too_long) =
+            read_line_bounded(&mut *self.reader, &mut line.bytes)?;
         if consumed == 0 {
             return Ok(false);
         }
+        line.too_long = too_long;
         self.number += 1;
         line.number = self.number;
         line.offset = self.offset;
@@ -498,6 +529,12 @@ struct ZstdLines {
     /// True once the torn frame's plaintext has been loaded.
     in_torn: bool,
     done: bool,
+    /// Inside a line longer than [`MAX_LINE_BYTES`]: its bytes are being dropped.
+    skipping: bool,
+    /// The next line returned is such a line.
+    too_long: bool,
+    /// Bytes of it dropped so far.
+    skipped: u64,
 }
 
 const OUT_CHUNK: usize = 1 << 17;
@@ -520,6 +557,9 @@ impl ZstdLines {
             number: 0,
             in_torn: false,
             done: false,
+            skipping: false,
+            too_long: false,
+            skipped: 0,
         };
         // Z5/Z6 for the header frame run before any line is read (FORMAT.md §6.2).
         lines.start_frame()?;
@@ -597,17 +637,30 @@ impl ZstdLines {
             self.scanned -= self.cursor;
             self.cursor = 0;
         }
-        if self.pending.len() - self.cursor + produced > MAX_LINE_BYTES
+        let out = &self.out[..produced];
+        if self.skipping {
+            // Inside an over-long line: drop bytes up to its newline.
+            match memchr::memchr(b'\n', out) {
+                Some(i) => {
+                    self.skipping = false;
+                    self.skipped += i as u64;
+                    self.pending.extend_from_slice(&out[i..]);
+                }
+                None => self.skipped += produced as u64,
+            }
+            return Ok(());
+        }
+        self.pending.extend_from_slice(out);
+        if self.pending.len() - self.cursor > MAX_LINE_BYTES
             && memchr::memchr(b'\n', &self.pending[self.scanned.max(self.cursor)..]).is_none()
         {
-            return Err(SourceError::Finding(Finding::new(
-                Rule::J3,
-                None,
-                Some(self.number + 1),
-                format!("line longer than {MAX_LINE_BYTES} bytes; refused rather than buffered"),
-            )));
+            self.skipping = true;
+            self.too_long = true;
+            self.skipped = (self.pending.len() - self.cursor) as u64;
+            self.pending.truncate(self.cursor);
+            self.pending.shrink_to(OUT_CHUNK);
+            self.scanned = self.cursor;
         }
-        self.pending.extend_from_slice(&self.out[..produced]);
         Ok(())
     }
 
@@ -655,6 +708,30 @@ fn z5(start: u64, what: &str) -> SourceError {
 }
 
 impl LineSource for ZstdLines {
+    fn skip_empty_lines(&mut self) -> Result<u64, SourceError> {
+        let mut skipped = 0u64;
+        loop {
+            let n = self.pending[self.cursor..]
+                .iter()
+                .take_while(|&&b| b == b'\n')
+                .count();
+            self.cursor += n;
+            self.scanned = self.scanned.max(self.cursor);
+            skipped += n as u64;
+            if self.cursor < self.pending.len() || self.frame.is_none() || self.too_long {
+                break;
+            }
+            // Everything decoded so far was newlines: drop it and decode more.
+            self.pending.clear();
+            self.cursor = 0;
+            self.scanned = 0;
+            self.step()?;
+        }
+        self.number += skipped;
+        self.offset += skipped;
+        Ok(skipped)
+    }
+
     fn torn_frame(&self) -> Option<u64> {
         self.map.torn_at
     }
@@ -672,7 +749,8 @@ impl LineSource for ZstdLines {
                 line.offset = self.offset;
                 line.terminated = true;
                 line.from_torn_frame = self.in_torn;
-                self.offset += (end + 1 - self.cursor) as u64;
+                line.too_long = std::mem::take(&mut self.too_long);
+                self.offset += (end + 1 - self.cursor) as u64 + std::mem::take(&mut self.skipped);
                 self.cursor = end + 1;
                 self.scanned = self.cursor;
                 return Ok(true);
@@ -695,13 +773,14 @@ impl LineSource for ZstdLines {
                 line.offset = self.offset;
                 line.terminated = false;
                 line.from_torn_frame = true;
+                line.too_long = false;
                 return Ok(true);
             }
             if self.next_frame < self.map.complete.len() {
                 self.start_frame()?;
                 continue;
             }
-            if self.cursor < self.pending.len() {
+            if self.cursor < self.pending.len() || self.skipping {
                 return Err(SourceError::Finding(Finding::new(
                     Rule::Z7,
                     None,

@@ -654,6 +654,12 @@ impl<'o> Scan<'o> {
             }
         };
         loop {
+            if torn.first.is_some() {
+                match lines.skip_empty_lines() {
+                    Ok(n) => torn.lines += n,
+                    Err(e) => return io(e, self),
+                }
+            }
             match lines.next_line(&mut line) {
                 Ok(true) => {}
                 Ok(false) => break,
@@ -851,6 +857,26 @@ impl<'o> Scan<'o> {
                 torn.lines += 1;
             } else {
                 torn.defect(line, 0, Rule::Q8, format!("row fails to decode: {why}"));
+            }
+            return true;
+        }
+        if torn.first.is_some()
+            && line.terminated
+            && line.bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+        {
+            // A blank line after the first defect holds no event: no parse needed.
+            torn.lines += 1;
+            return true;
+        }
+        if line.too_long {
+            if torn.first.is_some() {
+                torn.lines += 1;
+            } else {
+                let what = format!(
+                    "line longer than {} bytes is not parsed",
+                    crate::load::MAX_LINE_BYTES
+                );
+                torn.defect(line, 0, Rule::J3, what);
             }
             return true;
         }

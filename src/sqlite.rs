@@ -1171,6 +1171,7 @@ impl LineSource for SqliteLines {
         line.offset = seq as u64;
         line.terminated = true;
         line.from_torn_frame = false;
+        line.too_long = false;
         match self.decode(&row, &ty, seq, time) {
             Ok(text) => {
                 line.defect = None;
