@@ -2,6 +2,7 @@
 pub mod check;
 pub mod derive;
 pub mod event;
+pub mod fuzz;
 pub mod header;
 pub mod json;
 pub mod layout;
