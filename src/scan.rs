@@ -41,7 +41,8 @@ pub struct ScanOptions {
     pub provenance: bool,
     /// Keep the entries replaces shadowed (`surface --all`).
     pub keep_shadowed: bool,
-    /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass).
+    /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass, over a log
+    /// the first pass already checked: other events are counted, not checked).
     pub node_info: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
     /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
@@ -545,7 +546,8 @@ impl<'o> Scan<'o> {
             id_body: String::new(),
             stages: Default::default(),
             next_index: 0,
-            per_event_failed: false,
+            // A node-info pass re-reads a log the first pass checked: no fold needed.
+            per_event_failed: options.node_info.is_some(),
             sqlite_session: None,
         }
     }
@@ -846,6 +848,17 @@ impl<'o> Scan<'o> {
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
     fn record_line(&mut self, line: &Line, torn: &mut TornScan) -> bool {
+        if let Some(wanted) = &self.options.node_info
+            && let Some(seq) = leading_seq(&line.bytes)
+            && !wanted.contains(&seq)
+            && seq == self.next_index
+        {
+            // A second pass for a view that wants a few events only: the first pass checked
+            // everything, so an event it does not want is counted, not parsed.
+            self.next_index += 1;
+            torn.next_line = line.number + 1;
+            return true;
+        }
         // Invalid UTF-8 becomes U+FFFD, as DSH's decoder does (§1.5).
         let text = match std::str::from_utf8(&line.bytes) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
@@ -1351,6 +1364,22 @@ impl<'o> Scan<'o> {
         }
         self.report
     }
+}
+
+/// The seq of a line written in DSH's own key order, `{"type":"…","seq":N,…`, read without
+/// parsing the line; `None` for anything else (packed rows, other key orders, escapes).
+fn leading_seq(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(b"{\"type\":\"")?;
+    let close = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[close] != b'"' {
+        return None;
+    }
+    let rest = rest[close + 1..].strip_prefix(b",\"seq\":")?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 15 || rest.get(digits) != Some(&b',') {
+        return None;
+    }
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
 }
 
 /// What a provenance view shows of an event.
