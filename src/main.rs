@@ -12,6 +12,30 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // A panic is a bug in dsh-session, never a verdict on the input: report it in one line
+    // and exit 2 instead of Rust's 101.
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!(
+            "dsh-session: internal error{at}: {what}; please report it with the input that caused it"
+        );
+    }));
+    match std::panic::catch_unwind(run_cli) {
+        Ok(code) => code,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+fn run_cli() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

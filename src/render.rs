@@ -56,3 +56,27 @@ pub fn paint(on: bool, code: &str, text: &str) -> String {
         text.to_owned()
     }
 }
+
+/// Writes rows as one pretty JSON array (`json`), one object per line (`jsonl`), or
+/// through `table` (`table`).
+pub fn write_rows<T: serde::Serialize>(
+    out: &mut dyn Write,
+    format: crate::cli::TableFormat,
+    rows: &[T],
+    table: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    match format {
+        crate::cli::TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, rows)?;
+            writeln!(out)?;
+        }
+        crate::cli::TableFormat::Jsonl => {
+            for r in rows {
+                serde_json::to_writer(&mut *out, r)?;
+                writeln!(out)?;
+            }
+        }
+        crate::cli::TableFormat::Table => table(out)?,
+    }
+    Ok(())
+}

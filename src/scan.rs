@@ -39,6 +39,9 @@ pub struct ScanOptions {
     pub session: Option<String>,
     /// Record the provenance index (`provenance`).
     pub provenance: bool,
+    /// Keep one row per turn in [`Stats::turns`] (`show`, `sessions`); memory grows with
+    /// the number of turns, so `validate` leaves it off.
+    pub turn_rows: bool,
     /// Keep the entries replaces shadowed (`surface --all`).
     pub keep_shadowed: bool,
     /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass, over a log
@@ -57,6 +60,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("header_only", &self.header_only)
             .field("session", &self.session)
             .field("provenance", &self.provenance)
+            .field("turn_rows", &self.turn_rows)
             .field("keep_shadowed", &self.keep_shadowed)
             .field("append_closers", &self.append_closers)
             .finish_non_exhaustive()
@@ -190,8 +194,16 @@ pub struct Stats {
     pub last_time: Option<i64>,
     /// Events per type (converted types).
     pub types: BTreeMap<String, u64>,
-    /// Every turn, in order.
+    /// Every turn, in order (only with `ScanOptions::turn_rows`).
     pub turns: Vec<TurnRow>,
+    /// Number of `turn/start` events.
+    pub turn_count: u64,
+    /// Ended turns by their end reason's `kind`.
+    pub end_reasons: BTreeMap<String, u64>,
+    /// Keep [`Stats::turns`].
+    keep_turn_rows: bool,
+    /// A `turn/start` has not met its `turn/end` yet.
+    turn_open_without_end: bool,
     /// `step/start` events.
     pub steps: u64,
     /// `tool/call` events.
@@ -246,13 +258,17 @@ impl Stats {
                 self.open_turn_raw = raw("turn");
                 self.open_step = None;
                 self.open_step_raw = None;
-                self.turns.push(TurnRow {
-                    turn: int("turn").unwrap_or(0),
-                    start_seq: seq,
-                    reason: "open".into(),
-                    start_time: time,
-                    ..TurnRow::default()
-                });
+                self.turn_count += 1;
+                self.turn_open_without_end = true;
+                if self.keep_turn_rows {
+                    self.turns.push(TurnRow {
+                        turn: int("turn").unwrap_or(0),
+                        start_seq: seq,
+                        reason: "open".into(),
+                        start_time: time,
+                        ..TurnRow::default()
+                    });
+                }
             }
             "turn/end" => {
                 self.close_pending();
@@ -265,6 +281,9 @@ impl Stats {
                     .and_then(|r| r.get("kind"))
                     .and_then(Json::as_str)
                     .map_or_else(|| "unknown".to_owned(), |k| k.into_owned());
+                if std::mem::take(&mut self.turn_open_without_end) {
+                    *self.end_reasons.entry(kind.clone()).or_insert(0) += 1;
+                }
                 if let Some(row) = self.turns.last_mut().filter(|r| r.end_seq.is_none()) {
                     row.end_seq = Some(seq);
                     row.reason = kind;
@@ -538,7 +557,10 @@ impl<'o> Scan<'o> {
                 torn: None,
                 replay: Replay::new(&crate::event::HEAD),
                 surface_at: None,
-                stats: Stats::default(),
+                stats: Stats {
+                    keep_turn_rows: options.turn_rows,
+                    ..Stats::default()
+                },
                 closers: Vec::new(),
                 nodes: std::collections::HashMap::new(),
             },

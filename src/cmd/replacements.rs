@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use dsh_session::scan::ScanOptions;
 
-use crate::cli::{ReplacementsArgs, TableFormat};
+use crate::cli::ReplacementsArgs;
 use crate::cmd::scan_readable;
-use crate::render::{table, write_table};
+use crate::render::{table, write_rows, write_table};
 
 #[derive(Debug, serde::Serialize)]
 struct Row<'a> {
@@ -45,32 +45,21 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             surface_len_after: r.len_after,
         })
         .collect();
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &rows)?;
-            writeln!(out)?;
+    write_rows(out, args.format, &rows, |out| {
+        let mut t = table(&["gen", "seq", "type", "range", "shadowed", "surface"]);
+        for r in &rows {
+            let shadowed: Vec<String> = r.shadowed.iter().map(u64::to_string).collect();
+            t.add_row(vec![
+                r.generation.to_string(),
+                r.seq.to_string(),
+                r.ty.to_owned(),
+                format!("{}..{}", r.start, r.end),
+                shadowed.join(","),
+                format!("{} -> {}", r.surface_len_before, r.surface_len_after),
+            ]);
         }
-        TableFormat::Jsonl => {
-            for r in &rows {
-                serde_json::to_writer(&mut *out, r)?;
-                writeln!(out)?;
-            }
-        }
-        TableFormat::Table => {
-            let mut t = table(&["gen", "seq", "type", "range", "shadowed", "surface"]);
-            for r in &rows {
-                let shadowed: Vec<String> = r.shadowed.iter().map(u64::to_string).collect();
-                t.add_row(vec![
-                    r.generation.to_string(),
-                    r.seq.to_string(),
-                    r.ty.to_owned(),
-                    format!("{}..{}", r.start, r.end),
-                    shadowed.join(","),
-                    format!("{} -> {}", r.surface_len_before, r.surface_len_after),
-                ]);
-            }
-            write_table(out, &t)?;
-        }
-    }
+        write_table(out, &t)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -7,8 +7,8 @@ use anyhow::Result;
 use dsh_session::rules::{Class, Rule};
 use serde::Serialize;
 
-use crate::cli::{RulesArgs, TableFormat};
-use crate::render::{table, write_table};
+use crate::cli::RulesArgs;
+use crate::render::{table, write_rows, write_table};
 
 #[derive(Debug, Serialize)]
 struct Row {
@@ -39,24 +39,13 @@ pub fn run(args: &RulesArgs, out: &mut dyn Write) -> Result<ExitCode> {
             summary: r.summary(),
         })
         .collect();
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &rows)?;
-            writeln!(out)?;
+    write_rows(out, args.format, &rows, |out| {
+        let mut t = table(&["rule", "class", "section", "meaning"]);
+        for r in &rows {
+            t.add_row(vec![r.id, r.class, r.section, r.summary]);
         }
-        TableFormat::Jsonl => {
-            for r in &rows {
-                serde_json::to_writer(&mut *out, r)?;
-                writeln!(out)?;
-            }
-        }
-        TableFormat::Table => {
-            let mut t = table(&["rule", "class", "section", "meaning"]);
-            for r in &rows {
-                t.add_row(vec![r.id, r.class, r.section, r.summary]);
-            }
-            write_table(out, &t)?;
-        }
-    }
+        write_table(out, &t)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,9 +11,9 @@ use dsh_session::scan::{self, ScanOptions};
 use dsh_session::sqlite::{Store, StoreError};
 use serde::Serialize;
 
-use crate::cli::{SessionsArgs, TableFormat};
+use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
-use crate::render::{table, utc, write_table};
+use crate::render::{table, utc, write_rows, write_table};
 
 #[derive(Debug, Serialize)]
 struct Row {
@@ -26,7 +26,7 @@ struct Row {
     delegation_depth: Option<i64>,
     /// Logical events (packed rows expanded); `null` when the session cannot be read.
     events: Option<u64>,
-    turns: Option<usize>,
+    turns: Option<u64>,
     /// SQLite schema 17 only.
     revision: Option<i64>,
     status: &'static str,
@@ -49,7 +49,7 @@ fn row(
         origin: header.origin.clone(),
         delegation_depth: header.delegation_depth,
         events: report.map(|r| r.stats.events),
-        turns: report.map(|r| r.stats.turns.len()),
+        turns: report.map(|r| r.stats.turn_count),
         revision,
         status: report.map_or("unreadable", |r| r.status.name()),
         file,
@@ -124,49 +124,38 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
     }
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &rows)?;
-            writeln!(out)?;
-        }
-        TableFormat::Jsonl => {
-            for r in &rows {
-                serde_json::to_writer(&mut *out, r)?;
-                writeln!(out)?;
-            }
-        }
-        TableFormat::Table => {
-            let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-            let mut t = table(&[
-                "id",
-                "created at",
-                "cwd",
-                "parent",
-                "seed",
-                "origin",
-                "depth",
-                "events",
-                "turns",
-                "revision",
-                "status",
+    write_rows(out, args.format, &rows, |out| {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        let mut t = table(&[
+            "id",
+            "created at",
+            "cwd",
+            "parent",
+            "seed",
+            "origin",
+            "depth",
+            "events",
+            "turns",
+            "revision",
+            "status",
+        ]);
+        for r in &rows {
+            t.add_row(vec![
+                r.id.clone(),
+                opt(r.created_at.clone()),
+                opt(r.cwd.clone()),
+                opt(r.parent_session.clone()),
+                opt(r.seed_length.map(|v| v.to_string())),
+                opt(r.origin.clone()),
+                opt(r.delegation_depth.map(|v| v.to_string())),
+                opt(r.events.map(|v| v.to_string())),
+                opt(r.turns.map(|v| v.to_string())),
+                opt(r.revision.map(|v| v.to_string())),
+                r.status.to_owned(),
             ]);
-            for r in &rows {
-                t.add_row(vec![
-                    r.id.clone(),
-                    opt(r.created_at.clone()),
-                    opt(r.cwd.clone()),
-                    opt(r.parent_session.clone()),
-                    opt(r.seed_length.map(|v| v.to_string())),
-                    opt(r.origin.clone()),
-                    opt(r.delegation_depth.map(|v| v.to_string())),
-                    opt(r.events.map(|v| v.to_string())),
-                    opt(r.turns.map(|v| v.to_string())),
-                    opt(r.revision.map(|v| v.to_string())),
-                    r.status.to_owned(),
-                ]);
-            }
-            write_table(out, &t)?;
         }
-    }
+        write_table(out, &t)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -30,7 +30,7 @@ struct Summary<'a> {
     events: u64,
     first_event_at: Option<String>,
     last_event_at: Option<String>,
-    turns: usize,
+    turns: u64,
     turns_by_reason: BTreeMap<String, u64>,
     steps: u64,
     surface_len: usize,
@@ -103,14 +103,9 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
 fn summary(report: &Report) -> Summary<'_> {
     let h = report.header.as_ref();
     let s = &report.stats;
-    let mut by_reason = BTreeMap::new();
-    for t in &s.turns {
-        let key = if t.reason == "open" {
-            "still open".to_owned()
-        } else {
-            t.reason.clone()
-        };
-        *by_reason.entry(key).or_insert(0) += 1;
+    let mut by_reason = s.end_reasons.clone();
+    if s.open_turn.is_some() {
+        by_reason.insert("still open".to_owned(), 1);
     }
     Summary {
         file: report.path.display().to_string(),
@@ -129,7 +124,7 @@ fn summary(report: &Report) -> Summary<'_> {
         events: s.events,
         first_event_at: s.first_time.map(utc),
         last_event_at: s.last_time.map(utc),
-        turns: s.turns.len(),
+        turns: s.turn_count,
         turns_by_reason: by_reason,
         steps: s.steps,
         surface_len: report.replay.len(),
@@ -158,6 +153,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
+            turn_rows: true,
             ..ScanOptions::default()
         },
     )?;

@@ -8,9 +8,9 @@ use dsh_session::replay::{SurfaceEntry, SurfaceOp};
 use dsh_session::scan::ScanOptions;
 use serde::Serialize;
 
-use crate::cli::{SurfaceArgs, TableFormat};
+use crate::cli::SurfaceArgs;
 use crate::cmd::scan_readable;
-use crate::render::{table, write_table};
+use crate::render::{table, write_rows, write_table};
 
 #[derive(Debug, Serialize)]
 struct Row<'a> {
@@ -93,38 +93,27 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         entries.sort_by_key(|(_, _, e)| e.seq);
     }
     let rows: Vec<Row<'_>> = entries.iter().map(|(p, by, e)| row(*p, *by, e)).collect();
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &rows)?;
-            writeln!(out)?;
+    write_rows(out, args.format, &rows, |out| {
+        let first = if args.all { "status" } else { "pos" };
+        let mut t = table(&[first, "seq", "type", "op", "shadowed", "role", "preview"]);
+        for (r, (_, _, e)) in rows.iter().zip(&entries) {
+            let place = match (r.position, r.shadowed_by) {
+                (Some(p), _) if args.all => format!("pos {p}"),
+                (Some(p), _) => p.to_string(),
+                (None, by) => format!("shadowed by {}", by.unwrap_or_default()),
+            };
+            t.add_row(vec![
+                place,
+                r.seq.to_string(),
+                r.ty.to_owned(),
+                e.op.to_string(),
+                r.shadowed.to_string(),
+                r.role.unwrap_or("-").to_owned(),
+                r.preview.to_owned(),
+            ]);
         }
-        TableFormat::Jsonl => {
-            for r in &rows {
-                serde_json::to_writer(&mut *out, r)?;
-                writeln!(out)?;
-            }
-        }
-        TableFormat::Table => {
-            let first = if args.all { "status" } else { "pos" };
-            let mut t = table(&[first, "seq", "type", "op", "shadowed", "role", "preview"]);
-            for (r, (_, _, e)) in rows.iter().zip(&entries) {
-                let place = match (r.position, r.shadowed_by) {
-                    (Some(p), _) if args.all => format!("pos {p}"),
-                    (Some(p), _) => p.to_string(),
-                    (None, by) => format!("shadowed by {}", by.unwrap_or_default()),
-                };
-                t.add_row(vec![
-                    place,
-                    r.seq.to_string(),
-                    r.ty.to_owned(),
-                    e.op.to_string(),
-                    r.shadowed.to_string(),
-                    r.role.unwrap_or("-").to_owned(),
-                    r.preview.to_owned(),
-                ]);
-            }
-            write_table(out, &t)?;
-        }
-    }
+        write_table(out, &t)?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }

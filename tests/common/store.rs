@@ -63,6 +63,12 @@ fn data_column(conn_schema: u32, text: &str) -> rusqlite::types::Value {
 
 /// Appends the session of the JSONL log at `jsonl` to the store behind `conn`.
 pub fn add_session(conn: &Connection, schema: u32, jsonl: &Path) {
+    conn.execute_batch("BEGIN").unwrap();
+    add_session_rows(conn, schema, jsonl);
+    conn.execute_batch("COMMIT").unwrap();
+}
+
+fn add_session_rows(conn: &Connection, schema: u32, jsonl: &Path) {
     let text = std::fs::read_to_string(jsonl).unwrap();
     let mut lines = text.lines();
     let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
