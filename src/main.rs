@@ -36,6 +36,10 @@ fn main() -> ExitCode {
 }
 
 fn run_cli() -> ExitCode {
+    // Test hook: proves that a bug surfaces as a one-line error and exit 2, never 101.
+    if std::env::var_os("DSH_SESSION_TEST_PANIC").is_some() {
+        panic!("test panic requested by DSH_SESSION_TEST_PANIC");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

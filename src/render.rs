@@ -80,3 +80,38 @@ pub fn write_rows<T: serde::Serialize>(
     }
     Ok(())
 }
+
+/// Writes a table in the same layout as [`table`], one row at a time: widths come from a
+/// first pass over `rows`, so no table of the whole log is held in memory (`show` on a log
+/// of tens of thousands of turns).
+pub fn write_aligned<T>(
+    out: &mut dyn Write,
+    header: &[&str],
+    rows: &[T],
+    cells: impl Fn(&T) -> Vec<String>,
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(cells(row)) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let text: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!(" {c}{} ", " ".repeat(w - c.chars().count())))
+            .collect();
+        writeln!(out, "{}", text.join(" ").trim_end())
+    };
+    line(
+        out,
+        &header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    )?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
+    writeln!(out, "{}", rule.join(" "))?;
+    for row in rows {
+        line(out, &cells(row))?;
+    }
+    Ok(())
+}

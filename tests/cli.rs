@@ -330,3 +330,25 @@ fn a_directory_without_logs_fails_the_gate() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bug_is_an_internal_error_with_exit_2_never_101() {
+    let (code, out, err) = text(
+        &dsh()
+            .args(["rules"])
+            .env("DSH_SESSION_TEST_PANIC", "1")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "");
+    assert!(
+        err.starts_with("dsh-session: internal error at src/main.rs:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("test panic requested by DSH_SESSION_TEST_PANIC; please report it"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

@@ -1260,3 +1260,66 @@ fn every_fixture_survives_every_command() {
         );
     }
 }
+
+/// Issue 8: one 200 MB line is read, checked and derived in at most 2.5× its size.
+#[test]
+fn a_200_mb_line_is_valid_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("big-line.jsonl");
+    let text_len = 200_000_000;
+    {
+        use std::io::Write as _;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        writeln!(
+            f,
+            r#"{{"type":"session","version":0,"id":"s-1","createdAt":1,"delegationDepth":0}}"#
+        )
+        .unwrap();
+        writeln!(
+            f,
+            r#"{{"type":"turn/start","seq":0,"time":1,"data":{{"turn":1}}}}"#
+        )
+        .unwrap();
+        write!(f, r#"{{"type":"user/message","seq":1,"time":1,"data":{{"content":[{{"type":"text","text":""#).unwrap();
+        let chunk = "abcdefghij".repeat(100_000);
+        for _ in 0..text_len / chunk.len() {
+            f.write_all(chunk.as_bytes()).unwrap();
+        }
+        writeln!(
+            f,
+            r#""}}],"source":{{"kind":"user"}},"role":"user","id":"u-1"}},"surfaceOp":"append"}}"#
+        )
+        .unwrap();
+        writeln!(f, r#"{{"type":"turn/end","seq":2,"time":1,"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}"#).unwrap();
+    }
+    let (v, m) = measured_verdict(&path, Duration::from_secs(120));
+    assert_eq!(brief(&v), "valid - - -", "{v}");
+    let limit_kib = text_len as u64 * 5 / 2 / 1024;
+    assert!(
+        m.peak_kib < limit_kib,
+        "peak RSS {} KiB for a 200 MB line (limit {limit_kib})",
+        m.peak_kib
+    );
+}
+
+/// A store another process holds an exclusive lock on: a clear error after the 5 s busy
+/// timeout DSH also uses, exit 2, nothing changed.
+#[test]
+fn a_locked_store_is_an_error_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("locked.db");
+    common::store::store_from_jsonl(&hostile("valid-minimal-turn.jsonl"), &db, 17);
+    let holder = rusqlite::Connection::open(&db).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let m = measured(
+        &["validate", "--format", "jsonl"],
+        &db,
+        Duration::from_secs(30),
+    );
+    assert!(!m.timed_out);
+    assert_eq!(m.code, Some(2));
+    let v: Value = serde_json::from_str(m.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(v["status"], "error");
+    assert!(message(&v).contains("database is locked"), "{v}");
+    holder.execute_batch("ROLLBACK").unwrap();
+}

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::cli::{ShowArgs, TableFormat};
 use crate::cmd::scan_readable;
-use crate::render::{table, utc, write_table};
+use crate::render::{utc, write_aligned};
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
@@ -279,7 +279,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     }
     if !s.per_turn.is_empty() {
         writeln!(out)?;
-        let mut t = table(&[
+        let header = [
             "turn",
             "seqs",
             "steps",
@@ -288,9 +288,9 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             "output",
             "reason",
             "duration",
-        ]);
-        for turn in &s.per_turn {
-            t.add_row(vec![
+        ];
+        write_aligned(out, &header, &s.per_turn, |turn| {
+            vec![
                 turn.turn.to_string(),
                 format!("{}..{}", turn.start_seq, opt(turn.end_seq)),
                 turn.steps.to_string(),
@@ -300,9 +300,8 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                 turn.reason.to_owned(),
                 turn.duration_ms
                     .map_or("-".into(), |d| format!("{:.1}s", d as f64 / 1000.0)),
-            ]);
-        }
-        write_table(out, &t)?;
+            ]
+        })?;
     }
     Ok(())
 }
