@@ -1323,3 +1323,66 @@ fn a_locked_store_is_an_error_not_a_hang() {
     assert!(message(&v).contains("database is locked"), "{v}");
     holder.execute_batch("ROLLBACK").unwrap();
 }
+
+/// A file that shrinks while it is read (another process truncates it): what was read is
+/// judged as a log whose end is torn; a zstd file whose frames vanish is a clear I/O error.
+#[test]
+fn a_file_that_shrinks_while_being_read() {
+    use dsh_session::load::{Input, Line};
+    let tmp = tempfile::tempdir().unwrap();
+    // Plain: the reader sees the shorter file from the point of truncation on.
+    let path = tmp.path().join("shrinking.jsonl");
+    // Large enough that the reader's buffer holds only its start when the file shrinks.
+    let mut text = String::from(
+        "{\"type\":\"session\",\"version\":0,\"id\":\"s-1\",\"createdAt\":1,\"delegationDepth\":0}\n",
+    );
+    for seq in 0..20_000 {
+        text.push_str(&format!(
+            "{{\"type\":\"session/title\",\"seq\":{seq},\"time\":1,\"data\":{{\"title\":\"t\"}}}}\n"
+        ));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let mut lines = Input::open(&path).unwrap().lines(None).unwrap();
+    let mut line = Line::default();
+    assert!(lines.next_line(&mut line).unwrap());
+    let keep = text.len() / 2 + 7;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(keep as u64)
+        .unwrap();
+    let mut last = Line::default();
+    while lines.next_line(&mut line).unwrap() {
+        last = Line {
+            bytes: line.bytes.clone(),
+            number: line.number,
+            terminated: line.terminated,
+            ..Line::default()
+        };
+    }
+    assert!(!last.terminated, "the cut line is the torn final line");
+    assert_eq!(validate(&path).0["rule"], "J2");
+    // zstd: frames located before the cut are gone when their turn comes.
+    let zpath = tmp.path().join("shrinking.jsonl.zstd");
+    let bytes = zstd_minimal_turn();
+    std::fs::write(&zpath, &bytes).unwrap();
+    let mut lines = Input::open(&zpath).unwrap().lines(None).unwrap();
+    assert!(lines.next_line(&mut line).unwrap());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&zpath)
+        .unwrap()
+        .set_len(40)
+        .unwrap();
+    let mut outcome = Ok(true);
+    while let Ok(true) = outcome {
+        outcome = lines.next_line(&mut line);
+    }
+    match outcome {
+        Err(dsh_session::load::SourceError::Io(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof, "{e}")
+        }
+        other => panic!("expected an I/O error, got {other:?}"),
+    }
+}
