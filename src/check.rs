@@ -44,7 +44,9 @@ impl<'a> Logical<'a> {
         self.message_cache = match (self.data_owned.is_none(), self.ev.data) {
             (true, Some(data)) => match self.type_str() {
                 "user/message" => Some(data),
-                "assistant/message" | "tool/result" => data.get("message"),
+                "assistant/message" | "tool/result" | "system/message" | "developer/message" => {
+                    data.get("message")
+                }
                 _ => None,
             },
             _ => None,
@@ -78,7 +80,9 @@ impl<'a> Logical<'a> {
         let data = self.data()?;
         match self.type_str() {
             "user/message" => Some(data),
-            "assistant/message" | "tool/result" => data.get("message"),
+            "assistant/message" | "tool/result" | "system/message" | "developer/message" => {
+                data.get("message")
+            }
             _ => None,
         }
     }
@@ -555,6 +559,159 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
         _ => {}
     }
     Ok(())
+}
+
+/// The message checks of the log's generation: M1–M8 through v3, and the v3/v4 shapes of
+/// GENERATIONS §6–§7 (G6 tool-role results, G7 system and developer messages).
+///
+/// # Errors
+/// The first rule broken.
+pub fn check_message_in(
+    logical: &Logical<'_>,
+    dialect: &crate::event::Dialect,
+) -> Result<(), Broken> {
+    match logical.type_str() {
+        "tool/result" if dialect.tool_role_results => check_tool_role_result(logical),
+        "system/message" => check_system_message(logical, dialect.generation),
+        "developer/message" => check_developer_message(logical),
+        _ => check_message(logical),
+    }
+}
+
+fn check_tool_role_result(logical: &Logical<'_>) -> Result<(), Broken> {
+    let g6 = |what: String| Err((Rule::G6, format!("v4 tool/result: {what}")));
+    let Some(msg) = logical.message().filter(|m| m.is_object()) else {
+        return g6("message is not an object".into());
+    };
+    let [id, role, call, source, content, is_error] =
+        msg.lookup(["id", "role", "toolCallId", "source", "content", "isError"]);
+    if !id.is_some_and(Json::is_nonempty_string) {
+        return g6("id is not a non-empty string".into());
+    }
+    if !role.is_some_and(|r| r.str_eq("tool")) {
+        return g6(format!("role must be \"tool\", found {}", shown(role)));
+    }
+    let Some(call) = call.filter(|c| c.is_nonempty_string()) else {
+        return g6(format!(
+            "toolCallId must be a non-empty string, found {}",
+            shown(call)
+        ));
+    };
+    let source_ok = source.is_some_and(|s| {
+        s.get("kind").is_some_and(|k| k.str_eq("tool"))
+            && s.get("callId").is_some_and(|c| c.same_string(call))
+    });
+    if !source_ok {
+        return g6(format!(
+            "source must be {{kind: \"tool\", callId: {}}}, found {}",
+            call.raw(),
+            shown(source)
+        ));
+    }
+    let Some(content) = content.filter(|c| c.is_array()) else {
+        return g6(format!(
+            "content must be an array, found {}",
+            shown(content)
+        ));
+    };
+    if content
+        .elements()
+        .any(|b| b.get("type").is_some_and(|t| t.str_eq("tool-result")))
+    {
+        return g6("content holds a retired tool-result block".into());
+    }
+    if is_error.is_some_and(|e| e.as_bool().is_none()) {
+        return g6(format!(
+            "isError must be a boolean, found {}",
+            shown(is_error)
+        ));
+    }
+    if logical.data().and_then(|d| d.get("error")).is_some()
+        && is_error.and_then(Json::as_bool) != Some(true)
+    {
+        return g6("data.error is present but message.isError is not true".into());
+    }
+    Ok(())
+}
+
+fn check_system_message(logical: &Logical<'_>, generation: u8) -> Result<(), Broken> {
+    let g7 = |what: String| Err((Rule::G7, format!("system/message: {what}")));
+    let Some(msg) = logical.message().filter(|m| m.is_object()) else {
+        return g7("message is not an object".into());
+    };
+    if !logical
+        .data()
+        .is_some_and(|d| has_exactly_keys(d, &["turn", "step", "message"]))
+    {
+        return g7("data must have exactly turn, step, message".into());
+    }
+    if !has_exactly_keys(msg, &["id", "role", "source", "content"]) {
+        return g7("message must have exactly id, role, source, content".into());
+    }
+    let [id, role, source, content] = msg.lookup(["id", "role", "source", "content"]);
+    if !id.is_some_and(Json::is_nonempty_string) || !role.is_some_and(|r| r.str_eq("system")) {
+        return g7("message needs a non-empty id and role \"system\"".into());
+    }
+    if !content.is_some_and(Json::is_array) {
+        return g7(format!(
+            "content must be an array, found {}",
+            shown(content)
+        ));
+    }
+    let kind = source.and_then(|s| s.get("kind"));
+    let ok = if generation >= 4 {
+        kind.is_some_and(|k| k.str_eq("system-prompt"))
+    } else {
+        kind.is_some_and(|k| k.str_eq("plugin"))
+            && source
+                .and_then(|s| s.get("plugin"))
+                .is_some_and(Json::is_nonempty_string)
+    };
+    if !ok {
+        let want = if generation >= 4 {
+            "{kind: \"system-prompt\"}"
+        } else {
+            "{kind: \"plugin\", plugin: <name>}"
+        };
+        return g7(format!("source must be {want}, found {}", shown(source)));
+    }
+    Ok(())
+}
+
+fn check_developer_message(logical: &Logical<'_>) -> Result<(), Broken> {
+    let g7 = |what: String| Err((Rule::G7, format!("developer/message: {what}")));
+    let Some(msg) = logical.message().filter(|m| m.is_object()) else {
+        return g7("message is not an object".into());
+    };
+    let [id, role, source, content] = msg.lookup(["id", "role", "source", "content"]);
+    if !id.is_some_and(Json::is_nonempty_string) || !role.is_some_and(|r| r.str_eq("developer")) {
+        return g7("message needs a non-empty id and role \"developer\"".into());
+    }
+    let kind = source.and_then(|s| s.get("kind"));
+    if !kind.is_some_and(|k| k.is_nonempty_string() && !k.str_eq("plugin")) {
+        return g7(format!(
+            "source needs a producer-owned kind other than \"plugin\", found {}",
+            shown(source)
+        ));
+    }
+    let Some(content) = content.filter(|c| c.is_array()) else {
+        return g7(format!(
+            "content must be an array, found {}",
+            shown(content)
+        ));
+    };
+    let additions = content
+        .elements()
+        .any(|b| b.get("type").is_some_and(|t| t.str_eq("tool-addition")));
+    let header_seq = logical.data().and_then(|d| d.get("headerSeq"));
+    match (additions, header_seq) {
+        (true, None) => g7("headerSeq is required when the content adds tools".into()),
+        (false, Some(_)) => g7("headerSeq must be absent when the content adds no tools".into()),
+        (true, Some(h)) if h.as_seq().is_none() => {
+            g7(format!("headerSeq must be a seq, found {}", h.raw()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Short rendering of an optional value for messages: `absent` or the raw text, cut.

@@ -137,6 +137,14 @@ fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
                 }
             }
             "image" => return Some("[image]".into()),
+            "tool-addition" | "tool-removal" => {
+                let sign = if ty == "tool-addition" { "+" } else { "-" };
+                let name = block
+                    .get("toolName")
+                    .and_then(|n| prefix(n, limit))
+                    .unwrap_or_default();
+                return Some(format!("{sign}tool {name}"));
+            }
             _ => {}
         }
     }
@@ -148,6 +156,12 @@ fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
 pub fn tool_call_ids(message: Json<'_>) -> (Vec<String>, Vec<String>) {
     let mut calls = Vec::new();
     let mut results = Vec::new();
+    // A v4 tool-role result answers its call directly (GENERATIONS §7).
+    if message.get("role").is_some_and(|r| r.str_eq("tool"))
+        && let Some(id) = message.get("toolCallId").and_then(Json::as_str)
+    {
+        results.push(id.into_owned());
+    }
     for block in message.get("content").into_iter().flat_map(Json::elements) {
         let ty = block.get("type");
         let text = |k| block.get(k).and_then(Json::as_str).map(|s| s.into_owned());

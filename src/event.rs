@@ -112,22 +112,46 @@ impl<'a> Event<'a> {
     }
 }
 
-/// The era of a log, detected from its content (FORMAT.md §9.2).
+/// The era (format generation) of a log, detected from its header and content
+/// (FORMAT.md §9.2, GENERATIONS.md §0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
-    /// Written by DSH 0.1.1-rc.2 (merge `b150a551b8`, 2026-08-21) or read by it after the
-    /// conversions of §9.3.
+    /// Format v0 as written by DSH 0.1.1-rc.2 (merge `b150a551b8`, 2026-08-21) or read by
+    /// it after the conversions of §9.3.
     Head,
     /// The original design, commit `828c3f85c9` (2026-06-24).
     June2026,
+    /// Format v1 (`session.v1.jsonl`; development builds only).
+    V1,
+    /// Format v2 (`session.v2.jsonl`, DSH 0.1.3): embedded assistant streams.
+    V2,
+    /// Format v3 (`session.v3.jsonl`, DSH 0.1.5–0.1.6): system prompt on the surface.
+    V3,
+    /// Format v4 (`session.v4.jsonl`, DSH 0.1.7–0.2.x): tool-role results, developer messages.
+    V4,
 }
 
 impl Era {
-    /// Short name for tables and JSON: `head` or `june-2026`.
+    /// Short name for tables and JSON: `head`, `june-2026`, `v1` … `v4`.
     pub fn name(self) -> &'static str {
         match self {
             Era::Head => "head",
             Era::June2026 => "june-2026",
+            Era::V1 => "v1",
+            Era::V2 => "v2",
+            Era::V3 => "v3",
+            Era::V4 => "v4",
+        }
+    }
+
+    /// The era of a header `version` 1–4.
+    pub fn of_version(version: i64) -> Option<Era> {
+        match version {
+            1 => Some(Era::V1),
+            2 => Some(Era::V2),
+            3 => Some(Era::V3),
+            4 => Some(Era::V4),
+            _ => None,
         }
     }
 
@@ -136,8 +160,24 @@ impl Era {
         match self {
             Era::Head => &HEAD,
             Era::June2026 => &JUNE_2026,
+            Era::V1 => &V1,
+            Era::V2 => &V2,
+            Era::V3 => &V3,
+            Era::V4 => &V4,
         }
     }
+}
+
+/// What a reader does with a type outside its vocabulary that is not marked ignorable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownTypes {
+    /// Refuse the log (U1): the vocabulary is complete (HEAD).
+    Refuse,
+    /// Warn (W3): this reader's vocabulary of the generation is partial (v1–v4 have over
+    /// 400 types upstream), so an unknown type is more likely ours to learn than a newer log.
+    Warn,
+    /// Accept silently (June 2026 did).
+    Accept,
 }
 
 /// How to project a surface event to a message (FORMAT.md §4, §9.1).
@@ -163,6 +203,24 @@ pub struct Dialect {
     pub strict: bool,
     /// How messages are derived.
     pub projection: Projection,
+    /// Format generation: 0 for HEAD and June, 1–4 after.
+    pub generation: u8,
+    /// Unknown types without `ignorable: true`.
+    pub unknown_types: UnknownTypes,
+    /// Packed chunk rows exist (v0, v1; GENERATIONS §5).
+    pub packed_rows: bool,
+    /// `sourceEventSeqs` may hold `[start, end]` range pairs (v1–v4, GENERATIONS §1.5).
+    pub range_provenance: bool,
+    /// The keys of a replace `surfaceOp`: `start`/`end` (v0–v2) or `startSeq`/`endSeq`.
+    pub replace_keys: [&'static str; 2],
+    /// `assistant/message` may carry `sourceEventSeqs` (v0, v1).
+    pub assistant_sources: bool,
+    /// The protected system head applies (v3, v4).
+    pub system_head: bool,
+    /// `tool/result` messages are tool-role (v4) instead of user-role wrappers.
+    pub tool_role_results: bool,
+    /// HEAD's legacy conversions of FORMAT.md §9.3 apply (v0 only).
+    pub legacy_conversions: bool,
 }
 
 impl Dialect {
@@ -237,7 +295,166 @@ pub static HEAD: Dialect = Dialect {
     known_types: Some(HEAD_KNOWN_TYPES),
     strict: true,
     projection: Projection::Stored,
+    generation: 0,
+    unknown_types: UnknownTypes::Refuse,
+    packed_rows: true,
+    range_provenance: false,
+    replace_keys: ["start", "end"],
+    assistant_sources: true,
+    system_head: false,
+    tool_role_results: false,
+    legacy_conversions: true,
 };
+
+/// Types later generations add to HEAD's vocabulary, as far as GENERATIONS.md lists them
+/// (§3, §5, §6, §7), sorted. Upstream inventories hold hundreds more, hence
+/// [`UnknownTypes::Warn`] for v1–v4.
+pub const LATER_KNOWN_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/attempt",
+    "assistant/chunk",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "deliverables/presented",
+    "developer/message",
+    "feedback/message-delete",
+    "feedback/message-put",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "image/offload",
+    "llm/retry",
+    "llm/retry-started",
+    "model/selection",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session-log-deepseek/delivery-accepted",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/catalog",
+    "subagent/descriptor",
+    "subagent/model-selection-policy",
+    "system/message",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/ptc-dispatch",
+    "tool/ptc-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+    "workspace/changes",
+];
+
+const GEN_SURFACE_3: &[&str] = &["user/message", "assistant/message", "tool/result"];
+const GEN_SURFACE_4: &[&str] = &[
+    "system/message",
+    "user/message",
+    "assistant/message",
+    "tool/result",
+];
+const GEN_SURFACE_5: &[&str] = &[
+    "system/message",
+    "user/message",
+    "developer/message",
+    "assistant/message",
+    "tool/result",
+];
+
+macro_rules! generation {
+    ($name:ident, $era:ident, $n:literal, $surface:expr, $packed:literal, $keys:expr, $asrc:literal, $head:literal, $toolrole:literal) => {
+        #[doc = concat!("Format v", stringify!($n), " (GENERATIONS.md).")]
+        pub static $name: Dialect = Dialect {
+            era: Era::$era,
+            surface_types: $surface,
+            known_types: Some(LATER_KNOWN_TYPES),
+            strict: true,
+            projection: Projection::Stored,
+            generation: $n,
+            unknown_types: UnknownTypes::Warn,
+            packed_rows: $packed,
+            range_provenance: true,
+            replace_keys: $keys,
+            assistant_sources: $asrc,
+            system_head: $head,
+            tool_role_results: $toolrole,
+            legacy_conversions: false,
+        };
+    };
+}
+
+generation!(
+    V1,
+    V1,
+    1,
+    GEN_SURFACE_3,
+    true,
+    ["start", "end"],
+    true,
+    false,
+    false
+);
+generation!(
+    V2,
+    V2,
+    2,
+    GEN_SURFACE_3,
+    false,
+    ["start", "end"],
+    false,
+    false,
+    false
+);
+generation!(
+    V3,
+    V3,
+    3,
+    GEN_SURFACE_4,
+    false,
+    ["startSeq", "endSeq"],
+    false,
+    true,
+    false
+);
+generation!(
+    V4,
+    V4,
+    4,
+    GEN_SURFACE_5,
+    false,
+    ["startSeq", "endSeq"],
+    false,
+    true,
+    true
+);
 
 /// June 2026 (`828c3f85c9`).
 pub static JUNE_2026: Dialect = Dialect {
@@ -252,6 +469,15 @@ pub static JUNE_2026: Dialect = Dialect {
     known_types: None,
     strict: false,
     projection: Projection::June,
+    generation: 0,
+    unknown_types: UnknownTypes::Accept,
+    packed_rows: true,
+    range_provenance: false,
+    replace_keys: ["start", "end"],
+    assistant_sources: true,
+    system_head: false,
+    tool_role_results: false,
+    legacy_conversions: false,
 };
 
 /// Types whose `data` the closer scan dereferences (FORMAT.md §1.3 E8).
@@ -265,6 +491,7 @@ mod tests {
     fn known_types_are_sorted_for_binary_search() {
         assert_eq!(HEAD_KNOWN_TYPES.len(), 48);
         assert!(HEAD_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
+        assert!(LATER_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

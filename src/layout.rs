@@ -84,6 +84,23 @@ pub fn is_session_file_name(name: &str) -> bool {
     }
 }
 
+/// The generation a canonical log file name stands for: `session.jsonl[.zstd]` is v0,
+/// `session.vN.jsonl[.zstd]` is vN (GENERATIONS §1.1); `None` for any other name.
+pub fn generation_of_path(path: &std::path::Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    if !is_session_file_name(name) {
+        return None;
+    }
+    let stem = name
+        .strip_suffix(".zstd")
+        .unwrap_or(name)
+        .strip_suffix(".jsonl")?;
+    match stem.strip_prefix("session.v") {
+        Some(n) => n.parse().ok(),
+        None => Some(0),
+    }
+}
+
 /// Extensions of files checked for a SQLite header when a directory is walked.
 pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
 
@@ -98,12 +115,12 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
             found.push(input.clone());
             continue;
         }
-        let mut here = Vec::new();
+        let mut here: Vec<std::path::PathBuf> = Vec::new();
         for entry in walkdir::WalkDir::new(input).follow_links(true) {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    skipped.push(e.to_string());
+                    skipped.push(format!("{e}: skipped"));
                     continue;
                 }
             };
@@ -122,9 +139,62 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
             }
         }
         here.sort();
-        found.extend(here);
+        // Only the highest generation of a session directory is current (GENERATIONS §1.1).
+        let superseded = |p: &std::path::PathBuf| {
+            let n = generation_of_path(p);
+            n.is_some()
+                && here
+                    .iter()
+                    .any(|q| q.parent() == p.parent() && generation_of_path(q) > n)
+        };
+        let current: Vec<std::path::PathBuf> =
+            here.iter().filter(|p| !superseded(p)).cloned().collect();
+        for p in here.iter().filter(|p| !current.contains(p)) {
+            skipped.push(format!(
+                "{}: not checked: a frozen predecessor of a later generation in its session directory (DSH reads only the highest)",
+                p.display()
+            ));
+        }
+        found.extend(current);
     }
     (found, skipped)
+}
+
+/// The lower-generation logs beside `path` in its session directory (among `candidates`),
+/// which DSH keeps frozen and never reads again (GENERATIONS §1.1).
+pub fn predecessors_of(
+    path: &std::path::Path,
+    candidates: &[std::path::PathBuf],
+) -> Vec<std::path::PathBuf> {
+    let Some(n) = generation_of_path(path) else {
+        return Vec::new();
+    };
+    candidates
+        .iter()
+        .filter(|q| q.parent() == path.parent() && generation_of_path(q).is_some_and(|m| m < n))
+        .cloned()
+        .collect()
+}
+
+/// The canonical log files in the directory of `path`, other than `path`, with their
+/// generations, sorted by generation: what `show` and `version` list as predecessors or as
+/// the current generation.
+pub fn generations_beside(path: &std::path::Path) -> Vec<(u64, std::path::PathBuf)> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u64, std::path::PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.file_name() != path.file_name())
+        .filter_map(|p| generation_of_path(&p).map(|n| (n, p)))
+        .collect();
+    out.sort();
+    out
 }
 
 #[cfg(test)]

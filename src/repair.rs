@@ -1,5 +1,6 @@
 //! Crash repair, the pure part: which closers close an interrupted turn, byte for byte as
-//! DSH writes them (FORMAT.md §5.2, §5.3, §5.6). Writing them lives in `write.rs`.
+//! DSH writes them (FORMAT.md §5.2, §5.3, §5.6; GENERATIONS.md §12 for v1–v4: user-role
+//! wrapper results through v3, tool-role results in v4). Writing them lives in `write.rs`.
 
 use crate::event::Era;
 use crate::scan::Stats;
@@ -48,15 +49,24 @@ pub fn closers_for_open_turn(stats: &Stats, era: Era, next_seq: u64) -> Vec<Stri
             Era::June2026 => data.push_str(&format!(
                 ",\"callId\":{c},\"content\":{content},\"isError\":true,\"error\":{{\"name\":\"InterruptedError\",\"code\":\"interrupted\"}}}}"
             )),
-            Era::Head => {
+            _ => {
                 let error = if call.call_seq.is_some() {
                     r#"{"name":"ToolOutcomeUnknownError","code":"TOOL_OUTCOME_UNKNOWN"}"#
                 } else {
                     r#"{"name":"ToolNotStartedError","code":"TOOL_NOT_STARTED"}"#
                 };
-                data.push_str(&format!(
-                    ",\"message\":{{\"id\":\"interrupted-tool-result-{body}-{seq}\",\"role\":\"user\",\"source\":{{\"kind\":\"tool\",\"callId\":{c}}},\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{c},\"isError\":true,\"content\":{content}}}]}},\"error\":{error}}}"
-                ));
+                let id = format!("\"interrupted-tool-result-{body}-{seq}\"");
+                let message = if era == Era::V4 {
+                    // GENERATIONS §12.2: a tool-role message, no wrapper block.
+                    format!(
+                        "{{\"id\":{id},\"role\":\"tool\",\"toolCallId\":{c},\"isError\":true,\"source\":{{\"kind\":\"tool\",\"callId\":{c}}},\"content\":{content}}}"
+                    )
+                } else {
+                    format!(
+                        "{{\"id\":{id},\"role\":\"user\",\"source\":{{\"kind\":\"tool\",\"callId\":{c}}},\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":{c},\"isError\":true,\"content\":{content}}}]}}"
+                    )
+                };
+                data.push_str(&format!(",\"message\":{message},\"error\":{error}}}"));
             }
         }
         let mut line = format!(

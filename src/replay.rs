@@ -142,6 +142,9 @@ pub struct Replay {
     provenance: Option<ProvenanceIndex>,
     /// Entries removed by replaces, kept when asked for (`surface --all`).
     shadowed: Option<Vec<SurfaceEntry>>,
+    /// The protected system head (v3, v4): the seq of the system message that heads the
+    /// surface, when there is one.
+    system_head: Option<u64>,
 }
 
 type Step = Result<(), (Rule, String)>;
@@ -159,6 +162,7 @@ impl Replay {
             warnings: Vec::new(),
             provenance: None,
             shadowed: None,
+            system_head: None,
         }
     }
 
@@ -339,12 +343,13 @@ impl Replay {
                 ),
             ));
         };
-        let op = parse_surface_op(op_json)?;
+        let op = parse_surface_op_keys(op_json, self.dialect.replace_keys)?;
         let shadowed = match op {
             SurfaceOp::Append => Vec::new(),
             SurfaceOp::Replace { start, end } => self.locate_range(start, end)?,
         };
-        let cited = self.check_sources(seq, input.ty, input.source_event_seqs)?;
+        let cites = self.check_sources(seq, input.ty, input.source_event_seqs)?;
+        let cited: HashSet<u64> = cites.iter().copied().collect();
         if let SurfaceOp::Replace { .. } = op
             && let Some(missing) = shadowed.iter().find(|s| !cited.contains(s))
         {
@@ -354,7 +359,14 @@ impl Replay {
                 format!("replace sourceEventSeqs must include every shadowed surface node; missing {missing}"),
             )?;
         }
-        let content_free = ["message", "content", "0", "content"];
+        self.check_system_head(seq, input.ty, op, &shadowed)?;
+        // v0–v3 results may change only the wrapper block's content; v4 results (no wrapper)
+        // only `message.content` (GENERATIONS §1.6).
+        let content_free: &[&str] = if self.dialect.tool_role_results {
+            &["message", "content"]
+        } else {
+            &["message", "content", "0", "content"]
+        };
         if input.ty == "tool/result"
             && self.dialect.strict
             && let SurfaceOp::Replace { .. } = op
@@ -380,7 +392,7 @@ impl Replay {
             }
             let new_hash = input
                 .data
-                .map(|d| crate::json::canonical_hash(d, &content_free));
+                .map(|d| crate::json::canonical_hash(d, content_free));
             if target.content_free_hash != new_hash {
                 return Err((
                     Rule::S18,
@@ -392,10 +404,16 @@ impl Replay {
             }
         }
         // Accepted: apply.
-        if let (Some(index), Some(sources)) = (&mut self.provenance, input.source_event_seqs) {
-            let cites: Vec<u64> = sources.elements().filter_map(Json::as_seq).collect();
-            if !cites.is_empty() {
-                index.sources.insert(seq, cites);
+        if let Some(index) = &mut self.provenance
+            && !cites.is_empty()
+        {
+            index.sources.insert(seq, cites);
+        }
+        if self.dialect.system_head && input.ty == "system/message" {
+            let head_replaced =
+                matches!(op, SurfaceOp::Replace { .. }) && self.system_head == Some(shadowed[0]);
+            if self.nodes.is_empty() || head_replaced {
+                self.system_head = Some(seq);
             }
         }
         let entry = SurfaceEntry {
@@ -413,7 +431,7 @@ impl Replay {
                 .then(|| {
                     input
                         .data
-                        .map(|d| crate::json::canonical_hash(d, &content_free))
+                        .map(|d| crate::json::canonical_hash(d, content_free))
                 })
                 .flatten(),
         };
@@ -446,6 +464,29 @@ impl Replay {
             }
         }
         self.next_seq = seq + 1;
+        Ok(())
+    }
+
+    /// G5, the protected system head of v3 and v4 (GENERATIONS §6, §7): a system message
+    /// may head only an empty surface or replace the head alone; nothing else may remove it.
+    fn check_system_head(&self, seq: u64, ty: &str, op: SurfaceOp, shadowed: &[u64]) -> Step {
+        if !self.dialect.system_head {
+            return Ok(());
+        }
+        let g5 = |what: String| Err((Rule::G5, format!("protected system head: {what}")));
+        if ty == "system/message" && self.system_head.is_none() && !self.nodes.is_empty() {
+            return g5(format!(
+                "system/message at seq {seq} on a surface whose first node is not a system message"
+            ));
+        }
+        if let (Some(head), SurfaceOp::Replace { .. }) = (self.system_head, op)
+            && shadowed.contains(&head)
+            && !(ty == "system/message" && shadowed == [head])
+        {
+            return g5(format!(
+                "{ty} at seq {seq} would remove the system head {head}; only a system/message replacing exactly the head may"
+            ));
+        }
         Ok(())
     }
 
@@ -489,11 +530,21 @@ impl Replay {
         seq: u64,
         ty: &str,
         sources: Option<Json<'_>>,
-    ) -> Result<HashSet<u64>, (Rule, String)> {
+    ) -> Result<Vec<u64>, (Rule, String)> {
+        let mut order: Vec<u64> = Vec::new();
         let mut cited = HashSet::new();
         let Some(sources) = sources else {
-            return Ok(cited);
+            return Ok(order);
         };
+        if !self.dialect.assistant_sources && ty == "assistant/message" {
+            return Err((
+                Rule::G4,
+                format!(
+                    "assistant/message must omit sourceEventSeqs from {} on",
+                    self.dialect.era.name()
+                ),
+            ));
+        }
         if !sources.is_array() {
             self.lenient(
                 Rule::S10,
@@ -503,7 +554,7 @@ impl Replay {
                     sources.kind().name()
                 ),
             )?;
-            return Ok(cited);
+            return Ok(order);
         }
         if sources.is_empty() && (ty != "assistant/message" || !self.dialect.strict) {
             self.lenient(
@@ -514,24 +565,65 @@ impl Replay {
         }
         let mut duplicate = None;
         let mut not_earlier = None;
+        let mut pairs = false;
         for element in sources.elements() {
-            let Some(cite) = element.as_seq() else {
-                self.lenient(
-                    Rule::S12,
-                    seq,
-                    format!(
-                        "sourceEventSeqs must contain non-negative safe integers, found {}",
-                        element.raw()
-                    ),
-                )?;
-                continue;
+            let run = match (
+                element.as_seq(),
+                self.dialect.range_provenance && element.is_array(),
+            ) {
+                (Some(cite), _) => cite..=cite,
+                (None, true) => {
+                    let ends: Vec<Option<u64>> = element.elements().map(Json::as_seq).collect();
+                    let (Some(Some(start)), Some(Some(end)), 2) =
+                        (ends.first().copied(), ends.get(1).copied(), ends.len())
+                    else {
+                        return Err((
+                            Rule::G3,
+                            format!(
+                                "range pair must be [start, end] of seqs, found {}",
+                                element.raw()
+                            ),
+                        ));
+                    };
+                    if start > end || end >= seq || order.len() as u64 + (end - start + 1) > seq {
+                        return Err((
+                            Rule::G3,
+                            format!(
+                                "range pair {} must have start <= end < {seq}",
+                                element.raw()
+                            ),
+                        ));
+                    }
+                    pairs = true;
+                    start..=end
+                }
+                (None, false) => {
+                    self.lenient(
+                        Rule::S12,
+                        seq,
+                        format!(
+                            "sourceEventSeqs must contain non-negative safe integers, found {}",
+                            element.raw()
+                        ),
+                    )?;
+                    continue;
+                }
             };
-            if !cited.insert(cite) {
-                duplicate.get_or_insert(cite);
+            for cite in run {
+                if !cited.insert(cite) {
+                    duplicate.get_or_insert(cite);
+                }
+                if cite >= seq {
+                    not_earlier.get_or_insert(cite);
+                }
+                order.push(cite);
             }
-            if cite >= seq {
-                not_earlier.get_or_insert(cite);
-            }
+        }
+        if pairs && order.windows(2).any(|w| w[0] >= w[1]) {
+            return Err((
+                Rule::G3,
+                "sourceEventSeqs with range pairs must expand to a strictly increasing list".into(),
+            ));
         }
         if let Some(d) = duplicate {
             self.lenient(
@@ -546,7 +638,7 @@ impl Replay {
                 format!("sourceEventSeqs must reference earlier events; {n} is not before {seq}"),
             )?;
         }
-        Ok(cited)
+        Ok(order)
     }
 
     fn link_after(&mut self, prev: u64, entry: SurfaceEntry) {
@@ -590,6 +682,15 @@ impl Replay {
 /// # Errors
 /// S5 or S6.
 pub fn parse_surface_op(op: Json<'_>) -> Result<SurfaceOp, (Rule, String)> {
+    parse_surface_op_keys(op, ["start", "end"])
+}
+
+/// S5–S6 with the replace keys of a generation: `start`/`end` through v2, `startSeq`/`endSeq`
+/// from v3 (GENERATIONS §1.6).
+///
+/// # Errors
+/// S5 or S6.
+pub fn parse_surface_op_keys(op: Json<'_>, keys: [&str; 2]) -> Result<SurfaceOp, (Rule, String)> {
     if op.str_eq("append") {
         return Ok(SurfaceOp::Append);
     }
@@ -602,24 +703,24 @@ pub fn parse_surface_op(op: Json<'_>) -> Result<SurfaceOp, (Rule, String)> {
             ),
         ));
     }
-    let keys = op.keys();
-    let exact = keys.len() == 3
-        && ["op", "start", "end"]
+    let [start_key, end_key] = keys;
+    let present = op.keys();
+    let exact = present.len() == 3
+        && ["op", start_key, end_key]
             .iter()
-            .all(|k| keys.iter().any(|kk| kk.str_eq(k)));
-    let start = op.get("start").and_then(Json::as_seq);
-    let end = op.get("end").and_then(Json::as_seq);
+            .all(|k| present.iter().any(|kk| kk.str_eq(k)));
+    let [kind, start, end] = op.lookup(["op", start_key, end_key]);
     match (
         exact,
-        op.get("op").is_some_and(|o| o.str_eq("replace")),
-        start,
-        end,
+        kind.is_some_and(|o| o.str_eq("replace")),
+        start.and_then(Json::as_seq),
+        end.and_then(Json::as_seq),
     ) {
         (true, true, Some(start), Some(end)) => Ok(SurfaceOp::Replace { start, end }),
         _ => Err((
             Rule::S6,
             format!(
-                "invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"start\":S,\"end\":E}} with seqs, found {}",
+                "invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"{start_key}\":S,\"{end_key}\":E}} with seqs, found {}",
                 crate::check::shown(Some(op))
             ),
         )),

@@ -139,8 +139,17 @@ rules! {
     S16 => Corrupt, "§3.2", "tool/result replace shadows other than exactly one entry";
     S17 => Corrupt, "§3.2", "tool/result replace shadows an event that is not a tool/result";
     S18 => Corrupt, "§3.2", "tool/result replace changes more than the tool-result content";
+    G1 => Refused, "GENERATIONS §1.3, §9", "header version above 4: an unknown or newer lineage";
+    G2 => Corrupt, "GENERATIONS §1.1", "file name and header version disagree (session.vN.jsonl must hold version N)";
+    G3 => Corrupt, "GENERATIONS §1.5", "sourceEventSeqs range pair malformed (not [start, end] with start <= end, expanded list not increasing or past the event)";
+    G4 => Corrupt, "GENERATIONS §5", "assistant/message carries sourceEventSeqs (v2 and later must omit it)";
+    G5 => Corrupt, "GENERATIONS §6, §7", "protected system head violated (v3 and later)";
+    G6 => Corrupt, "GENERATIONS §7", "v4 tool/result is not a tool-role message {id, role: tool, toolCallId, source: {kind: tool, callId}, content}";
+    G7 => Corrupt, "GENERATIONS §6, §7", "system/message or developer/message malformed";
+    G8 => Corrupt, "GENERATIONS §5", "v2+ header: isSeeded missing or not a boolean, or a retired seedLength";
     W1 => Warning, "§4, §5.2", "derived history has a tool call with no tool result after it (providers reject it)";
     W2 => Warning, "§4", "derived history has a tool result whose call id matches no earlier tool call (orphan result)";
+    W3 => Warning, "GENERATIONS §8", "event type outside this reader's partial v1-v4 vocabulary, not marked ignorable";
 }
 
 impl fmt::Display for Rule {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{self, Logical};
 use crate::derive;
-use crate::event::{Dialect, Era, Event, Projection};
+use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
 use crate::json::{Json, Kind};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
@@ -538,6 +538,8 @@ struct Scan<'o> {
     per_event_failed: bool,
     /// The session id, when reading a SQLite store.
     sqlite_session: Option<String>,
+    /// Unknown types already warned about (W3), once each.
+    unknown_seen: std::collections::HashSet<String>,
 }
 
 impl<'o> Scan<'o> {
@@ -571,6 +573,7 @@ impl<'o> Scan<'o> {
             // A node-info pass re-reads a log the first pass checked: no fold needed.
             per_event_failed: options.node_info.is_some(),
             sqlite_session: None,
+            unknown_seen: std::collections::HashSet::new(),
         }
     }
 
@@ -758,30 +761,61 @@ impl<'o> Scan<'o> {
             .and_then(Json::raw_str_body)
             .unwrap_or_default()
             .to_owned();
-        // H3 runs on the parsed line before any shape check (§6.2).
-        if json.is_object()
-            && let Some(version) = get("version").and_then(Json::as_f64)
-            && version != 0.0
+        // The version gate runs on the parsed line before any shape check (§6.2), after the
+        // file name's generation (GENERATIONS §1.1, §1.3).
+        let version = json
+            .is_object()
+            .then(|| get("version").and_then(Json::as_f64))
+            .flatten();
+        if let (Some(version), Some(named)) = (version, crate::layout::generation_of_path(path))
+            && version != named as f64
         {
-            let shown = get("version").map_or("?", Json::raw);
-            let why = if version > 0.0 {
-                "it was written by a newer harness; upgrade the harness to read it"
-            } else {
-                "the version is older than v0 and this build has no upgrade path"
-            };
             header.version = get("version").and_then(Json::as_safe_integer);
             self.report.header = Some(header.clone());
+            let shown = get("version").map_or("?", Json::raw);
+            return header_fail(
+                self,
+                Rule::G2,
+                format!(
+                    "file name says format v{named} but the header says version {shown} ({})",
+                    path.display()
+                ),
+            );
+        }
+        let later = version
+            .filter(|v| v.fract() == 0.0)
+            .and_then(|v| Era::of_version(v as i64));
+        if let Some(version) = version
+            && version != 0.0
+            && later.is_none()
+        {
+            let shown = get("version").map_or("?", Json::raw);
+            header.version = get("version").and_then(Json::as_safe_integer);
+            self.report.header = Some(header.clone());
+            if version > 0.0 {
+                return header_fail(
+                    self,
+                    Rule::G1,
+                    format!(
+                        "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader (raw log: {})",
+                        header.id,
+                        path.display()
+                    ),
+                );
+            }
             return header_fail(
                 self,
                 Rule::H3,
                 format!(
-                    "session \"{}\" uses log format v{shown}; {why} (raw log: {})",
+                    "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path (raw log: {})",
                     header.id,
                     path.display()
                 ),
             );
         }
-        let era = if json.is_object()
+        let era = if let Some(later) = later {
+            later
+        } else if json.is_object()
             && !json.has("delegationDepth")
             && !json.has("origin")
             && !json.has("agentPreset")
@@ -836,10 +870,17 @@ impl<'o> Scan<'o> {
                 check::shown(get("agentPreset"))
             ))
         } else {
-            None
+            later_header_problem(json, era)
         };
         self.report.header = Some(header);
         if let Some(what) = shape {
+            if what.starts_with("isSeeded") || what.starts_with("seedLength") {
+                return header_fail(
+                    self,
+                    Rule::G8,
+                    format!("first line is not a {} session header: {what}", era.name()),
+                );
+            }
             return header_fail(
                 self,
                 Rule::H4,
@@ -859,7 +900,7 @@ impl<'o> Scan<'o> {
         }
         self.set_era(era);
         // H7 is checked at P7, before the first event (§6.5).
-        if era == Era::Head
+        if era != Era::June2026
             && let Some(what) = header_fields_problem(json)
         {
             self.fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
@@ -947,7 +988,11 @@ impl<'o> Scan<'o> {
         if let Some(first) = &torn.first {
             // After the first defect, lines are only parsed to look for a turn/end (J5).
             if let Ok(json) = parsed {
-                let members = packed_row(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64));
+                let members = if self.dialect.packed_rows {
+                    packed_row(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64))
+                } else {
+                    1
+                };
                 if is_turn_end(json) {
                     let f = first.j5(line.number, self.sqlite_session.is_some());
                     self.fail(BACKEND, f);
@@ -966,7 +1011,12 @@ impl<'o> Scan<'o> {
             }
         };
         let expected = self.next_index;
-        match packed_row(json) {
+        let packed = if self.dialect.packed_rows {
+            packed_row(json)
+        } else {
+            None
+        };
+        match packed {
             Some(Err(what)) => torn.defect(
                 line,
                 0,
@@ -1107,9 +1157,13 @@ impl<'o> Scan<'o> {
         }
         // P4: conversions, then M1–M8.
         let replay = &self.report.replay;
-        let converted = check::convert(ev, &self.id_body, &|s| {
-            replay.message_id(s).map(str::to_owned)
-        });
+        let converted = if self.dialect.legacy_conversions {
+            check::convert(ev, &self.id_body, &|s| {
+                replay.message_id(s).map(str::to_owned)
+            })
+        } else {
+            Ok(Logical::stored(ev))
+        };
         let logical = match converted {
             Ok(l) => l,
             Err((rule, message)) => {
@@ -1119,21 +1173,35 @@ impl<'o> Scan<'o> {
         };
         let is_message = matches!(
             logical.type_str(),
-            "user/message" | "assistant/message" | "tool/result"
-        );
+            "user/message"
+                | "assistant/message"
+                | "tool/result"
+                | "system/message"
+                | "developer/message"
+        ) && self.dialect.is_surface_type(logical.type_str());
         if is_message
             && !self.decided_before(CONVERT + 1)
-            && let Err((rule, message)) = check::check_message(&logical)
+            && let Err((rule, message)) = check::check_message_in(&logical, self.dialect)
         {
             self.fail(CONVERT, at(rule, message));
         }
         // P5: U1.
         if !self.decided_before(UNKNOWN) && check::is_unknown_required(&logical, self.dialect) {
             let ty = logical.ev.ty.map_or("absent", Json::raw);
-            self.fail(
-                UNKNOWN,
-                at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
-            );
+            match self.dialect.unknown_types {
+                UnknownTypes::Refuse => self.fail(
+                    UNKNOWN,
+                    at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
+                ),
+                UnknownTypes::Warn => {
+                    if self.unknown_seen.insert(ty.to_owned()) {
+                        let mut w = at(Rule::W3, format!("event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque", self.dialect.era.name()));
+                        w.class = Class::Warning;
+                        self.report.warnings.push(w);
+                    }
+                }
+                UnknownTypes::Accept => {}
+            }
         }
         // P6: the closer scan dereferences data of three types.
         if check::breaks_closer_scan(&logical) {
@@ -1180,7 +1248,16 @@ impl<'o> Scan<'o> {
             check::check_request_header(logical.data())?;
         }
         if is_message {
-            check::check_message(logical)?;
+            check::check_message_in(logical, self.dialect)?;
+        }
+        if ty == "request/header"
+            && self.dialect.system_head
+            && logical
+                .data()
+                .and_then(|d| d.get("header"))
+                .is_some_and(|h| h.has("system"))
+        {
+            return Err((Rule::G7, "request/header.header.system is forbidden from v3 on: the system prompt is a system/message".into()));
         }
         if ty == "request/header" && check::is_fallback_reason(logical.data()) {
             return Err((
@@ -1332,7 +1409,7 @@ impl<'o> Scan<'o> {
         let Some(header) = &self.report.header else {
             return;
         };
-        if self.report.era != Some(Era::Head) {
+        if matches!(self.report.era, None | Some(Era::June2026)) {
             return;
         }
         let json_text = header.raw.clone();
@@ -1456,6 +1533,62 @@ fn node_info(logical: &Logical<'_>) -> NodeInfo {
     }
 }
 
+/// The header keys of v1 (v0's) and v2–v4 (GENERATIONS §4, §5): exact sets, `isSeeded` a
+/// boolean from v2 on, `seedLength` retired.
+fn later_header_problem(json: Json<'_>, era: Era) -> Option<String> {
+    let keys: &[&str] = match era {
+        Era::V1 => &[
+            "type",
+            "version",
+            "id",
+            "createdAt",
+            "delegationDepth",
+            "cwd",
+            "parentSession",
+            "seedLength",
+            "origin",
+            "agentPreset",
+        ],
+        Era::V2 | Era::V3 | Era::V4 => &[
+            "type",
+            "version",
+            "id",
+            "createdAt",
+            "isSeeded",
+            "delegationDepth",
+            "cwd",
+            "parentSession",
+            "origin",
+            "agentPreset",
+        ],
+        _ => return None,
+    };
+    if era != Era::V1 {
+        if json.has("seedLength") {
+            return Some(
+                "seedLength is retired from v2 on (the inherited cut is a tagged session/end-seed)"
+                    .into(),
+            );
+        }
+        if json.get("isSeeded").and_then(Json::as_bool).is_none() {
+            return Some(format!(
+                "isSeeded must be a boolean, found {}",
+                check::shown(json.get("isSeeded"))
+            ));
+        }
+    }
+    json.keys()
+        .into_iter()
+        .find(|k| !keys.iter().any(|want| k.str_eq(want)))
+        .map(|k| {
+            format!(
+                "unexpected header key {} in a {} header",
+                k.raw(),
+                era.name()
+            )
+        })
+}
+
 /// H7 (§6.3): `cwd` absolute string, `parentSession` string, `seedLength` non-negative.
 fn header_fields_problem(json: Json<'_>) -> Option<String> {
     if let Some(cwd) = json.get("cwd")
@@ -1490,7 +1623,7 @@ fn header_fields_problem(json: Json<'_>) -> Option<String> {
 /// names the header implies (§7.1) must match. A loose file is not checked.
 fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    if name != "session.jsonl" && name != "session.jsonl.zstd" {
+    if !crate::layout::is_session_file_name(name) {
         return None;
     }
     let session_dir = path.parent()?;

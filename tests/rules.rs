@@ -36,7 +36,9 @@ const CASES: &[(&str, &str)] = &[
     // without any `\n` is J1/H1"); the tool reports it as J1.
     ("H1-header-without-newline.jsonl", "corrupt J1 - 1"),
     ("H2-header-not-json.jsonl", "corrupt H2 - 1"),
-    ("H3-version-1.jsonl", "refused H3 - 1"),
+    ("H3-version-minus-1.jsonl", "refused H3 - 1"),
+    // GENERATIONS §1.3, §9: above 4 is an unknown or newer lineage.
+    ("G1-version-5.jsonl", "refused G1 - 1"),
     ("H4-type-not-session.jsonl", "corrupt H4 - 1"),
     ("H5-retired-sandbox-mode.jsonl", "corrupt H5 - 1"),
     // A null cwd cannot name a storage path: H6 even for a loose file (§6.3 H6).
@@ -266,16 +268,22 @@ fn messages_say_what_broke() {
             .to_owned()
     };
     // §6.2: the fragments upstream's own tests match.
-    let m = message("H3-version-1.jsonl");
-    assert!(m.contains("session \"s-1\" uses log format v1"), "{m}");
+    let m = message("H3-version-minus-1.jsonl");
+    assert!(m.contains("session \"s-1\" uses log format v-1"), "{m}");
     assert!(
-        m.contains("newer harness") && m.contains("upgrade the harness"),
+        m.contains("older than v0") && m.contains("no upgrade path"),
         "{m}"
     );
     assert!(
-        m.contains("(raw log: ") && m.contains("H3-version-1.jsonl"),
+        m.contains("(raw log: ") && m.contains("H3-version-minus-1.jsonl"),
         "{m}"
     );
+    let m = message("G1-version-5.jsonl");
+    assert!(
+        m.contains("session \"s-1\" uses log format v5: an unknown or newer lineage"),
+        "{m}"
+    );
+    assert!(m.contains("upgrade the harness"), "{m}");
     // §5.5.1 J5: the first defect's line and the expected / found seqs.
     let m = message("J4-seq-gap-committed.jsonl");
     assert!(
@@ -528,7 +536,7 @@ fn z1_invalid_magic_at_a_frame_boundary() {
     // a newer-version header is refused only when the framing is sound.
     let newer = frame(&format!(
         "{}\n",
-        HEADER.replace("\"version\":0", "\"version\":1")
+        HEADER.replace("\"version\":0", "\"version\":7")
     ));
     let v = zstd_verdict(
         &tmp,
@@ -536,7 +544,7 @@ fn z1_invalid_magic_at_a_frame_boundary() {
     );
     assert_eq!(brief(&v), "corrupt Z1 - -", "{v}");
     let v = zstd_verdict(&tmp, &[newer, frame(&turn_one())].concat());
-    assert_eq!(brief(&v), "refused H3 - 1", "{v}");
+    assert_eq!(brief(&v), "refused G1 - 1", "{v}");
 }
 
 #[test]

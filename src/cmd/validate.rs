@@ -184,7 +184,7 @@ fn check(path: &Path, session: Option<&String>) -> Vec<Verdict> {
 pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
     let (paths, skipped): (Vec<PathBuf>, Vec<String>) = discover(&args.files);
     for s in &skipped {
-        eprintln!("dsh-session: {s}: skipped");
+        eprintln!("dsh-session: {s}");
     }
     let mut empty_dirs = 0;
     for dir in args.files.iter().filter(|f| f.is_dir()) {

@@ -165,7 +165,10 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         file: args.file.display().to_string(),
         session_id: header.map(|h| h.id.clone()),
         format_version: header.and_then(|h| h.version),
-        supported: report.status != Status::Refused && header.and_then(|h| h.version) == Some(0),
+        supported: report.status != Status::Refused
+            && header
+                .and_then(|h| h.version)
+                .is_some_and(|v| (0..=4).contains(&v)),
         era: report.era.map(|e| e.name()),
         encoding: report.encoding.name(),
         status: report.status.name(),
@@ -199,6 +202,15 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
             writeln!(out, "format version: {version} ({support})")?;
             writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
             writeln!(out, "compression:    {}", info.encoding)?;
+            let current = dsh_session::layout::generation_of_path(&args.file).unwrap_or(0);
+            for (n, other) in dsh_session::layout::generations_beside(&args.file) {
+                let what = if n < current {
+                    "frozen predecessor"
+                } else {
+                    "later generation: DSH reads that one"
+                };
+                writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
+            }
             if let (Some(rule), Some(message)) = (info.rule, &info.message) {
                 writeln!(out, "{:<16}{rule}: {message}", format!("{}:", info.status))?;
             }
