@@ -121,6 +121,9 @@ pub enum Era {
     Head,
     /// The original design, commit `828c3f85c9` (2026-06-24).
     June2026,
+    /// Format v0 as written by DSH 0.1.2-alpha.1 … 0.1.2-rc.1: still labelled 0, with
+    /// range-encoded provenance and new event types (GENERATIONS §3). Detected by content.
+    V0Alpha,
     /// Format v1 (`session.v1.jsonl`; development builds only).
     V1,
     /// Format v2 (`session.v2.jsonl`, DSH 0.1.3): embedded assistant streams.
@@ -137,6 +140,7 @@ impl Era {
         match self {
             Era::Head => "head",
             Era::June2026 => "june-2026",
+            Era::V0Alpha => "v0-alpha",
             Era::V1 => "v1",
             Era::V2 => "v2",
             Era::V3 => "v3",
@@ -158,7 +162,7 @@ impl Era {
     /// How the log's rules and vocabulary are read.
     pub fn dialect(self) -> &'static Dialect {
         match self {
-            Era::Head => &HEAD,
+            Era::Head | Era::V0Alpha => &HEAD,
             Era::June2026 => &JUNE_2026,
             Era::V1 => &V1,
             Era::V2 => &V2,
@@ -188,6 +192,14 @@ pub enum Projection {
     /// June 2026: build `{role, content}` messages, wrap context and steering in tags.
     June,
 }
+
+/// Types the v0 alpha dialect added without `ignorable` (GENERATIONS §3): in a v0 log they
+/// mark the alpha dialect instead of an unknown type.
+pub const V0_ALPHA_TYPES: [&str; 3] = [
+    "model/selection",
+    "session-log-deepseek/delivery-accepted",
+    "subagent/model-selection-policy",
+];
 
 /// The rules and vocabulary of one era, as data.
 #[derive(Debug)]

@@ -145,6 +145,8 @@ pub struct Replay {
     /// The protected system head (v3, v4): the seq of the system message that heads the
     /// surface, when there is one.
     system_head: Option<u64>,
+    /// A v0 log used range-encoded provenance: the 0.1.2-alpha dialect.
+    alpha_dialect: bool,
 }
 
 type Step = Result<(), (Rule, String)>;
@@ -163,6 +165,7 @@ impl Replay {
             provenance: None,
             shadowed: None,
             system_head: None,
+            alpha_dialect: false,
         }
     }
 
@@ -176,6 +179,11 @@ impl Replay {
     pub fn keeping_shadowed(mut self) -> Self {
         self.shadowed = Some(Vec::new());
         self
+    }
+
+    /// True when a v0 log turned out to be the 0.1.2-alpha dialect (range pairs seen).
+    pub fn alpha_dialect(&self) -> bool {
+        self.alpha_dialect
     }
 
     /// The provenance index, when recorded.
@@ -567,10 +575,11 @@ impl Replay {
         let mut not_earlier = None;
         let mut pairs = false;
         for element in sources.elements() {
-            let run = match (
-                element.as_seq(),
-                self.dialect.range_provenance && element.is_array(),
-            ) {
+            // v0 as 0.1.2-alpha writes it uses range pairs too (GENERATIONS §3): read them
+            // with the frozen v0/v1 codec and mark the log as that dialect.
+            let ranges = self.dialect.range_provenance
+                || (self.dialect.generation == 0 && self.dialect.strict);
+            let run = match (element.as_seq(), ranges && element.is_array()) {
                 (Some(cite), _) => cite..=cite,
                 (None, true) => {
                     let ends: Vec<Option<u64>> = element.elements().map(Json::as_seq).collect();
@@ -595,6 +604,9 @@ impl Replay {
                         ));
                     }
                     pairs = true;
+                    if !self.dialect.range_provenance {
+                        self.alpha_dialect = true;
+                    }
                     start..=end
                 }
                 (None, false) => {

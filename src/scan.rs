@@ -159,6 +159,9 @@ pub struct TurnRow {
     pub tool_calls: u64,
     /// Usage summed over the turn's assistant messages.
     pub usage: Usage,
+    /// v2 and later: records in the turn's embedded assistant streams
+    /// (`assistant/message` and `assistant/attempt` `data.stream`, GENERATIONS §5).
+    pub stream_records: u64,
     /// Time of `turn/start`, ms since the Unix epoch.
     pub start_time: Option<i64>,
     /// Time of `turn/end`, ms since the Unix epoch.
@@ -303,7 +306,21 @@ impl Stats {
                 self.open_step = None;
                 self.open_step_raw = None;
             }
+            "assistant/attempt" => {
+                let records = data
+                    .and_then(|d| d.get("stream"))
+                    .map_or(0, |st| st.len() as u64);
+                if let Some(row) = self.open_row() {
+                    row.stream_records += records;
+                }
+            }
             "assistant/message" => {
+                let records = data
+                    .and_then(|d| d.get("stream"))
+                    .map_or(0, |st| st.len() as u64);
+                if let Some(row) = self.open_row() {
+                    row.stream_records += records;
+                }
                 let (content, usage) = match dialect.projection {
                     Projection::Stored => (
                         logical.message().and_then(|m| m.get("content")),
@@ -1441,6 +1458,16 @@ impl<'o> Scan<'o> {
         self.report
             .warnings
             .extend(self.report.replay.warnings().iter().cloned());
+        let alpha_types = self
+            .report
+            .stats
+            .types
+            .keys()
+            .any(|t| crate::event::V0_ALPHA_TYPES.contains(&t.as_str()));
+        if self.report.era == Some(Era::Head) && (self.report.replay.alpha_dialect() || alpha_types)
+        {
+            self.report.era = Some(Era::V0Alpha);
+        }
         if chosen.is_none() {
             let pending = &self.report.stats.pending;
             self.report.warnings.extend(self.report.replay.orphan_warnings().into_iter().map(|mut w| {

@@ -407,3 +407,69 @@ fn v4_repair_writes_tool_role_closers() {
         )
     );
 }
+
+#[test]
+fn the_v0_alpha_dialect_is_detected_by_content() {
+    // GENERATIONS §3: version 0, but alpha-only types without `ignorable` and range pairs.
+    let log = concat!(
+        r#"{"type":"session","version":0,"id":"s-demo","createdAt":1787400000000,"cwd":"/w/demo","delegationDepth":0}"#,
+        "\n",
+        r#"{"type":"model/selection","seq":0,"time":1787400000005,"data":{"provider":"deepseek","model":"deepseek-chat"}}"#,
+        "\n",
+        r#"{"type":"turn/start","seq":1,"time":1787400000006,"data":{"turn":1}}"#,
+        "\n",
+        r#"{"type":"step/start","seq":2,"time":1787400000007,"data":{"turn":1,"step":1}}"#,
+        "\n",
+        r#"{"type":"text-chunks","seq0":3,"time0":1787400000100,"data":{"turn":1,"step":1,"index":0,"dt":[12,9],"texts":["Hel","lo"," there"]}}"#,
+        "\n",
+        r#"{"type":"assistant/message","seq":6,"time":1787400000140,"surfaceOp":"append","sourceEventSeqs":[[3,5]],"data":{"turn":1,"step":1,"message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Hello there"}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}}}}"#,
+        "\n",
+        r#"{"type":"step/end","seq":7,"time":1787400000141,"data":{"turn":1,"step":1}}"#,
+        "\n",
+        r#"{"type":"turn/end","seq":8,"time":1787400000142,"data":{"turn":1,"reason":{"kind":"completed"}}}"#,
+        "\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("alpha.jsonl");
+    std::fs::write(&path, log).unwrap();
+    let v = verdict(&path);
+    assert_eq!(
+        (brief(&v).as_str(), v["era"].as_str()),
+        ("valid - -", Some("v0-alpha")),
+        "{v}"
+    );
+    let out = dsh()
+        .args(["provenance", "--format", "json"])
+        .arg(&path)
+        .arg("6")
+        .output()
+        .unwrap();
+    let tree: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cited: Vec<u64> = tree["ancestors"]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        cited,
+        [3, 4, 5],
+        "the pair expands to the chunks it stands for"
+    );
+}
+
+#[test]
+fn show_counts_embedded_stream_records_from_v2_on() {
+    let text = stdout(&["show"], &generation(2));
+    assert!(text.contains(" turn   seqs   steps   tool calls   input   output   reason      duration   stream records\n"), "{text}");
+    assert!(
+        text.ends_with(
+            " 1      0..7   1       1            0       0        completed   0.0s       2\n"
+        ),
+        "{text}"
+    );
+    let json: Value =
+        serde_json::from_str(&stdout(&["show", "--format", "json"], &generation(2))).unwrap();
+    assert_eq!(json["per_turn"][0]["stream_records"], 2);
+    assert_eq!(json["era"], "v2");
+}

@@ -1078,13 +1078,19 @@ fn plugin_type_without_ignorable_is_u1() {
 }
 
 #[test]
-fn source_event_seqs_as_ranges_is_s12() {
-    // `[[3,7]]` (the 0.1.2-alpha range form) fails the baseline plain-integer rule.
-    let v = expect("source-event-seqs-ranges.jsonl", "corrupt S12 8 10", 1);
-    assert!(
-        message(&v).contains("must contain non-negative safe integers, found [3,7]"),
-        "{v}"
-    );
+fn source_event_seqs_as_ranges_are_the_v0_alpha_dialect() {
+    // `[[3,7]]` is the range form DSH 0.1.2-alpha writes under version 0 (GENERATIONS §3):
+    // read with the frozen v0/v1 codec, the log is valid and its era is v0-alpha.
+    let v = expect("source-event-seqs-ranges.jsonl", "valid - - -", 0);
+    assert_eq!(v["era"], "v0-alpha", "{v}");
+    // A malformed pair is still an error: G3.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(hostile("source-event-seqs-ranges.jsonl"))
+        .unwrap()
+        .replace("[[3,7]]", "[[7,3]]");
+    let path = put(&tmp, "bad-range.jsonl", text.as_bytes());
+    let v = expect_at(&path, "corrupt G3 8 10", 1);
+    assert!(message(&v).contains("must have start <= end"), "{v}");
 }
 
 #[test]

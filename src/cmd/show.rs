@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use dsh_session::event::Era;
 use dsh_session::scan::{Report, ScanOptions, TurnRow, Usage};
 use serde::Serialize;
 
@@ -82,6 +83,8 @@ struct TurnJson<'a> {
     steps: u64,
     tool_calls: u64,
     usage: UsageJson,
+    /// v2 and later: records in the turn's embedded assistant streams.
+    stream_records: u64,
     duration_ms: Option<i64>,
 }
 
@@ -95,6 +98,7 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
             steps: t.steps,
             tool_calls: t.tool_calls,
             usage: t.usage.into(),
+            stream_records: t.stream_records,
             duration_ms: t.start_time.zip(t.end_time).map(|(a, b)| b - a),
         }
     }
@@ -288,7 +292,9 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     }
     if !s.per_turn.is_empty() {
         writeln!(out)?;
-        let header = [
+        // From v2 on, assistant streams are embedded: show how many records each turn holds.
+        let streams = matches!(report.era, Some(Era::V2 | Era::V3 | Era::V4));
+        let mut header = vec![
             "turn",
             "seqs",
             "steps",
@@ -298,8 +304,11 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             "reason",
             "duration",
         ];
+        if streams {
+            header.push("stream records");
+        }
         write_aligned(out, &header, &s.per_turn, |turn| {
-            vec![
+            let mut cells = vec![
                 turn.turn.to_string(),
                 format!("{}..{}", turn.start_seq, opt(turn.end_seq)),
                 turn.steps.to_string(),
@@ -309,7 +318,11 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                 turn.reason.to_owned(),
                 turn.duration_ms
                     .map_or("-".into(), |d| format!("{:.1}s", d as f64 / 1000.0)),
-            ]
+            ];
+            if streams {
+                cells.push(turn.stream_records.to_string());
+            }
+            cells
         })?;
     }
     Ok(())
