@@ -225,6 +225,8 @@ pub struct Stats {
     pub orphans: Vec<PendingCall>,
     /// Number of `session/end-seed` events.
     pub end_seeds: u64,
+    /// `session/end-seed` events with `data.inherited: true` (the v2+ seeded cut).
+    pub tagged_end_seeds: u64,
     /// The open turn's `data.turn` as `JSON.stringify` prints it.
     pub open_turn_raw: Option<String>,
     /// The open step's `data.step` as `JSON.stringify` prints it.
@@ -389,7 +391,16 @@ impl Stats {
                 self.pending
                     .retain(|p| id.as_deref() != Some(p.call_id.as_str()));
             }
-            "session/end-seed" => self.end_seeds += 1,
+            "session/end-seed" => {
+                self.end_seeds += 1;
+                if data
+                    .and_then(|d| d.get("inherited"))
+                    .and_then(Json::as_bool)
+                    == Some(true)
+                {
+                    self.tagged_end_seeds += 1;
+                }
+            }
             _ => {}
         }
     }
@@ -1421,6 +1432,35 @@ impl<'o> Scan<'o> {
         self.report.torn = Some(tail);
     }
 
+    /// G8, v2 and later: a seeded header (`isSeeded: true`) needs a tagged
+    /// `session/end-seed {inherited: true}` marking the inherited cut, and an unseeded one
+    /// must have none (GENERATIONS §5).
+    fn check_seeded_cut(&mut self) {
+        if !matches!(self.report.era, Some(Era::V2 | Era::V3 | Era::V4))
+            || self.report.torn.is_some()
+        {
+            return;
+        }
+        let Some(header) = &self.report.header else {
+            return;
+        };
+        let seeded = Json::parse(&header.raw)
+            .ok()
+            .and_then(|h| h.get("isSeeded"))
+            .and_then(Json::as_bool);
+        let tagged = self.report.stats.tagged_end_seeds > 0;
+        let problem = match (seeded, tagged) {
+            (Some(true), false) => {
+                "the header says isSeeded but no session/end-seed {inherited: true} marks the inherited cut"
+            }
+            (Some(false), true) => {
+                "a session/end-seed {inherited: true} marks an inherited cut but the header says isSeeded: false"
+            }
+            _ => return,
+        };
+        self.fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
+    }
+
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
     fn check_store_path(&mut self, path: &Path) {
         let Some(header) = &self.report.header else {
@@ -1448,6 +1488,7 @@ impl<'o> Scan<'o> {
     }
 
     fn finish(mut self) -> Report {
+        self.check_seeded_cut();
         let mut chosen = self.stages.iter_mut().find_map(Option::take);
         if self.sqlite_session.is_some()
             && let Some(f) = chosen.as_mut()

@@ -473,3 +473,56 @@ fn show_counts_embedded_stream_records_from_v2_on() {
     assert_eq!(json["per_turn"][0]["stream_records"], 2);
     assert_eq!(json["era"], "v2");
 }
+
+#[test]
+fn a_seeded_v2_header_needs_its_tagged_end_seed() {
+    let text = std::fs::read_to_string(generation(2)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.v2.jsonl");
+    std::fs::write(
+        &path,
+        text.replacen("\"isSeeded\":false", "\"isSeeded\":true", 1),
+    )
+    .unwrap();
+    let v = verdict(&path);
+    assert_eq!(brief(&v), "corrupt G8 -", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("no session/end-seed {inherited: true}"),
+        "{v}"
+    );
+    // With the marker (seq 8 becomes the cut, the summary moves to 9) it is valid.
+    let fixed = text
+        .replacen("\"isSeeded\":false", "\"isSeeded\":true", 1)
+        .replace(
+            "\"seq\":8,\"time\":1787400000008",
+            "\"seq\":9,\"time\":1787400000009",
+        );
+    let mut lines: Vec<&str> = fixed.lines().collect();
+    lines.insert(
+        9,
+        r#"{"type":"session/end-seed","seq":8,"time":1787400000008,"data":{"inherited":true}}"#,
+    );
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    assert_eq!(brief(&verdict(&path)), "valid - -");
+}
+
+#[test]
+fn sessions_of_a_jsonl_root_use_the_current_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("_no-cwd").join("s-demo4");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::copy(generation(4), session.join("session.v4.jsonl")).unwrap();
+    std::fs::copy(generation(3), session.join("session.v3.jsonl")).unwrap();
+    let rows: Value =
+        serde_json::from_str(&stdout(&["sessions", "--format", "json"], dir.path())).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["id"], "s-demo4");
+    assert_eq!(rows[0]["events"], 11);
+    assert_eq!(
+        rows[0]["file"],
+        session.join("session.v4.jsonl").display().to_string()
+    );
+}

@@ -56,7 +56,8 @@ fn row(
     }
 }
 
-/// The `session.jsonl[.zstd]` files of a JSONL root, `<root>/<project>/<session>/…`, sorted.
+/// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
+/// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
 pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for project in std::fs::read_dir(root)? {
@@ -69,11 +70,15 @@ pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
             if !session.is_dir() {
                 continue;
             }
-            for name in ["session.jsonl", "session.jsonl.zstd"] {
-                let file = session.join(name);
-                if file.is_file() {
-                    found.push(file);
-                }
+            // The current generation of the session: the highest canonical file name.
+            let current = std::fs::read_dir(&session)?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter_map(|p| dsh_session::layout::generation_of_path(&p).map(|n| (n, p)))
+                .max();
+            if let Some((_, file)) = current {
+                found.push(file);
             }
         }
     }
