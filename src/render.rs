@@ -115,3 +115,24 @@ pub fn write_aligned<T>(
     }
     Ok(())
 }
+
+/// Writes one value as pretty JSON (`json`), one line (`jsonl`), or through `text`.
+pub fn write_one<T: serde::Serialize>(
+    out: &mut dyn Write,
+    format: crate::cli::TableFormat,
+    value: &T,
+    text: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    match format {
+        crate::cli::TableFormat::Json => {
+            serde_json::to_writer_pretty(&mut *out, value)?;
+            writeln!(out)?;
+        }
+        crate::cli::TableFormat::Jsonl => {
+            serde_json::to_writer(&mut *out, value)?;
+            writeln!(out)?;
+        }
+        crate::cli::TableFormat::Table => text(out)?,
+    }
+    Ok(())
+}

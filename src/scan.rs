@@ -1125,20 +1125,11 @@ impl<'o> Scan<'o> {
             let seq = self.next_index;
             self.next_index += 1;
             if !self.per_event_failed && !self.decided_before(PER_EVENT) {
-                if let Err((rule, message)) =
-                    self.report
-                        .replay
-                        .push_log_only(seq, "assistant/chunk", false, false)
-                {
-                    self.fail(
-                        PER_EVENT,
-                        Finding::new(rule, Some(seq), Some(line), message),
-                    );
-                    self.per_event_failed = true;
-                } else if self.options.at == Some(seq) {
-                    self.report.surface_at =
-                        Some(self.report.replay.entries().into_iter().cloned().collect());
-                }
+                let result = self
+                    .report
+                    .replay
+                    .push_log_only(seq, "assistant/chunk", false, false);
+                self.after_fold(seq, line, result);
             }
             self.report.stats.record_chunk(time);
         }
@@ -1360,6 +1351,12 @@ impl<'o> Scan<'o> {
                 logical.ev.source_event_seqs.is_some(),
             )
         };
+        self.after_fold(seq, line, result);
+    }
+
+    /// Records a fold failure (the per-event stage stops there, as upstream does), or takes
+    /// the `--at` snapshot.
+    fn after_fold(&mut self, seq: u64, line: u64, result: Result<(), (Rule, String)>) {
         if let Err((rule, message)) = result {
             self.fail(
                 PER_EVENT,

@@ -8,7 +8,8 @@ use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::sqlite::{Schema, Store, StoreError, looks_like_store};
 use serde::Serialize;
 
-use crate::cli::{TableFormat, VersionArgs};
+use crate::cli::VersionArgs;
+use crate::render::write_one;
 
 #[derive(Debug, Serialize)]
 struct VersionInfo {
@@ -106,46 +107,37 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         Err(e) => return Err(anyhow::Error::new(e).context(file)),
     };
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &info)?;
-            writeln!(out)?;
-        }
-        TableFormat::Jsonl => {
-            serde_json::to_writer(&mut *out, &info)?;
-            writeln!(out)?;
-        }
-        TableFormat::Table => {
-            writeln!(out, "file:           {}", info.file)?;
-            if let (Some(rule), Some(message)) = (info.rule, &info.message) {
-                writeln!(out, "refused:        {rule}: {message}")?;
-            } else {
-                writeln!(out, "user_version:   {}", info.user_version)?;
-                writeln!(
-                    out,
-                    "application_id: {} ({})",
-                    info.application_id_hex, info.application_id
-                )?;
-                writeln!(out, "schema:         {}", info.schema)?;
-                writeln!(out, "era:            {}", info.era)?;
-                writeln!(
-                    out,
-                    "store id:       {}",
-                    info.store_id.as_deref().unwrap_or("-")
-                )?;
-                writeln!(out, "sessions:       {}", info.sessions.len())?;
-                for s in &info.sessions {
-                    let v = s.format_version.map_or("?".into(), |v| format!("v{v}"));
-                    let support = if s.supported {
-                        "supported"
-                    } else {
-                        "not supported"
-                    };
-                    writeln!(out, "  {}  format {v} ({support})", s.id)?;
-                }
+    write_one(out, args.format, &info, |out| {
+        writeln!(out, "file:           {}", info.file)?;
+        if let (Some(rule), Some(message)) = (info.rule, &info.message) {
+            writeln!(out, "refused:        {rule}: {message}")?;
+        } else {
+            writeln!(out, "user_version:   {}", info.user_version)?;
+            writeln!(
+                out,
+                "application_id: {} ({})",
+                info.application_id_hex, info.application_id
+            )?;
+            writeln!(out, "schema:         {}", info.schema)?;
+            writeln!(out, "era:            {}", info.era)?;
+            writeln!(
+                out,
+                "store id:       {}",
+                info.store_id.as_deref().unwrap_or("-")
+            )?;
+            writeln!(out, "sessions:       {}", info.sessions.len())?;
+            for s in &info.sessions {
+                let v = s.format_version.map_or("?".into(), |v| format!("v{v}"));
+                let support = if s.supported {
+                    "supported"
+                } else {
+                    "not supported"
+                };
+                writeln!(out, "  {}  format {v} ({support})", s.id)?;
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(ExitCode::from(if ok { 0 } else { 1 }))
 }
 
@@ -175,46 +167,37 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         rule: report.finding.as_ref().map(|f| f.rule.id()),
         message: report.finding.as_ref().map(|f| f.message.clone()),
     };
-    match args.format {
-        TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &info)?;
-            writeln!(out)?;
-        }
-        TableFormat::Jsonl => {
-            serde_json::to_writer(&mut *out, &info)?;
-            writeln!(out)?;
-        }
-        TableFormat::Table => {
-            let version = info
-                .format_version
-                .map_or("unknown".into(), |v| format!("v{v}"));
-            let support = if info.supported {
-                "supported"
+    write_one(out, args.format, &info, |out| {
+        let version = info
+            .format_version
+            .map_or("unknown".into(), |v| format!("v{v}"));
+        let support = if info.supported {
+            "supported"
+        } else {
+            "not supported"
+        };
+        writeln!(out, "file:           {}", info.file)?;
+        writeln!(
+            out,
+            "session id:     {}",
+            info.session_id.as_deref().unwrap_or("-")
+        )?;
+        writeln!(out, "format version: {version} ({support})")?;
+        writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
+        writeln!(out, "compression:    {}", info.encoding)?;
+        let current = dsh_session::layout::generation_of_path(&args.file).unwrap_or(0);
+        for (n, other) in dsh_session::layout::generations_beside(&args.file) {
+            let what = if n < current {
+                "frozen predecessor"
             } else {
-                "not supported"
+                "later generation: DSH reads that one"
             };
-            writeln!(out, "file:           {}", info.file)?;
-            writeln!(
-                out,
-                "session id:     {}",
-                info.session_id.as_deref().unwrap_or("-")
-            )?;
-            writeln!(out, "format version: {version} ({support})")?;
-            writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
-            writeln!(out, "compression:    {}", info.encoding)?;
-            let current = dsh_session::layout::generation_of_path(&args.file).unwrap_or(0);
-            for (n, other) in dsh_session::layout::generations_beside(&args.file) {
-                let what = if n < current {
-                    "frozen predecessor"
-                } else {
-                    "later generation: DSH reads that one"
-                };
-                writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
-            }
-            if let (Some(rule), Some(message)) = (info.rule, &info.message) {
-                writeln!(out, "{:<16}{rule}: {message}", format!("{}:", info.status))?;
-            }
+            writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
         }
-    }
+        if let (Some(rule), Some(message)) = (info.rule, &info.message) {
+            writeln!(out, "{:<16}{rule}: {message}", format!("{}:", info.status))?;
+        }
+        Ok(())
+    })?;
     Ok(ExitCode::from(if report.is_ok() { 0 } else { 1 }))
 }
