@@ -13,15 +13,16 @@
 //!   `\ud800` are valid and compare exactly ([`Json::str_eq`]);
 //! * whitespace is space, tab, `\n` and `\r` only; a byte-order mark is an error.
 //!
-//! One deliberate limit: nesting deeper than [`MAX_DEPTH`] is refused, so hostile input
-//! can neither overflow the stack nor make comparisons quadratic in depth.
+//! One deliberate limit: nesting deeper than [`MAX_DEPTH`] (10,000 levels, far beyond any
+//! real log) is refused, so hostile input cannot overflow the stack of the recursive
+//! comparisons (S18) that run on validated values.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
 /// Deepest nesting of arrays and objects accepted, counting the outermost value as 1.
-pub const MAX_DEPTH: usize = 512;
+pub const MAX_DEPTH: usize = 10_000;
 
 /// Largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`, 2^53 − 1).
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -136,7 +137,7 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
         match b[i] {
             b'{' | b'[' => {
                 if stack.len() >= MAX_DEPTH {
-                    return err(i, "nesting deeper than 512 levels");
+                    return err(i, "nesting deeper than 10000 levels");
                 }
                 let open = b[i];
                 let slot = match skips.as_deref_mut() {
@@ -1010,6 +1011,32 @@ pub fn js_token(v: Json<'_>) -> String {
     v.raw().to_owned()
 }
 
+/// `String(value)` in JavaScript, as a template literal would insert it: strings as they
+/// are, safe integers in decimal, `[object Object]` for objects, arrays joined by commas
+/// (`null` elements empty). Used for ids built from a stored value (repair's
+/// `interrupted-tool-result-<callId>-<seq>`).
+pub fn js_string_conversion(v: Json<'_>) -> String {
+    match v.kind() {
+        Kind::String => v.as_str().unwrap_or_default().into_owned(),
+        Kind::Number => v
+            .as_safe_integer()
+            .map_or_else(|| v.raw().to_owned(), |n| n.to_string()),
+        Kind::Object => "[object Object]".to_owned(),
+        Kind::Array => v
+            .elements()
+            .map(|e| {
+                if e.is_null() {
+                    String::new()
+                } else {
+                    js_string_conversion(e)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Kind::Bool | Kind::Null => v.raw().to_owned(),
+    }
+}
+
 /// Appends `s` to `out` as a JSON string literal the way `JSON.stringify` writes it:
 /// quotes, `\"`, `\\`, the short escapes `\b \f \n \r \t`, other control characters as
 /// lowercase `\u00xx`, everything else raw UTF-8 (FORMAT.md §1.4).
@@ -1078,8 +1105,8 @@ mod tests {
     fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let deep = "[".repeat(100_000) + &"]".repeat(100_000);
         let e = Json::parse(&deep).unwrap_err();
-        assert_eq!(e.what, "nesting deeper than 512 levels");
-        let fine = "[".repeat(512) + &"]".repeat(512);
+        assert_eq!(e.what, "nesting deeper than 10000 levels");
+        let fine = "[".repeat(10_000) + &"]".repeat(10_000);
         ok(&fine);
     }
 

@@ -408,7 +408,7 @@ fn nesting_100000_levels_deep_is_an_error_not_a_stack_overflow() {
     );
     let v = expect_at(&path, "torn-tail J6 - 6", 0);
     assert!(
-        message(&v).contains("nesting deeper than 512 levels"),
+        message(&v).contains("nesting deeper than 10000 levels"),
         "{v}"
     );
     // Every view refuses it the same way, without overflowing the stack.
