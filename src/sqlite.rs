@@ -743,6 +743,31 @@ pub fn apply_repair(plan: &crate::write::Plan) -> Result<(), crate::write::Repai
             )));
         }
     };
+    if schema == Schema::V17 {
+        // D8: the schema objects are checked again inside the transaction (§6.4).
+        let mut stmt = tx.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
+        let objects: Vec<(String, String, String, String)> = stmt
+            .query_map([], |r| {
+                let sql: Option<String> = r.get(3)?;
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    sql.map(|s| collapse_ws(&s)).unwrap_or_default(),
+                ))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        drop(stmt);
+        let canonical: Vec<(String, String, String, String)> = SCHEMA_17
+            .iter()
+            .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+            .collect();
+        if objects != canonical {
+            return Err(stale(
+                "the store does not contain the required schema objects".into(),
+            ));
+        }
+    }
     let exists: i64 = tx.query_row(
         "SELECT count(*) FROM sessions WHERE id = ?1",
         [session],

@@ -68,11 +68,17 @@ pub struct Plan {
 pub struct Journal {
     /// Where the file is cut before the frame is appended.
     pub offset: u64,
+    /// The log's size when the journal was written, and a hash of its bytes from `offset`
+    /// to that size (the torn frame being cut): how a later run recognises the untouched
+    /// original.
+    pub original_len: u64,
+    /// See `original_len`.
+    pub original_tail_hash: u64,
     /// The frame to append.
     pub frame: Vec<u8>,
 }
 
-const JOURNAL_MAGIC: &[u8] = b"DSHREPAIR1\n";
+const JOURNAL_MAGIC: &[u8] = b"DSHREPAIR2\n";
 
 /// The journal path of a log: `FILE.repair`.
 pub fn journal_path(path: &Path) -> PathBuf {
@@ -88,20 +94,22 @@ fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let header = JOURNAL_MAGIC.len() + 8;
+    let header = JOURNAL_MAGIC.len() + 24;
     if bytes.len() < header || !bytes.starts_with(JOURNAL_MAGIC) {
         return Err(RepairError::Changed(format!(
             "{} is not a dsh-session repair journal; move it away",
             journal.display()
         )));
     }
-    let offset = u64::from_le_bytes(
-        bytes[JOURNAL_MAGIC.len()..header]
-            .try_into()
-            .expect("8 bytes"),
-    );
+    let word = |k: usize| {
+        let at = JOURNAL_MAGIC.len() + 8 * k;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+    };
+    let (offset, original_len, original_tail_hash) = (word(0), word(1), word(2));
     Ok(Some(Journal {
         offset,
+        original_len,
+        original_tail_hash,
         frame: bytes[header..].to_vec(),
     }))
 }
@@ -395,9 +403,17 @@ fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
                 } else {
                     zstd_frame(plain.as_bytes())?
                 },
+                original_len: plan.fingerprint.size,
+                original_tail_hash: plan.fingerprint.tail_hash,
             };
             let mut bytes = JOURNAL_MAGIC.to_vec();
-            bytes.extend_from_slice(&journal.offset.to_le_bytes());
+            for word in [
+                journal.offset,
+                journal.original_len,
+                journal.original_tail_hash,
+            ] {
+                bytes.extend_from_slice(&word.to_le_bytes());
+            }
             bytes.extend_from_slice(&journal.frame);
             let to = journal_path(&plan.path);
             let mut file = File::create(&to)?;
@@ -413,7 +429,22 @@ fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
     let mut tail = Vec::new();
     current.seek(SeekFrom::Start(journal.offset))?;
     current.read_to_end(&mut tail)?;
-    if tail != journal.frame {
+    // Where did the interrupted run stop? Only these states are completed; anything else
+    // means the log changed since (DSH appended?) and is left alone.
+    let done = tail.starts_with(&journal.frame);
+    let partial_append = journal.frame.starts_with(&tail);
+    let untouched = size == journal.original_len && {
+        let mut h = std::hash::DefaultHasher::new();
+        h.write(&tail);
+        h.finish() == journal.original_tail_hash
+    };
+    if !(done || partial_append || untouched) {
+        return Err(RepairError::Changed(format!(
+            "the log no longer matches the interrupted repair recorded in {}; check the log, then move the journal away",
+            journal_path(&plan.path).display()
+        )));
+    }
+    if !done {
         let file = if size != journal.offset {
             truncate(plan, journal.offset)?
         } else {
