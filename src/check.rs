@@ -148,6 +148,16 @@ pub fn convert<'a>(
     let mut logical = Logical::stored(ev);
     let seq = ev.seq_value().unwrap_or(0);
     let Some(data) = ev.data.filter(|d| d.is_object()) else {
+        // §9.3.2: a steering/message's data "must be a non-array object".
+        if logical.type_str() == "steering/message" {
+            return Err((
+                Rule::L6,
+                format!(
+                    "malformed steering/message: data must be an object, found {}",
+                    shown(ev.data)
+                ),
+            ));
+        }
         return Ok(logical);
     };
     match logical.type_str() {

@@ -10,11 +10,17 @@ fn is_kept(unit: u16) -> bool {
 /// unit as `~XXXX` (four uppercase hex digits); `.` and `..` become `~002E` and
 /// `~002E~002E`. Injective. Example: `a/b` → `a~002Fb`.
 pub fn encode_segment(id: &str) -> String {
-    if id == "." || id == ".." {
+    encode_segment_units(&id.encode_utf16().collect::<Vec<u16>>())
+}
+
+/// [`encode_segment`] over UTF-16 code units, so lone surrogates encode as DSH encodes them
+/// (`\ud800` → `~D800`).
+pub fn encode_segment_units(id: &[u16]) -> String {
+    if id == [0x2E] || id == [0x2E, 0x2E] {
         return "~002E".repeat(id.len());
     }
     let mut out = String::with_capacity(id.len());
-    for unit in id.encode_utf16() {
+    for &unit in id {
         if is_kept(unit) {
             out.push(char::from(unit as u8));
         } else {
@@ -28,9 +34,14 @@ pub fn encode_segment(id: &str) -> String {
 /// others become `~XXXX`; leading `-` stripped (`root` when nothing remains); the first 251
 /// characters wrapped as `--<slug>--`. Example: `/home/ana/proj` → `--home-ana-proj--`.
 pub fn project_key(cwd: &str) -> String {
+    project_key_units(&cwd.encode_utf16().collect::<Vec<u16>>())
+}
+
+/// [`project_key`] over UTF-16 code units.
+pub fn project_key_units(cwd: &[u16]) -> String {
     let mut slug = String::new();
     let mut last_sep = false;
-    for unit in cwd.encode_utf16() {
+    for &unit in cwd {
         if matches!(unit, 0x2F | 0x5C | 0x3A) {
             if !last_sep {
                 slug.push('-');
@@ -65,6 +76,7 @@ mod tests {
         assert_eq!(encode_segment("a/b"), "a~002Fb");
         assert_eq!(encode_segment("a~b"), "a~007Eb");
         assert_eq!(encode_segment(".."), "~002E~002E");
+        assert_eq!(encode_segment_units(&[0x73, 0xD800]), "s~D800");
     }
 }
 

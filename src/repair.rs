@@ -36,7 +36,7 @@ pub fn closers_for_open_turn(stats: &Stats, era: Era, next_seq: u64) -> Vec<Stri
             data.push_str(&format!(",\"step\":{step}"));
         }
         let c = &call.call_id_raw;
-        let body = &c[1..c.len() - 1];
+        let body = &call.call_id_in_text;
         let text = match (era, call.call_seq) {
             (Era::June2026, _) => JUNE_TEXT,
             (_, Some(_)) => OUTCOME_UNKNOWN_TEXT,

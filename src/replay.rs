@@ -577,8 +577,12 @@ impl Replay {
         for element in sources.elements() {
             // v0 as 0.1.2-alpha writes it uses range pairs too (GENERATIONS §3): read them
             // with the frozen v0/v1 codec and mark the log as that dialect.
-            let ranges = self.dialect.range_provenance
-                || (self.dialect.generation == 0 && self.dialect.strict);
+            // In v0 only a well-formed pair is the alpha form; anything else stays S12.
+            let alpha_pair = self.dialect.generation == 0
+                && self.dialect.strict
+                && element.len() == 2
+                && element.elements().all(|e| e.as_seq().is_some());
+            let ranges = self.dialect.range_provenance || alpha_pair;
             let run = match (element.as_seq(), ranges && element.is_array()) {
                 (Some(cite), _) => cite..=cite,
                 (None, true) => {

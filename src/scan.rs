@@ -176,6 +176,9 @@ pub struct PendingCall {
     pub call_id: String,
     /// The call id as `JSON.stringify` prints it, quotes included.
     pub call_id_raw: String,
+    /// The call id as a JavaScript template literal inserts it (`String(id)`), escaped for
+    /// use inside a JSON string.
+    pub call_id_in_text: String,
     /// The announcing message's `data.step` as `JSON.stringify` prints it, when present.
     pub step_raw: Option<String>,
     /// Seq of the announcing `assistant/message`.
@@ -355,6 +358,14 @@ impl Stats {
                             None => self.pending.push(PendingCall {
                                 call_id,
                                 call_id_raw: crate::json::js_token(id),
+                                call_id_in_text: {
+                                    let mut quoted = String::new();
+                                    crate::json::write_js_string(
+                                        &mut quoted,
+                                        &crate::json::js_string_conversion(id),
+                                    );
+                                    quoted[1..quoted.len() - 1].to_owned()
+                                },
                                 step_raw: step_raw.clone(),
                                 announced_seq: seq,
                                 call_seq: None,
@@ -568,6 +579,8 @@ struct Scan<'o> {
     sqlite_session: Option<String>,
     /// Unknown types already warned about (W3), once each.
     unknown_seen: std::collections::HashSet<String>,
+    /// When closers were checked: how many events the stored log holds.
+    stored_events: Option<u64>,
 }
 
 impl<'o> Scan<'o> {
@@ -602,6 +615,7 @@ impl<'o> Scan<'o> {
             per_event_failed: options.node_info.is_some(),
             sqlite_session: None,
             unknown_seen: std::collections::HashSet::new(),
+            stored_events: None,
         }
     }
 
@@ -725,23 +739,49 @@ impl<'o> Scan<'o> {
             }
         }
         self.close_torn_tail(torn, lines);
-        if self.options.append_closers && !self.decided_before(STAGES) {
+        // DSH validates the stored events followed by the closers it would append (§5.1,
+        // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
+        let checks_closers = self.options.append_closers
+            || (self.dialect.strict && self.options.node_info.is_none());
+        if checks_closers && !self.decided_before(STAGES) {
             self.append_closers(line.number + 1);
         }
         Ok(())
     }
 
     /// Computes the closers (§5.2) and feeds them through every check, as DSH validates
-    /// "stored events + closers" before a repair is made durable.
+    /// "stored events + closers" on load. The counts and the surface keep describing the
+    /// stored log unless `ScanOptions::append_closers` (repair) asks for the closed one.
     fn append_closers(&mut self, mut line: u64) {
         let era = self.report.era.unwrap_or(Era::Head);
         let closers =
             crate::repair::closers_for_open_turn(&self.report.stats, era, self.next_index);
+        if closers.is_empty() {
+            return;
+        }
+        self.stored_events = Some(self.next_index);
+        let saved = (!self.options.append_closers).then(|| {
+            (
+                self.report.stats.clone(),
+                self.report.replay.clone(),
+                self.report.warnings.len(),
+            )
+        });
         for closer in &closers {
-            let json = Json::parse(closer).expect("closers are valid JSON");
-            let ev = Event::from_object(json).expect("closers are objects");
+            let Some(ev) = Json::parse(closer).ok().and_then(Event::from_object) else {
+                // Built by this crate from validated tokens; never expected.
+                let what =
+                    format!("internal error: a computed closer is not a JSON object: {closer}");
+                self.fail(PER_EVENT, Finding::new(Rule::E1, None, None, what));
+                break;
+            };
             self.process(ev, line);
             line += 1;
+        }
+        if let Some((stats, replay, warnings)) = saved {
+            self.report.stats = stats;
+            self.report.replay = replay;
+            self.report.warnings.truncate(warnings);
         }
         self.report.closers = closers;
     }
@@ -789,27 +829,13 @@ impl<'o> Scan<'o> {
             .and_then(Json::raw_str_body)
             .unwrap_or_default()
             .to_owned();
-        // The version gate runs on the parsed line before any shape check (§6.2), after the
-        // file name's generation (GENERATIONS §1.1, §1.3).
+        // The version gate runs on the parsed line before any shape check (§6.2): a version
+        // this build cannot read is refused first; a readable one must match the file name's
+        // generation (GENERATIONS §1.1, §1.3).
         let version = json
             .is_object()
             .then(|| get("version").and_then(Json::as_f64))
             .flatten();
-        if let (Some(version), Some(named)) = (version, crate::layout::generation_of_path(path))
-            && version != named as f64
-        {
-            header.version = get("version").and_then(Json::as_safe_integer);
-            self.report.header = Some(header.clone());
-            let shown = get("version").map_or("?", Json::raw);
-            return header_fail(
-                self,
-                Rule::G2,
-                format!(
-                    "file name says format v{named} but the header says version {shown} ({})",
-                    path.display()
-                ),
-            );
-        }
         let later = version
             .filter(|v| v.fract() == 0.0)
             .and_then(|v| Era::of_version(v as i64));
@@ -837,6 +863,21 @@ impl<'o> Scan<'o> {
                 format!(
                     "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path (raw log: {})",
                     header.id,
+                    path.display()
+                ),
+            );
+        }
+        if let (Some(version), Some(named)) = (version, crate::layout::generation_of_path(path))
+            && version != named as f64
+        {
+            header.version = get("version").and_then(Json::as_safe_integer);
+            self.report.header = Some(header.clone());
+            let shown = get("version").map_or("?", Json::raw);
+            return header_fail(
+                self,
+                Rule::G2,
+                format!(
+                    "file name says format v{named} but the header says version {shown} ({})",
                     path.display()
                 ),
             );
@@ -982,6 +1023,10 @@ impl<'o> Scan<'o> {
                 );
                 torn.defect(line, 0, Rule::J3, what);
             }
+            return true;
+        }
+        if !line.terminated && torn.first.is_some() {
+            torn.lines += 1;
             return true;
         }
         if !line.terminated {
@@ -1477,7 +1522,14 @@ impl<'o> Scan<'o> {
                 cwd.map_or("", Json::raw)
             ))
         } else {
-            store_layout_mismatch(path, &header.id, cwd.and_then(Json::as_str).as_deref())
+            let id_units: Vec<u16> = json
+                .get("id")
+                .map(|i| i.code_units().collect())
+                .unwrap_or_default();
+            let cwd_units: Option<Vec<u16>> = cwd
+                .filter(|c| c.kind() == Kind::String)
+                .map(|c| c.code_units().collect());
+            store_layout_mismatch(path, &id_units, cwd_units.as_deref())
         };
         if let Some(problem) = problem {
             self.fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
@@ -1487,6 +1539,16 @@ impl<'o> Scan<'o> {
     fn finish(mut self) -> Report {
         self.check_seeded_cut();
         let mut chosen = self.stages.iter_mut().find_map(Option::take);
+        if let (Some(stored), Some(f)) = (self.stored_events, chosen.as_mut())
+            && f.seq.is_some_and(|s| s >= stored)
+        {
+            // The finding is about a closer DSH would append on load, not a stored line.
+            f.line = None;
+            f.message = format!(
+                "the closer DSH appends on load to end the open turn fails: {}",
+                f.message
+            );
+        }
         if self.sqlite_session.is_some()
             && let Some(f) = chosen.as_mut()
         {
@@ -1686,7 +1748,7 @@ fn header_fields_problem(json: Json<'_>) -> Option<String> {
 /// When `path` sits in a DSH store layout (`<root>/<project>/<session>/session.jsonl[.zstd]`
 /// with a `--…--` or `_no-cwd` project directory), the project and session directory
 /// names the header implies (§7.1) must match. A loose file is not checked.
-fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<String> {
+fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     if !crate::layout::is_session_file_name(name) {
         return None;
@@ -1699,8 +1761,8 @@ fn store_layout_mismatch(path: &Path, id: &str, cwd: Option<&str>) -> Option<Str
     if !in_store {
         return None;
     }
-    let want_session = crate::layout::encode_segment(id);
-    let want_project = cwd.map_or_else(|| "_no-cwd".to_owned(), crate::layout::project_key);
+    let want_session = crate::layout::encode_segment_units(id);
+    let want_project = cwd.map_or_else(|| "_no-cwd".to_owned(), crate::layout::project_key_units);
     let session = session_dir.file_name()?.to_str()?;
     if session != want_session || project != want_project {
         return Some(format!(

@@ -516,3 +516,105 @@ fn standard_input_cannot_be_repaired() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input cannot be repaired"));
 }
+
+/// A journal left by a crash after the append must never cut what DSH appended since:
+/// the repair is recognised as complete and only the journal is removed.
+#[test]
+fn a_leftover_journal_never_cuts_newer_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
+    let plain = std::fs::read_to_string(&log).unwrap();
+    let garbage =
+        r#"{"type":"tool/result","seq":59,"time":1783352166300,"data":{"turn":1,"step":1}}"#;
+    let (torn, _) = zstd_log_with_torn_frame(&plain, 5, 3, garbage);
+    let path = dir.path().join("session.jsonl.zstd");
+    std::fs::write(&path, &torn).unwrap();
+    let out = dsh()
+        .arg("repair")
+        .arg("--no-backup")
+        .arg(&path)
+        .env("DSH_SESSION_REPAIR_CRASH_AFTER", "append")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(75));
+    // DSH resumes the session and appends a new turn.
+    let newer = zstd_frame(
+        concat!(
+            r#"{"type":"session/end-seed","seq":62,"time":1783352167000,"data":{}}"#, "\n",
+            r#"{"type":"turn/start","seq":63,"time":1783352167001,"data":{"turn":2}}"#, "\n",
+            r#"{"type":"turn/end","seq":64,"time":1783352167002,"data":{"turn":2,"reason":{"kind":"completed"}}}"#, "\n",
+        )
+        .as_bytes(),
+    );
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(&newer);
+    std::fs::write(&path, &bytes).unwrap();
+    let text = ok(&repair(&path, &["--no-backup"]));
+    assert!(text.contains("completed an interrupted repair"), "{text}");
+    assert!(
+        std::fs::read(&path).unwrap() == bytes,
+        "nothing DSH appended was cut"
+    );
+    assert!(!dir.path().join("session.jsonl.zstd.repair").exists());
+    // A journal that matches nothing in the log is refused, not applied.
+    let other = dir.path().join("other.jsonl.zstd");
+    std::fs::write(&other, &torn).unwrap();
+    let out = dsh()
+        .arg("repair")
+        .arg("--no-backup")
+        .arg(&other)
+        .env("DSH_SESSION_REPAIR_CRASH_AFTER", "journal")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(75));
+    let mut changed = torn.clone();
+    changed.truncate(torn.len() - 1);
+    std::fs::write(&other, &changed).unwrap();
+    let out = repair(&other, &["--no-backup"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no longer matches the interrupted repair")
+    );
+    assert!(std::fs::read(&other).unwrap() == changed);
+}
+
+/// A tool-call id that is not a string: DSH builds the closer, which then fails M6; repair
+/// refuses and nothing panics.
+#[test]
+fn a_non_string_call_id_is_refused_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    for id in ["5", r#"{"a":1}"#] {
+        let log = format!(
+            "{}\n{}\n{}\n{}\n",
+            r#"{"type":"session","version":0,"id":"s-1","createdAt":1,"delegationDepth":0}"#,
+            r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}"#,
+            r#"{"type":"step/start","seq":1,"time":1,"data":{"turn":1,"step":1}}"#,
+            r#"{"type":"assistant/message","seq":2,"time":1,"data":{"turn":1,"step":1,"message":{"id":"a","role":"assistant","content":[{"type":"tool-call","id":ID,"name":"x","arguments":"{}"}],"source":{"kind":"model","provider":"p","model":"m"}}},"sourceEventSeqs":[],"surfaceOp":"append"}"#
+                .replace("ID", id),
+        );
+        let path = dir.path().join("session.jsonl");
+        std::fs::write(&path, &log).unwrap();
+        let out = repair(&path, &["--no-backup"]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{id}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("corrupt M6") && err.contains("the closer DSH appends on load"),
+            "{id}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), log);
+        let v = dsh()
+            .args(["validate", "--format", "jsonl"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&v.stdout).contains("\"rule\":\"M6\""),
+            "validate agrees with repair"
+        );
+    }
+}
