@@ -431,8 +431,15 @@ fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
     current.read_to_end(&mut tail)?;
     // Where did the interrupted run stop? Only these states are completed; anything else
     // means the log changed since (DSH appended?) and is left alone.
-    let done = tail.starts_with(&journal.frame);
+    // An empty frame (a cut with nothing to append) is done only once the cut is made.
+    let done = if journal.frame.is_empty() {
+        tail.is_empty()
+    } else {
+        tail.starts_with(&journal.frame)
+    };
     let partial_append = journal.frame.starts_with(&tail);
+    // The hash is std's SipHash; a build from another Rust release may hash differently,
+    // which can only make it refuse (never cut) an untouched log.
     let untouched = size == journal.original_len && {
         let mut h = std::hash::DefaultHasher::new();
         h.write(&tail);

@@ -618,3 +618,37 @@ fn a_non_string_call_id_is_refused_not_a_crash() {
         );
     }
 }
+
+/// A repair that only cuts a torn frame (nothing to append) journals an empty frame; a
+/// crash right after the journal must still end in the cut log, not in "done".
+#[test]
+fn an_interrupted_cut_with_nothing_to_append_is_completed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
+    let closed = std::fs::read_to_string(&expected).unwrap();
+    let garbage = r#"{"type":"turn/start","seq":62,"time":1783352167000,"data":{"turn":2}}"#;
+    let (torn, torn_at) = zstd_log_with_torn_frame(&closed, 5, 0, garbage);
+    for step in ["journal", "truncate"] {
+        let path = dir.path().join(format!("{step}.jsonl.zstd"));
+        std::fs::write(&path, &torn).unwrap();
+        let out = dsh()
+            .arg("repair")
+            .arg("--no-backup")
+            .arg(&path)
+            .env("DSH_SESSION_REPAIR_CRASH_AFTER", step)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(75), "{step}");
+        ok(&repair(&path, &["--no-backup"]));
+        assert!(
+            std::fs::read(&path).unwrap() == torn[..torn_at],
+            "{step}: the torn frame is cut and nothing is appended"
+        );
+        assert_eq!(zstd_plain(&std::fs::read(&path).unwrap()), closed);
+        assert!(
+            !dir.path()
+                .join(format!("{step}.jsonl.zstd.repair"))
+                .exists()
+        );
+    }
+}
