@@ -61,11 +61,13 @@ fn run_cli() -> ExitCode {
         Err(e) => {
             let failed = e.downcast_ref::<cmd::Rejected>().is_some();
             let _ = out.flush();
-            eprintln!("dsh-session: {e:#}");
             if verbose {
+                eprintln!("dsh-session: {e}");
                 for (depth, cause) in e.chain().enumerate().skip(1) {
                     eprintln!("  cause {depth}: {cause}");
                 }
+            } else {
+                eprintln!("dsh-session: {e:#}");
             }
             ExitCode::from(if failed { 1 } else { 2 })
         }
@@ -92,7 +94,11 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
         Command::Completions(args) => {
             let mut command = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(args.shell, &mut command, "dsh-session", out);
+            // clap_complete panics when its writer fails; write the script ourselves so a
+            // closed pipe ends quietly like every other command.
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut command, "dsh-session", &mut script);
+            out.write_all(&script)?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -100,8 +106,14 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
-        cause
+        let io_kind = cause
             .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            .map(io::Error::kind)
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        io_kind == Some(io::ErrorKind::BrokenPipe)
     })
 }

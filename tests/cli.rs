@@ -203,12 +203,20 @@ fn a_closed_pipe_ends_quietly_with_success() {
     }
     std::fs::write(&path, log).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("dsh-session");
-    for cmd in ["messages --format jsonl", "messages", "surface"] {
-        let script = format!(
-            "set -o pipefail; '{}' {cmd} '{}' | head -1 > /dev/null",
-            bin.display(),
-            path.display()
-        );
+    // `head -1` reads a line, then closes; a reader that closes at once makes even a short
+    // output meet a closed pipe.
+    let closed_at_once = "(exec 0<&-; sleep 0.3)";
+    for (cmd, reader) in [
+        ("messages --format jsonl LOG", "head -1 > /dev/null"),
+        ("messages LOG", "head -1 > /dev/null"),
+        ("surface LOG", "head -1 > /dev/null"),
+        ("show --format json LOG", closed_at_once),
+        ("provenance --format json LOG 5", closed_at_once),
+        ("rules --format json", closed_at_once),
+        ("completions bash", closed_at_once),
+    ] {
+        let cmd = cmd.replace("LOG", &format!("'{}'", path.display()));
+        let script = format!("set -o pipefail; '{}' {cmd} | {reader}", bin.display());
         let out = std::process::Command::new("bash")
             .args(["-c", &script])
             .output()
