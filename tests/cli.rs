@@ -254,6 +254,41 @@ fn standard_input_for_validate() {
     );
 }
 
+/// `provenance` reads the log twice; from standard input it gives the same output as from
+/// the file (event types and turns included), and a broken log names `-`.
+#[test]
+fn standard_input_for_provenance() {
+    for format in ["tree", "json"] {
+        let from_file = dsh()
+            .args(["provenance", "--format", format])
+            .arg(fixture("compaction-and-prune.jsonl"))
+            .arg("9")
+            .output()
+            .unwrap();
+        let from_stdin = dsh()
+            .args(["provenance", "--format", format, "-", "9"])
+            .pipe_stdin(fixture("compaction-and-prune.jsonl"))
+            .unwrap()
+            .output()
+            .unwrap();
+        assert_eq!(from_file.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&from_file.stdout).contains("tool/result"));
+        assert_eq!(
+            String::from_utf8_lossy(&from_stdin.stdout),
+            String::from_utf8_lossy(&from_file.stdout),
+            "{format}"
+        );
+    }
+    let broken = dsh()
+        .args(["provenance", "-", "0"])
+        .write_stdin("not json\n")
+        .output()
+        .unwrap();
+    assert_eq!(broken.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(stderr.starts_with("dsh-session: -: "), "{stderr}");
+}
+
 /// The checked-in completions are what the binary generates; run with
 /// `UPDATE_COMPLETIONS=1 cargo test --test cli` after changing a flag.
 #[test]
@@ -330,12 +365,17 @@ fn every_subcommand_help_has_an_example() {
 fn a_directory_without_logs_fails_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.jsonl"), "not a DSH file name").unwrap();
+    std::fs::write(dir.path().join("old.jsonl.zstd"), "not a DSH file name").unwrap();
     let (code, out, err) = text(&dsh().args(["validate"]).arg(dir.path()).output().unwrap());
     assert_eq!(code, Some(2));
     assert_eq!(out, "0 valid, 0 torn-tail, 0 corrupt, 0 refused\n");
-    assert!(
-        err.contains("no session logs (session.jsonl[.zstd]) or SQLite stores found"),
-        "{err}"
+    let d = dir.path().display();
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: {d}: 2 other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; name other files to check them, e.g. validate {d}/*.jsonl {d}/*.jsonl.zstd\n\
+             dsh-session: {d}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found\n"
+        )
     );
 }
 

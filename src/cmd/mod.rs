@@ -25,7 +25,14 @@ pub struct Rejected(pub String);
 /// [`Rejected`] error naming the rule; a torn tail is reported on standard error and
 /// left out of the replay, as DSH does.
 pub fn scan_readable(path: &Path, options: &ScanOptions) -> Result<Report> {
-    let report = scan::scan_path(path, options).with_context(|| path.display().to_string())?;
+    scan_readable_as(path, path, options)
+}
+
+/// [`scan_readable`] of the log at `path`, named `shown` in messages (standard input
+/// spooled to a temporary file is still `-` to the user).
+pub fn scan_readable_as(path: &Path, shown: &Path, options: &ScanOptions) -> Result<Report> {
+    let report = scan::scan_path(path, options).with_context(|| shown.display().to_string())?;
+    let path = shown;
     if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
     }

@@ -5,14 +5,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use dsh_session::provenance::{self, Status, TreeNode};
 use dsh_session::replay::ProvenanceIndex;
 use dsh_session::scan::{NodeInfo, ScanOptions};
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};
-use crate::cmd::scan_readable;
+use crate::cmd::scan_readable_as;
 
 /// Runs `provenance`: one pass builds the index, a second collects what the trees show.
 pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -21,7 +21,16 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         provenance: true,
         ..ScanOptions::default()
     };
-    let report = scan_readable(&args.file, &options)?;
+    // Two passes read the log: standard input is kept in a temporary file for the second.
+    let spooled = if args.file.as_os_str() == "-" {
+        let mut spool = tempfile::NamedTempFile::new()?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut spool)?;
+        Some(spool)
+    } else {
+        None
+    };
+    let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
+    let report = scan_readable_as(path, &args.file, &options)?;
     let events = report.stats.events;
     if args.seq >= events {
         bail!(
@@ -40,17 +49,15 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut seqs = BTreeSet::new();
     up.seqs(&mut seqs);
     down.seqs(&mut seqs);
-    let nodes = if args.file.as_os_str() == "-" {
-        // Standard input cannot be read twice: show seqs only.
-        HashMap::new()
-    } else {
-        let options = ScanOptions {
-            session: args.session.clone(),
-            node_info: Some(seqs.iter().copied().collect()),
-            ..ScanOptions::default()
-        };
-        scan_readable(&args.file, &options)?.nodes
+    let options = ScanOptions {
+        session: args.session.clone(),
+        node_info: Some(seqs.iter().copied().collect()),
+        ..ScanOptions::default()
     };
+    // The first pass reported the verdict and any torn tail; this one only collects.
+    let nodes = dsh_session::scan::scan_path(path, &options)
+        .with_context(|| args.file.display().to_string())?
+        .nodes;
     match args.format {
         ProvenanceFormat::Tree => write_tree(out, args.seq, &status, &up, &down, &nodes)?,
         ProvenanceFormat::Json => {
