@@ -49,7 +49,7 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-'*::files -- Session logs, SQLite stores, or directories to walk for `session.jsonl\[.zstd\]` files and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input:_files' \
+'*::files -- Session logs, SQLite stores, or directories to walk for DSH'\''s log names (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`) and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input:_files' \
 && ret=0
 ;;
 (surface)

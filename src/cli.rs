@@ -135,8 +135,9 @@ pub enum Command {
 /// Arguments of `validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// Session logs, SQLite stores, or directories to walk for `session.jsonl[.zstd]` files
-    /// and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input.
+    /// Session logs, SQLite stores, or directories to walk for DSH's log names
+    /// (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`) and stores (`*.db`,
+    /// `*.sqlite`, `*.sqlite3`); `-` reads standard input.
     #[arg(required = true, value_name = "PATH")]
     pub files: Vec<PathBuf>,
 

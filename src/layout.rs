@@ -118,7 +118,8 @@ pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
 
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
 /// files are kept as given. Symbolic links are followed, and a link loop is reported in
-/// `skipped` instead of walked twice.
+/// `skipped` instead of walked twice; so are frozen predecessors of a later generation and,
+/// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names.
 pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut skipped = Vec::new();
@@ -128,6 +129,8 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
             continue;
         }
         let mut here: Vec<std::path::PathBuf> = Vec::new();
+        // Logs under other names are not walked; they are counted so the user hears of them.
+        let (mut other_plain, mut other_zstd) = (0usize, 0usize);
         for entry in walkdir::WalkDir::new(input).follow_links(true) {
             let entry = match entry {
                 Ok(e) => e,
@@ -148,7 +151,24 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 && crate::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
+            } else if name.ends_with(".jsonl") {
+                other_plain += 1;
+            } else if name.ends_with(".jsonl.zstd") {
+                other_zstd += 1;
             }
+        }
+        if other_plain + other_zstd > 0 {
+            let dir = input.display();
+            let globs: Vec<String> = [(other_plain, "*.jsonl"), (other_zstd, "*.jsonl.zstd")]
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(_, glob)| format!("{dir}/{glob}"))
+                .collect();
+            skipped.push(format!(
+                "{dir}: {} other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; name other files to check them, e.g. validate {}",
+                other_plain + other_zstd,
+                globs.join(" ")
+            ));
         }
         here.sort();
         // Only the highest generation of a session directory is current (GENERATIONS §1.1).

@@ -191,8 +191,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
             eprintln!(
-                "dsh-session: {}: no session logs (session.jsonl[.zstd]) or SQLite stores found; to check other files, name them: validate {}/*.jsonl",
-                dir.display(),
+                "dsh-session: {}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
                 dir.display()
             );
         }
