@@ -302,21 +302,40 @@ fn tear(mut lines: Vec<String>) -> Vec<String> {
     vec![text]
 }
 
+const USAGE: &str = "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash]
+  --turns N   turns to generate (default 1000; about 13 kB and 61 events per turn)
+  --out FILE  where to write (default session.jsonl)
+  --zstd      write .jsonl.zstd, one frame per batch of about 200 records
+  --sqlite    write a schema 17 SQLite store instead of JSONL
+  --crash     leave the last turn open after a tool call and tear the final record";
+
 fn main() -> std::io::Result<()> {
     let mut turns = 1000;
     let mut out = PathBuf::from("session.jsonl");
     let (mut zstd, mut sqlite, mut crash) = (false, false, false);
     let mut args = std::env::args().skip(1);
+    let usage_error = |what: String| -> ! {
+        eprintln!("gen-session: {what}\n{USAGE}");
+        std::process::exit(2)
+    };
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--turns" => turns = args.next().and_then(|v| v.parse().ok()).expect("--turns N"),
-            "--out" => out = PathBuf::from(args.next().expect("--out FILE")),
+            "--turns" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(n) => turns = n,
+                None => usage_error("--turns needs a number".into()),
+            },
+            "--out" => match args.next() {
+                Some(path) => out = PathBuf::from(path),
+                None => usage_error("--out needs a file".into()),
+            },
             "--zstd" => zstd = true,
             "--sqlite" => sqlite = true,
             "--crash" => crash = true,
-            other => panic!(
-                "unknown argument {other}; usage: --turns N --out FILE [--zstd] [--sqlite] [--crash]"
-            ),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => usage_error(format!("unknown argument {other}")),
         }
     }
     let lines = generate(turns, crash);

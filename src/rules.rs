@@ -61,7 +61,7 @@ macro_rules! rules {
 rules! {
     H1 => Corrupt, "§6.3", "no complete first record (header line)";
     H2 => Corrupt, "§6.3", "header line is not valid JSON";
-    H3 => Refused, "§6.2", "header version is a number other than 0 (unsupported format version)";
+    H3 => Refused, "§6.2", "header version is a number below 0 (unsupported format version; above 4 is G1)";
     H4 => Corrupt, "§6.3", "first line is not a session header (type, version, id, createdAt, delegationDepth, origin, agentPreset)";
     H5 => Corrupt, "§6.3", "header carries retired sandboxMode or approvalPolicy";
     H6 => Corrupt, "§6.3, §7.1", "header id or cwd cannot name this file's storage path";

@@ -900,6 +900,24 @@ fn sqlite_magic_followed_by_garbage_is_unreadable_and_untouched() {
     assert_eq!(names, ["store.db"]);
 }
 
+/// `sessions` on a file that is no SQLite store (a JSONL log, an empty `.db`) says so.
+#[test]
+fn sessions_of_a_file_that_is_not_a_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, bytes) in [("log.jsonl", &b"hello\n"[..]), ("empty.db", &b""[..])] {
+        let path = put(&tmp, name, bytes);
+        let out = run(&["sessions"], &path);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!(
+                "dsh-session: {}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log\n",
+                path.display()
+            )
+        );
+    }
+}
+
 #[test]
 fn store_with_a_foreign_application_id_is_refused() {
     let tmp = tempfile::tempdir().unwrap();

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use dsh_session::header::Header;
 use dsh_session::scan::{self, ScanOptions};
 use dsh_session::sqlite::{Store, StoreError};
@@ -105,6 +105,12 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ));
         }
     } else {
+        if path.is_file() && !dsh_session::sqlite::looks_like_store(path) {
+            bail!(
+                "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
+                path.display()
+            );
+        }
         let store = match Store::open(path) {
             Ok(store) => store,
             Err(StoreError::Refused(f)) => {
