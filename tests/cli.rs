@@ -379,6 +379,33 @@ fn a_directory_without_logs_fails_the_gate() {
     );
 }
 
+/// One line naming the file; `-v` spells the cause chain out once, not twice.
+#[test]
+fn a_missing_file_is_one_line_and_verbose_lists_its_causes() {
+    let (code, out, err) = text(
+        &dsh()
+            .args(["show", "/nonexistent/x.jsonl"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "dsh-session: /nonexistent/x.jsonl: No such file or directory (os error 2)\n"
+    );
+    let (code, _, err) = text(
+        &dsh()
+            .args(["-v", "show", "/nonexistent/x.jsonl"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "dsh-session: /nonexistent/x.jsonl\n  cause 1: No such file or directory (os error 2)\n"
+    );
+}
+
 #[test]
 fn a_bug_is_an_internal_error_with_exit_2_never_101() {
     let (code, out, err) = text(
