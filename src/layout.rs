@@ -130,7 +130,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
         }
         let mut here: Vec<std::path::PathBuf> = Vec::new();
         // Logs under other names are not walked; they are counted so the user hears of them.
-        let (mut other_plain, mut other_zstd) = (0usize, 0usize);
+        let (mut other_plain, mut other_zstd, mut nested) = (0usize, 0usize, false);
         for entry in walkdir::WalkDir::new(input).follow_links(true) {
             let entry = match entry {
                 Ok(e) => e,
@@ -151,23 +151,32 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 && crate::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
-            } else if name.ends_with(".jsonl") {
-                other_plain += 1;
-            } else if name.ends_with(".jsonl.zstd") {
-                other_zstd += 1;
+            } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
+                if name.ends_with(".jsonl") {
+                    other_plain += 1;
+                } else {
+                    other_zstd += 1;
+                }
+                nested |= entry.depth() > 1;
             }
         }
         if other_plain + other_zstd > 0 {
             let dir = input.display();
-            let globs: Vec<String> = [(other_plain, "*.jsonl"), (other_zstd, "*.jsonl.zstd")]
-                .iter()
-                .filter(|(n, _)| *n > 0)
-                .map(|(_, glob)| format!("{dir}/{glob}"))
-                .collect();
+            let hint = if nested {
+                format!(
+                    "find {dir} \\( -name '*.jsonl' -o -name '*.jsonl.zstd' \\) -exec dsh-session validate {{}} +"
+                )
+            } else {
+                let globs: Vec<String> = [(other_plain, "*.jsonl"), (other_zstd, "*.jsonl.zstd")]
+                    .iter()
+                    .filter(|(n, _)| *n > 0)
+                    .map(|(_, glob)| format!("{dir}/{glob}"))
+                    .collect();
+                format!("dsh-session validate {}", globs.join(" "))
+            };
             skipped.push(format!(
-                "{dir}: {} other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; name other files to check them, e.g. validate {}",
+                "{dir}: {} other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: {hint}",
                 other_plain + other_zstd,
-                globs.join(" ")
             ));
         }
         here.sort();

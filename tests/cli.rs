@@ -373,9 +373,23 @@ fn a_directory_without_logs_fails_the_gate() {
     assert_eq!(
         err,
         format!(
-            "dsh-session: {d}: 2 other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; name other files to check them, e.g. validate {d}/*.jsonl {d}/*.jsonl.zstd\n\
+            "dsh-session: {d}: 2 other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: dsh-session validate {d}/*.jsonl {d}/*.jsonl.zstd\n\
              dsh-session: {d}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found\n"
         )
+    );
+    // Files below subdirectories get a command that finds them, as a glob would not.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::rename(
+        dir.path().join("notes.jsonl"),
+        dir.path().join("sub/notes.jsonl"),
+    )
+    .unwrap();
+    let (_, _, err) = text(&dsh().args(["validate"]).arg(dir.path()).output().unwrap());
+    assert!(
+        err.contains(&format!(
+            "to check them, name them: find {d} \\( -name '*.jsonl' -o -name '*.jsonl.zstd' \\) -exec dsh-session validate {{}} +\n"
+        )),
+        "{err}"
     );
 }
 
