@@ -104,19 +104,7 @@ pub fn fold(data: &[u8]) {
             "user/message"
         };
         let accepted = replay
-            .push_surface(SurfaceInput {
-                seq,
-                ty,
-                surface_op: Some(op_json),
-                source_event_seqs: src_json,
-                data: None,
-                message: None,
-                role: None,
-                message_id: None,
-                preview: "",
-                calls: Vec::new(),
-                results: Vec::new(),
-            })
+            .push_surface(SurfaceInput::surface_only(seq, ty, Some(op_json), src_json))
             .is_ok();
         if accepted {
             seq += 1;

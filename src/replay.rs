@@ -122,6 +122,31 @@ pub struct SurfaceInput<'e> {
     pub results: Vec<String>,
 }
 
+impl<'e> SurfaceInput<'e> {
+    /// An event that only takes part in the surface rules: no data and no derived message
+    /// (the fold's own tests, the fuzz entry points and the property tests).
+    pub fn surface_only(
+        seq: u64,
+        ty: &'e str,
+        surface_op: Option<Json<'e>>,
+        source_event_seqs: Option<Json<'e>>,
+    ) -> Self {
+        SurfaceInput {
+            seq,
+            ty,
+            surface_op,
+            source_event_seqs,
+            data: None,
+            message: None,
+            role: None,
+            message_id: None,
+            preview: "",
+            calls: Vec::new(),
+            results: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Node {
     prev: u64,
@@ -751,19 +776,7 @@ mod tests {
     fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step {
         let op = Json::parse(op).unwrap();
         let src = src.map(|s| Json::parse(s).unwrap());
-        r.push_surface(SurfaceInput {
-            seq,
-            ty,
-            surface_op: Some(op),
-            source_event_seqs: src,
-            data: None,
-            message: None,
-            role: None,
-            message_id: None,
-            preview: "",
-            calls: Vec::new(),
-            results: Vec::new(),
-        })
+        r.push_surface(SurfaceInput::surface_only(seq, ty, Some(op), src))
     }
 
     /// FORMAT.md §3.3, the worked example, exactly.

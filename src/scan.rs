@@ -629,16 +629,21 @@ impl<'o> Scan<'o> {
         self.stages[..stage].iter().any(Option::is_some)
     }
 
-    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
-        let mut line = Line::default();
-        let io = |e: SourceError, scan: &mut Self| match e {
+    /// Why the line source stopped: an I/O or session error ends the scan with an error; a
+    /// finding (Z1–Z7, Q rules) is recorded and ends the reading.
+    fn source_stopped(&mut self, e: SourceError) -> Result<(), ScanError> {
+        match e {
             SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
             SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
             SourceError::Finding(f) => {
-                scan.fail(BACKEND, f);
+                self.fail(BACKEND, f);
                 Ok(())
             }
-        };
+        }
+    }
+
+    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
+        let mut line = Line::default();
         let mut torn = TornScan {
             committed_end: 0,
             next_line: 1,
@@ -681,7 +686,7 @@ impl<'o> Scan<'o> {
                 );
                 return Ok(());
             }
-            Err(e) => return io(e, self),
+            Err(e) => return self.source_stopped(e),
         }
         if !self.read_header(&line, path) || self.options.header_only {
             return Ok(());
@@ -714,25 +719,17 @@ impl<'o> Scan<'o> {
         mut torn: TornScan,
     ) -> Result<(), ScanError> {
         let mut line = Line::default();
-        let io = |e: SourceError, scan: &mut Self| match e {
-            SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
-            SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
-            SourceError::Finding(f) => {
-                scan.fail(BACKEND, f);
-                Ok(())
-            }
-        };
         loop {
             if torn.first.is_some() {
                 match lines.skip_empty_lines() {
                     Ok(n) => torn.lines += n,
-                    Err(e) => return io(e, self),
+                    Err(e) => return self.source_stopped(e),
                 }
             }
             match lines.next_line(&mut line) {
                 Ok(true) => {}
                 Ok(false) => break,
-                Err(e) => return io(e, self),
+                Err(e) => return self.source_stopped(e),
             }
             if !self.record_line(&line, &mut torn) {
                 return Ok(());

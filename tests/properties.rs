@@ -126,19 +126,12 @@ proptest! {
                     ("\"append\"".to_owned(), None, Ok(trial))
                 }
             };
-            let result = fold.push_surface(SurfaceInput {
+            let result = fold.push_surface(SurfaceInput::surface_only(
                 seq,
-                ty: "user/message",
-                surface_op: Some(Json::parse(&surface_op).unwrap()),
-                source_event_seqs: sources.as_deref().map(|s| Json::parse(s).unwrap()),
-                data: None,
-                message: None,
-                role: None,
-                message_id: None,
-                preview: "",
-                calls: Vec::new(),
-                results: Vec::new(),
-            });
+                "user/message",
+                Some(Json::parse(&surface_op).unwrap()),
+                sources.as_deref().map(|s| Json::parse(s).unwrap()),
+            ));
             match expected {
                 Ok(next) => {
                     prop_assert!(result.is_ok(), "{:?} refused: {:?}", surface_op, result);
