@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{dsh, fixture};
+use common::{dsh, fixture, verdict};
 use serde_json::Value;
 
 fn generation(n: u8) -> PathBuf {
@@ -22,22 +22,6 @@ fn stdout(args: &[&str], path: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn verdict(path: &Path) -> Value {
-    let out = dsh()
-        .args(["validate", "--format", "jsonl"])
-        .arg(path)
-        .output()
-        .unwrap();
-    serde_json::from_str(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .next()
-            .expect("a verdict"),
-    )
-    .unwrap()
 }
 
 fn brief(v: &Value) -> String {

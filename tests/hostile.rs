@@ -22,7 +22,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::store::store_from_jsonl;
-use common::{dsh, fixture, zstd_frame, zstd_log};
+use common::{brief, dsh, fixture, zstd_frame, zstd_log};
 use serde_json::Value;
 
 fn hostile(name: &str) -> PathBuf {
@@ -77,22 +77,6 @@ fn validate(path: &Path) -> (Value, i32) {
     let (mut verdicts, code) = validate_all(&[path]);
     assert_eq!(verdicts.len(), 1, "{}: {verdicts:?}", path.display());
     (verdicts.remove(0), code)
-}
-
-/// A verdict in the form "STATUS RULE SEQ LINE", with `-` for null.
-fn brief(v: &Value) -> String {
-    let field = |key: &str| match &v[key] {
-        Value::Null => "-".to_owned(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    format!(
-        "{} {} {} {}",
-        field("status"),
-        field("rule"),
-        field("seq"),
-        field("line")
-    )
 }
 
 /// Validates `path` and asserts the brief verdict and the exit code; returns the verdict.

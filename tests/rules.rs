@@ -15,7 +15,7 @@ mod common;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use common::{dsh, fixture, verdict};
+use common::{brief, dsh, fixture, verdict};
 use serde_json::Value;
 
 fn rules_fixture(name: &str) -> PathBuf {
@@ -144,22 +144,6 @@ const CASES: &[(&str, &str)] = &[
 
 /// Fixtures used by a dedicated test instead of the table.
 const SPECIAL: &[&str] = &["H6-store-path.jsonl"];
-
-/// A verdict in the table's form: "STATUS RULE SEQ LINE", with `-` for null.
-fn brief(v: &Value) -> String {
-    let field = |key: &str| match &v[key] {
-        Value::Null => "-".to_owned(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    format!(
-        "{} {} {} {}",
-        field("status"),
-        field("rule"),
-        field("seq"),
-        field("line")
-    )
-}
 
 #[test]
 fn every_rule_fixture_gets_its_exact_verdict() {

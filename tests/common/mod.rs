@@ -42,6 +42,22 @@ pub fn verdict(path: &std::path::Path) -> serde_json::Value {
     .expect("one JSON object")
 }
 
+/// A verdict in the form "STATUS RULE SEQ LINE", with `-` for null.
+pub fn brief(v: &serde_json::Value) -> String {
+    let field = |key: &str| match &v[key] {
+        serde_json::Value::Null => "-".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    format!(
+        "{} {} {} {}",
+        field("status"),
+        field("rule"),
+        field("seq"),
+        field("line")
+    )
+}
+
 /// The rows of `EXPECTED.tsv`: (file relative to samples, status, rule).
 pub fn expected_samples() -> Vec<(String, String, String)> {
     let text = std::fs::read_to_string(samples().join("EXPECTED.tsv")).expect("EXPECTED.tsv");
