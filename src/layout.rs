@@ -201,22 +201,6 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
     (found, skipped)
 }
 
-/// The lower-generation logs beside `path` in its session directory (among `candidates`),
-/// which DSH keeps frozen and never reads again (GENERATIONS §1.1).
-pub fn predecessors_of(
-    path: &std::path::Path,
-    candidates: &[std::path::PathBuf],
-) -> Vec<std::path::PathBuf> {
-    let Some(n) = generation_of_path(path) else {
-        return Vec::new();
-    };
-    candidates
-        .iter()
-        .filter(|q| q.parent() == path.parent() && generation_of_path(q).is_some_and(|m| m < n))
-        .cloned()
-        .collect()
-}
-
 /// The canonical log files in the directory of `path`, other than `path`, with their
 /// generations, sorted by generation: what `show` and `version` list as predecessors or as
 /// the current generation.

@@ -718,14 +718,6 @@ impl Replay {
     }
 }
 
-/// S5–S6: reads a `surfaceOp` value.
-///
-/// # Errors
-/// S5 or S6.
-pub fn parse_surface_op(op: Json<'_>) -> Result<SurfaceOp, (Rule, String)> {
-    parse_surface_op_keys(op, ["start", "end"])
-}
-
 /// S5–S6 with the replace keys of a generation: `start`/`end` through v2, `startSeq`/`endSeq`
 /// from v3 (GENERATIONS §1.6).
 ///

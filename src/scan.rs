@@ -549,17 +549,9 @@ pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanE
 pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError> {
     let input = Input::open_with_progress(path, options.progress.clone())?;
     let mut scan = Scan::new(&input, options);
-    let lines = match input.lines(options.session.as_deref()) {
-        Ok(lines) => Some(lines),
-        Err(SourceError::Io(e)) => return Err(LoadError::Io(e).into()),
-        Err(SourceError::Session(what)) => return Err(LoadError::Session(what).into()),
-        Err(SourceError::Finding(f)) => {
-            scan.fail(BACKEND, f);
-            None
-        }
-    };
-    if let Some(mut lines) = lines {
-        scan.run(&mut *lines, path)?;
+    match input.lines(options.session.as_deref()) {
+        Ok(mut lines) => scan.run(&mut *lines, path)?,
+        Err(e) => scan.source_stopped(e)?,
     }
     Ok(scan.finish())
 }
@@ -801,7 +793,7 @@ impl<'o> Scan<'o> {
             }
         };
         let get = |k| json.get(k);
-        let mut header = Header {
+        let header = Header {
             raw: text.to_string(),
             id: get("id")
                 .map(|v| {
@@ -841,7 +833,6 @@ impl<'o> Scan<'o> {
             && later.is_none()
         {
             let shown = get("version").map_or("?", Json::raw);
-            header.version = get("version").and_then(Json::as_safe_integer);
             self.report.header = Some(header.clone());
             if version > 0.0 {
                 return header_fail(
@@ -867,7 +858,6 @@ impl<'o> Scan<'o> {
         if let (Some(version), Some(named)) = (version, crate::layout::generation_of_path(path))
             && version != named as f64
         {
-            header.version = get("version").and_then(Json::as_safe_integer);
             self.report.header = Some(header.clone());
             let shown = get("version").map_or("?", Json::raw);
             return header_fail(
@@ -1240,6 +1230,8 @@ impl<'o> Scan<'o> {
                 | "system/message"
                 | "developer/message"
         ) && self.dialect.is_surface_type(logical.type_str());
+        // Messages are checked here, in HEAD's conversion stage (§6.5), and only here: a
+        // failure decides that stage, so the per-event stage never sees a broken message.
         if is_message
             && !self.decided_before(CONVERT + 1)
             && let Err((rule, message)) = check::check_message_in(&logical, self.dialect)
@@ -1279,7 +1271,7 @@ impl<'o> Scan<'o> {
         }
         // P7: envelope, request header, messages, E7, surface.
         if !self.per_event_failed && !self.decided_before(PER_EVENT) {
-            if let Err((rule, message)) = self.per_event_checks(&logical, seq, is_message) {
+            if let Err((rule, message)) = self.per_event_checks(&logical, seq) {
                 self.fail(PER_EVENT, at(rule, message));
                 self.per_event_failed = true;
             } else {
@@ -1301,15 +1293,11 @@ impl<'o> Scan<'o> {
         &self,
         logical: &Logical<'_>,
         index: u64,
-        is_message: bool,
     ) -> Result<(), check::Broken> {
         check::check_envelope(logical)?;
         let ty = logical.type_str();
         if ty == "request/header" {
             check::check_request_header(logical.data())?;
-        }
-        if is_message {
-            check::check_message_in(logical, self.dialect)?;
         }
         if ty == "request/header"
             && self.dialect.system_head

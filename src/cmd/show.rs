@@ -9,9 +9,9 @@ use dsh_session::event::Era;
 use dsh_session::scan::{Report, ScanOptions, TurnRow, Usage};
 use serde::Serialize;
 
-use crate::cli::{ShowArgs, TableFormat};
+use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
-use crate::render::{utc, write_aligned};
+use crate::render::{utc, write_aligned, write_one};
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
@@ -162,17 +162,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         },
     )?;
     let sum = summary(&report);
-    match args.format {
-        TableFormat::Json | TableFormat::Jsonl => {
-            if args.format == TableFormat::Json {
-                serde_json::to_writer_pretty(&mut *out, &sum)?;
-            } else {
-                serde_json::to_writer(&mut *out, &sum)?;
-            }
-            writeln!(out)?;
-        }
-        TableFormat::Table => write_text(out, &report, &sum)?,
-    }
+    write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
     Ok(ExitCode::SUCCESS)
 }
 
