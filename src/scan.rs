@@ -1289,11 +1289,7 @@ impl<'o> Scan<'o> {
         }
     }
 
-    fn per_event_checks(
-        &self,
-        logical: &Logical<'_>,
-        index: u64,
-    ) -> Result<(), check::Broken> {
+    fn per_event_checks(&self, logical: &Logical<'_>, index: u64) -> Result<(), check::Broken> {
         check::check_envelope(logical)?;
         let ty = logical.type_str();
         if ty == "request/header" {

@@ -223,7 +223,7 @@ impl Store {
         let refuse = |rule, message: String| {
             Err(StoreError::Refused(Finding::new(rule, None, None, message)))
         };
-        let objects = self.user_objects()?;
+        let objects = user_objects(&self.conn)?;
         match self.user_version {
             0 if self.application_id != 0 || !objects.is_empty() => refuse(
                 Rule::D1,
@@ -274,13 +274,7 @@ impl Store {
                         ),
                     );
                 }
-                let canonical: Vec<(String, String, String, String)> = SCHEMA_17
-                    .iter()
-                    .map(|(a, b, c, d)| {
-                        (a.to_string(), b.to_string(), c.to_string(), d.to_string())
-                    })
-                    .collect();
-                if objects != canonical {
+                if !is_schema_17(&objects) {
                     let names: Vec<String> =
                         objects.iter().map(|o| format!("{} {}", o.0, o.1)).collect();
                     return refuse(
@@ -320,22 +314,6 @@ impl Store {
                 ),
             ),
         }
-    }
-
-    fn user_objects(&self) -> rusqlite::Result<Vec<(String, String, String, String)>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
-        let rows = stmt.query_map([], |r| {
-            let sql: Option<String> = r.get(3)?;
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                sql.map(|s| collapse_ws(&s)).unwrap_or_default(),
-            ))
-        })?;
-        rows.collect()
     }
 
     fn columns(&self, table: &str) -> rusqlite::Result<Vec<String>> {
@@ -417,6 +395,36 @@ pub fn looks_like_store(path: &Path) -> bool {
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// A schema object as compared with [`SCHEMA_17`]: type, name, table, SQL with runs of
+/// whitespace collapsed.
+type SchemaObject = (String, String, String, String);
+
+/// The store's own schema objects (not `sqlite_*`), sorted by type and name (§8, D5/D8).
+fn user_objects(conn: &Connection) -> rusqlite::Result<Vec<SchemaObject>> {
+    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
+    let rows = stmt.query_map([], |r| {
+        let sql: Option<String> = r.get(3)?;
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            sql.map(|s| collapse_ws(&s)).unwrap_or_default(),
+        ))
+    })?;
+    rows.collect()
+}
+
+/// True when `objects` are exactly the schema 17 objects.
+fn is_schema_17(objects: &[SchemaObject]) -> bool {
+    objects.len() == SCHEMA_17.len()
+        && objects
+            .iter()
+            .zip(SCHEMA_17.iter())
+            .all(|(o, (t, n, tbl, sql))| {
+                (o.0.as_str(), o.1.as_str(), o.2.as_str(), o.3.as_str()) == (*t, *n, *tbl, *sql)
+            })
 }
 
 fn collapse_ws(s: &str) -> String {
@@ -745,24 +753,7 @@ pub fn apply_repair(plan: &crate::write::Plan) -> Result<(), crate::write::Repai
     };
     if schema == Schema::V17 {
         // D8: the schema objects are checked again inside the transaction (§6.4).
-        let mut stmt = tx.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name")?;
-        let objects: Vec<(String, String, String, String)> = stmt
-            .query_map([], |r| {
-                let sql: Option<String> = r.get(3)?;
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    sql.map(|s| collapse_ws(&s)).unwrap_or_default(),
-                ))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        drop(stmt);
-        let canonical: Vec<(String, String, String, String)> = SCHEMA_17
-            .iter()
-            .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
-            .collect();
-        if objects != canonical {
+        if !is_schema_17(&user_objects(&tx)?) {
             return Err(stale(
                 "the store does not contain the required schema objects".into(),
             ));
