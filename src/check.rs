@@ -115,14 +115,6 @@ impl ObjectText {
     }
 }
 
-fn has_exactly_keys(obj: Json<'_>, keys: &[&str]) -> bool {
-    let present = obj.keys();
-    present.len() == keys.len()
-        && present
-            .iter()
-            .all(|k| keys.iter().any(|want| k.str_eq(want)))
-}
-
 fn is_safe_int_at_least(v: Option<Json<'_>>, min: i64) -> bool {
     v.and_then(Json::as_safe_integer).is_some_and(|n| n >= min)
 }
@@ -164,7 +156,7 @@ pub fn convert<'a>(
         "turn/start" if data.has("trigger") => {
             let trigger = data.get("trigger");
             let ok = is_safe_int_at_least(data.get("turn"), 1)
-                && has_exactly_keys(data, &["turn", "trigger"])
+                && data.has_exactly_keys(&["turn", "trigger"])
                 && trigger.is_some_and(|t| t.is_object())
                 && trigger
                     .and_then(|t| t.get("kind"))
@@ -197,11 +189,11 @@ pub fn convert<'a>(
             if let (Some(message), true, true) = (
                 message,
                 turn_ok,
-                has_exactly_keys(data, &["turn", "message"]),
+                data.has_exactly_keys(&["turn", "message"]),
             ) {
                 logical.ty = Some(Cow::Borrowed("user/message"));
                 logical.data_owned = Some(message.raw().to_owned());
-            } else if turn_ok && has_exactly_keys(data, &["turn", "content", "source"]) {
+            } else if turn_ok && data.has_exactly_keys(&["turn", "content", "source"]) {
                 let mut obj = ObjectText::new();
                 for (k, v) in data.members() {
                     if k.str_eq("content") || k.str_eq("source") {
@@ -245,12 +237,12 @@ fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
     let (Some(reason), Some(kind), true, true) = (
         reason,
         kind,
-        has_exactly_keys(data, &["turn", "reason"]),
+        data.has_exactly_keys(&["turn", "reason"]),
         is_safe_int_at_least(data.get("turn"), 1),
     ) else {
         return l5("expected exactly {turn >= 1, reason: {kind: string}}");
     };
-    let only_kind = has_exactly_keys(reason, &["kind"]);
+    let only_kind = reason.has_exactly_keys(&["kind"]);
     let kind = kind.as_str().unwrap_or_default();
     match kind.as_ref() {
         "completed" | "blocked" | "max-tokens" | "interrupted" => {
@@ -271,7 +263,7 @@ fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
         "error" if reason.has("error") => Ok(None),
         "error" => {
             let step_ok = is_safe_int_at_least(reason.get("step"), 0);
-            if step_ok && has_exactly_keys(reason, &["kind", "step", "failure"]) {
+            if step_ok && reason.has_exactly_keys(&["kind", "step", "failure"]) {
                 let failure = reason.get("failure").expect("key present");
                 if is_llm_failure(failure) {
                     return Ok(Some(
@@ -282,8 +274,8 @@ fn convert_turn_end_reason(data: Json<'_>) -> Result<Option<String>, Broken> {
                     ));
                 }
             } else if step_ok
-                && (has_exactly_keys(reason, &["kind", "step", "message"])
-                    || has_exactly_keys(reason, &["kind", "step", "message", "code"]))
+                && (reason.has_exactly_keys(&["kind", "step", "message"])
+                    || reason.has_exactly_keys(&["kind", "step", "message", "code"]))
             {
                 let message = reason.get("message").filter(|m| m.kind() == Kind::String);
                 let code = reason.get("code");
@@ -443,13 +435,7 @@ fn convert_pre_identity(
 }
 
 fn data_get<'a>(obj: Json<'a>, key: Json<'_>) -> Json<'a> {
-    let mut found = None;
-    for (k, v) in obj.members() {
-        if k.same_string(key) {
-            found = Some(v);
-        }
-    }
-    found.expect("key taken from the same object")
+    obj.get_by_key(key).expect("key taken from the same object")
 }
 
 /// Checks the message of a message event against M1–M8 (FORMAT.md §2.5).
@@ -651,11 +637,11 @@ fn check_system_message(logical: &Logical<'_>, generation: u8) -> Result<(), Bro
     };
     if !logical
         .data()
-        .is_some_and(|d| has_exactly_keys(d, &["turn", "step", "message"]))
+        .is_some_and(|d| d.has_exactly_keys(&["turn", "step", "message"]))
     {
         return g7("data must have exactly turn, step, message".into());
     }
-    if !has_exactly_keys(msg, &["id", "role", "source", "content"]) {
+    if !msg.has_exactly_keys(&["id", "role", "source", "content"]) {
         return g7("message must have exactly id, role, source, content".into());
     }
     let [id, role, source, content] = msg.lookup(["id", "role", "source", "content"]);

@@ -680,6 +680,27 @@ impl<'a> Json<'a> {
         ))
     }
 
+    /// The value of the member whose key is the same string as `key` (a key token of this
+    /// or another object; last duplicate wins). `None` when absent or not an object.
+    pub fn get_by_key(self, key: Json<'_>) -> Option<Json<'a>> {
+        let mut found = None;
+        for (k, v) in self.members() {
+            if k.same_string(key) {
+                found = Some(v);
+            }
+        }
+        found
+    }
+
+    /// True when the object's distinct keys are exactly `keys` (in any order).
+    pub fn has_exactly_keys(self, keys: &[&str]) -> bool {
+        let present = self.keys();
+        present.len() == keys.len()
+            && present
+                .iter()
+                .all(|k| keys.iter().any(|want| k.str_eq(want)))
+    }
+
     /// True for a string with at least one code unit.
     pub fn is_nonempty_string(self) -> bool {
         self.kind() == Kind::String && self.raw.len() > 2
@@ -733,7 +754,7 @@ fn deep_eq_inner(a: Json<'_>, b: Json<'_>, path: NullPath<'_>) -> bool {
             let kb = b.keys();
             ka.len() == kb.len()
                 && ka.iter().all(|k| {
-                    let (Some(x), Some(y)) = (get_by_key(a, *k), get_by_key(b, *k)) else {
+                    let (Some(x), Some(y)) = (a.get_by_key(*k), b.get_by_key(*k)) else {
                         return false;
                     };
                     let name = k.as_str().unwrap_or_default();
@@ -749,16 +770,6 @@ fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
         Some((first, rest)) if *first == step => Some(rest),
         _ => None,
     }
-}
-
-fn get_by_key<'a>(obj: Json<'a>, key: Json<'_>) -> Option<Json<'a>> {
-    let mut found = None;
-    for (k, v) in obj.members() {
-        if k.same_string(key) {
-            found = Some(v);
-        }
-    }
-    found
 }
 
 /// A 128-bit hash of a value's canonical form, so that two values are deep-equal (in the
@@ -828,7 +839,7 @@ fn hash_value(v: Json<'_>, null_at: NullPath<'_>, feed: &mut dyn FnMut(&[u8])) {
                     feed(&u.to_le_bytes());
                 }
                 feed(&(units.len() as u64).to_le_bytes());
-                let value = get_by_key(v, k).expect("key taken from the same object");
+                let value = v.get_by_key(k).expect("key taken from the same object");
                 let name = k.as_str().unwrap_or_default();
                 let sub = null_at.and_then(|p| sub_path(p, &name));
                 hash_value(value, sub, feed);

@@ -68,12 +68,7 @@ pub fn packed_row(json: Json<'_>) -> Option<Result<PackedRow<'_>, String>> {
 }
 
 fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
-    let keys = row.keys();
-    if keys.len() != 4
-        || !["type", "seq0", "time0", "data"]
-            .iter()
-            .all(|k| keys.iter().any(|kk| kk.str_eq(k)))
-    {
+    if !row.has_exactly_keys(&["type", "seq0", "time0", "data"]) {
         return Err("envelope keys must be exactly type, seq0, time0, data".into());
     }
     let seq0 = row
@@ -90,7 +85,6 @@ fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
         .ok_or("data must be an object")?;
     let tool = tag == "tool-call-chunks";
     let payload_key = if tool { "args" } else { "texts" };
-    let data_keys = data.keys();
     let want: &[&str] = if tool {
         if data.has("name") {
             &["turn", "step", "index", "dt", "id", "name", "args"]
@@ -100,9 +94,7 @@ fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
     } else {
         &["turn", "step", "index", "dt", "texts"]
     };
-    if data_keys.len() != want.len()
-        || !want.iter().all(|k| data_keys.iter().any(|kk| kk.str_eq(k)))
-    {
+    if !data.has_exactly_keys(want) {
         return Err(format!("data keys must be exactly {}", want.join(", ")));
     }
     let number = |k| {

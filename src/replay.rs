@@ -737,11 +737,7 @@ pub fn parse_surface_op_keys(op: Json<'_>, keys: [&str; 2]) -> Result<SurfaceOp,
         ));
     }
     let [start_key, end_key] = keys;
-    let present = op.keys();
-    let exact = present.len() == 3
-        && ["op", start_key, end_key]
-            .iter()
-            .all(|k| present.iter().any(|kk| kk.str_eq(k)));
+    let exact = op.has_exactly_keys(&["op", start_key, end_key]);
     let [kind, start, end] = op.lookup(["op", start_key, end_key]);
     match (
         exact,
