@@ -60,7 +60,7 @@ pub struct SurfaceEntry {
     pub calls: Vec<String>,
     /// Tool-call ids the derived message answers (`tool-result` blocks).
     pub results: Vec<String>,
-    /// Hash of the `data` with `message.content[0].content` nulled, for S18.
+    /// Hash of a `tool/result`'s `data` with its content nulled, for S18 (strict dialects only).
     content_free_hash: Option<u128>,
 }
 
@@ -382,8 +382,8 @@ impl Replay {
             SurfaceOp::Replace { start, end } => self.locate_range(start, end)?,
         };
         let cites = self.check_sources(seq, input.ty, input.source_event_seqs)?;
-        let cited: HashSet<u64> = cites.iter().copied().collect();
         if let SurfaceOp::Replace { .. } = op
+            && let cited = cites.iter().copied().collect::<HashSet<u64>>()
             && let Some(missing) = shadowed.iter().find(|s| !cited.contains(s))
         {
             self.lenient(
@@ -400,6 +400,14 @@ impl Replay {
         } else {
             &["message", "content", "0", "content"]
         };
+        // Only S18 reads the hash, and only in strict dialects: hash once, and only then.
+        let content_free_hash = (input.ty == "tool/result" && self.dialect.strict)
+            .then(|| {
+                input
+                    .data
+                    .map(|d| crate::json::canonical_hash(d, content_free))
+            })
+            .flatten();
         if input.ty == "tool/result"
             && self.dialect.strict
             && let SurfaceOp::Replace { .. } = op
@@ -423,10 +431,7 @@ impl Replay {
                     ),
                 ));
             }
-            let new_hash = input
-                .data
-                .map(|d| crate::json::canonical_hash(d, content_free));
-            if target.content_free_hash != new_hash {
+            if target.content_free_hash != content_free_hash {
                 return Err((
                     Rule::S18,
                     format!(
@@ -460,13 +465,7 @@ impl Replay {
             message: input.message.map(str::to_owned),
             calls: input.calls,
             results: input.results,
-            content_free_hash: (input.ty == "tool/result")
-                .then(|| {
-                    input
-                        .data
-                        .map(|d| crate::json::canonical_hash(d, content_free))
-                })
-                .flatten(),
+            content_free_hash,
         };
         match op {
             SurfaceOp::Append => self.link_after(self.tail, entry),
