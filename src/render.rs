@@ -57,6 +57,19 @@ pub fn paint(on: bool, code: &str, text: &str) -> String {
     }
 }
 
+/// A table cell or text field for an optional value: the value, or `-`.
+pub fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
+pub fn log_name(file: &str, session: Option<&str>) -> String {
+    match session {
+        Some(id) => format!("{file} [session {id}]"),
+        None => file.to_owned(),
+    }
+}
+
 /// Writes rows as one pretty JSON array (`json`), one object per line (`jsonl`), or
 /// through `table` (`table`).
 pub fn write_rows<T: serde::Serialize>(

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::cli::{RepairArgs, RepairFormat};
 use crate::cmd::Rejected;
+use crate::render::log_name;
 
 #[derive(Debug, Serialize)]
 struct Cut {
@@ -99,10 +100,7 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
 }
 
 fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::Result<()> {
-    let name = match o.session {
-        Some(id) => format!("{} [session {id}]", o.file),
-        None => o.file.clone(),
-    };
+    let name = log_name(&o.file, o.session);
     if o.status == "nothing to repair" {
         return writeln!(out, "{name}: nothing to repair");
     }

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
-use crate::render::{table, utc, write_rows, write_table};
+use crate::render::{opt, table, utc, write_rows, write_table};
 
 #[derive(Debug, Serialize)]
 struct Row {
@@ -136,7 +136,6 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     }
     write_rows(out, args.format, &rows, |out| {
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
         let mut t = table(&[
             "id",
             "created at",
@@ -153,15 +152,15 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         for r in &rows {
             t.add_row(vec![
                 r.id.clone(),
-                opt(r.created_at.clone()),
-                opt(r.cwd.clone()),
-                opt(r.parent_session.clone()),
-                opt(r.seed_length.map(|v| v.to_string())),
-                opt(r.origin.clone()),
-                opt(r.delegation_depth.map(|v| v.to_string())),
-                opt(r.events.map(|v| v.to_string())),
-                opt(r.turns.map(|v| v.to_string())),
-                opt(r.revision.map(|v| v.to_string())),
+                opt(r.created_at.as_deref()),
+                opt(r.cwd.as_deref()),
+                opt(r.parent_session.as_deref()),
+                opt(r.seed_length),
+                opt(r.origin.as_deref()),
+                opt(r.delegation_depth),
+                opt(r.events),
+                opt(r.turns),
+                opt(r.revision),
                 r.status.to_owned(),
             ]);
         }

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
-use crate::render::{utc, write_aligned, write_one};
+use crate::render::{opt, utc, write_aligned, write_one};
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
@@ -164,10 +164,6 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let sum = summary(&report);
     write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
 fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io::Result<()> {

@@ -1,5 +1,6 @@
 //! `surface FILE [--at SEQ]`: the surface after replaying the log (FORMAT.md §3).
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -58,10 +59,10 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ..ScanOptions::default()
     };
     let report = scan_readable(&args.file, &options)?;
-    let entries: Vec<SurfaceEntry> = match args.at {
-        None => report.replay.entries().into_iter().cloned().collect(),
-        Some(at) => match report.surface_at {
-            Some(entries) => entries,
+    let entries: Vec<&SurfaceEntry> = match args.at {
+        None => report.replay.entries(),
+        Some(at) => match &report.surface_at {
+            Some(entries) => entries.iter().collect(),
             None => bail!(
                 "{}: --at {at} is beyond the log: its last replayed seq is {}",
                 args.file.display(),
@@ -73,21 +74,24 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ),
         },
     };
-    let mut entries: Vec<(Option<usize>, Option<u64>, SurfaceEntry)> = entries
+    let mut entries: Vec<(Option<usize>, Option<u64>, &SurfaceEntry)> = entries
         .into_iter()
         .enumerate()
         .map(|(i, e)| (Some(i), None, e))
         .collect();
     if args.all {
+        // A node leaves the surface once, so each shadowed seq has one replacement.
         let at = args.at.unwrap_or(u64::MAX);
-        for r in report.replay.replacements().iter().filter(|r| r.seq <= at) {
-            for e in report
-                .replay
-                .shadowed_entries()
-                .iter()
-                .filter(|e| r.shadowed.contains(&e.seq))
-            {
-                entries.push((None, Some(r.seq), e.clone()));
+        let shadowed_by: HashMap<u64, u64> = report
+            .replay
+            .replacements()
+            .iter()
+            .filter(|r| r.seq <= at)
+            .flat_map(|r| r.shadowed.iter().map(move |s| (*s, r.seq)))
+            .collect();
+        for e in report.replay.shadowed_entries() {
+            if let Some(by) = shadowed_by.get(&e.seq) {
+                entries.push((None, Some(*by), e));
             }
         }
         entries.sort_by_key(|(_, _, e)| e.seq);

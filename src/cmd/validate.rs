@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ValidateArgs};
-use crate::render::paint;
+use crate::render::{log_name, paint};
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -327,10 +327,7 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
     };
     let status = paint(color, code, v.status);
     let era = v.era.map(|e| format!(", {e}")).unwrap_or_default();
-    let name = match &v.session {
-        Some(id) => format!("{} [session {id}]", v.file),
-        None => v.file.clone(),
-    };
+    let name = log_name(&v.file, v.session.as_deref());
     match (v.status, v.rule) {
         ("valid", _) | (_, None) => writeln!(
             out,

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use dsh_session::event::Era;
 use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::sqlite::{Schema, Store, StoreError, looks_like_store};
 use serde::Serialize;
@@ -160,7 +161,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         supported: report.status != Status::Refused
             && header
                 .and_then(|h| h.version)
-                .is_some_and(|v| (0..=4).contains(&v)),
+                .is_some_and(|v| v == 0 || Era::of_version(v).is_some()),
         era: report.era.map(|e| e.name()),
         encoding: report.encoding.name(),
         status: report.status.name(),
