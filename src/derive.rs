@@ -85,7 +85,12 @@ pub fn preview(message: Option<Json<'_>>, max: usize) -> String {
     let Some(content) = message.and_then(|m| m.get("content")) else {
         return String::new();
     };
-    let text = first_text(content, 0, max + 1).unwrap_or_default();
+    one_line(&first_text(content, 0, max + 1).unwrap_or_default(), max)
+}
+
+/// `text` on one line (control characters become spaces), at most `max` characters: a
+/// longer text keeps `max - 1` and ends in `…`.
+pub fn one_line(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

@@ -1621,17 +1621,7 @@ fn node_info(logical: &Logical<'_>) -> NodeInfo {
             }
             _ => d.raw().to_owned(),
         };
-        let one_line: String = text
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        if one_line.chars().count() > PREVIEW_CHARS {
-            let mut cut: String = one_line.chars().take(PREVIEW_CHARS - 1).collect();
-            cut.push('…');
-            cut
-        } else {
-            one_line
-        }
+        derive::one_line(&text, PREVIEW_CHARS)
     };
     NodeInfo {
         ty: logical.type_str().to_owned(),

@@ -147,7 +147,8 @@ pub struct Store {
     _copy: Option<tempfile::TempDir>,
 }
 
-fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` appended to its file name (`x.db` + `-wal` → `x.db-wal`).
+pub(crate) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
     PathBuf::from(name)

@@ -27,6 +27,7 @@ use std::time::SystemTime;
 use crate::load::Encoding;
 use crate::rules::Finding;
 use crate::scan::{self, Report, ScanOptions, Status, TornTail};
+use crate::sqlite::sidecar;
 
 /// Environment variable that makes a repair stop right after the named step, for tests
 /// that prove a crash at any point is recoverable: `backup`, `truncate`, `append-half`,
@@ -82,9 +83,7 @@ const JOURNAL_MAGIC: &[u8] = b"DSHREPAIR2\n";
 
 /// The journal path of a log: `FILE.repair`.
 pub fn journal_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".repair");
-    PathBuf::from(name)
+    sidecar(path, ".repair")
 }
 
 fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
@@ -287,16 +286,12 @@ fn backup_path(path: &Path) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now())
         .to_string()
         .replace(['-', ':'], "");
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".bak.{stamp}"));
-    let base = PathBuf::from(name);
+    let base = sidecar(path, &format!(".bak.{stamp}"));
     let mut candidate = base.clone();
     let mut n = 0;
     while candidate.exists() {
         n += 1;
-        let mut name = base.as_os_str().to_owned();
-        name.push(format!(".{n}"));
-        candidate = PathBuf::from(name);
+        candidate = sidecar(&base, &format!(".{n}"));
     }
     candidate
 }
