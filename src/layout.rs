@@ -181,22 +181,25 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
         }
         here.sort();
         // Only the highest generation of a session directory is current (GENERATIONS §1.1).
-        let superseded = |p: &std::path::PathBuf| {
-            let n = generation_of_path(p);
-            n.is_some()
-                && here
-                    .iter()
-                    .any(|q| q.parent() == p.parent() && generation_of_path(q) > n)
-        };
-        let current: Vec<std::path::PathBuf> =
-            here.iter().filter(|p| !superseded(p)).cloned().collect();
-        for p in here.iter().filter(|p| !current.contains(p)) {
+        let mut highest: std::collections::HashMap<Option<&std::path::Path>, u64> =
+            std::collections::HashMap::new();
+        for p in &here {
+            if let Some(n) = generation_of_path(p) {
+                let top = highest.entry(p.parent()).or_insert(n);
+                *top = (*top).max(n);
+            }
+        }
+        let (current, superseded): (Vec<&std::path::PathBuf>, Vec<&std::path::PathBuf>) =
+            here.iter().partition(|p| {
+                generation_of_path(p).is_none_or(|n| highest.get(&p.parent()) == Some(&n))
+            });
+        for p in superseded {
             skipped.push(format!(
                 "{}: not checked: a frozen predecessor of a later generation in its session directory (DSH reads only the highest)",
                 p.display()
             ));
         }
-        found.extend(current);
+        found.extend(current.into_iter().cloned());
     }
     (found, skipped)
 }
