@@ -654,16 +654,8 @@ pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
 /// session at all, or several with none named as [`SourceError::Session`]; SQLite errors
 /// as I/O errors.
 pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, SourceError> {
-    let store = Store::open(path).map_err(|e| match e {
-        StoreError::Refused(f) => SourceError::Finding(f),
-        StoreError::Sqlite(e) => sql_err(e),
-        StoreError::Io(e) => SourceError::Io(e),
-    })?;
-    let rows = store.sessions().map_err(|e| match e {
-        StoreError::Sqlite(e) => sql_err(e),
-        StoreError::Io(e) => SourceError::Io(e),
-        StoreError::Refused(f) => SourceError::Finding(f),
-    })?;
+    let store = Store::open(path)?;
+    let rows = store.sessions()?;
     let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
     let index = match session {
         Some(want) => ids.iter().position(|id| id == want).ok_or_else(|| {
@@ -1159,6 +1151,17 @@ impl SqliteLines {
         }
         line.push('}');
         Ok(line)
+    }
+}
+
+impl From<StoreError> for SourceError {
+    /// A refusal is the scan's finding; the rest are read errors.
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Refused(f) => SourceError::Finding(f),
+            StoreError::Sqlite(e) => sql_err(e),
+            StoreError::Io(e) => SourceError::Io(e),
+        }
     }
 }
 
