@@ -208,8 +208,6 @@ pub struct Stats {
     pub end_reasons: BTreeMap<String, u64>,
     /// Keep [`Stats::turns`].
     keep_turn_rows: bool,
-    /// A `turn/start` has not met its `turn/end` yet.
-    turn_open_without_end: bool,
     /// `step/start` events.
     pub steps: u64,
     /// `tool/call` events.
@@ -240,19 +238,8 @@ impl Stats {
     /// §5.2's scan, plus the counts `show` prints.
     fn record(&mut self, seq: u64, logical: &Logical<'_>, dialect: &Dialect) {
         let ty = logical.type_str();
-        self.events += 1;
         let time = logical.ev.time_value();
-        if self.first_time.is_none() {
-            self.first_time = time;
-        }
-        if time.is_some() {
-            self.last_time = time;
-        }
-        if let Some(count) = self.types.get_mut(ty) {
-            *count += 1;
-        } else {
-            self.types.insert(ty.to_owned(), 1);
-        }
+        self.count(ty, time);
         let data = logical.data();
         let int = |key: &str| {
             data.and_then(|d| d.get(key))
@@ -267,7 +254,6 @@ impl Stats {
                 self.open_step = None;
                 self.open_step_raw = None;
                 self.turn_count += 1;
-                self.turn_open_without_end = true;
                 if self.keep_turn_rows {
                     self.turns.push(TurnRow {
                         turn: int("turn").unwrap_or(0),
@@ -280,7 +266,7 @@ impl Stats {
             }
             "turn/end" => {
                 self.close_pending();
-                self.open_turn = None;
+                let was_open = self.open_turn.take().is_some();
                 self.open_turn_raw = None;
                 self.open_step = None;
                 self.open_step_raw = None;
@@ -289,10 +275,10 @@ impl Stats {
                     .and_then(|r| r.get("kind"))
                     .and_then(Json::as_str)
                     .map_or_else(|| "unknown".to_owned(), |k| k.into_owned());
-                if std::mem::take(&mut self.turn_open_without_end) {
+                if was_open {
                     *self.end_reasons.entry(kind.clone()).or_insert(0) += 1;
                 }
-                if let Some(row) = self.turns.last_mut().filter(|r| r.end_seq.is_none()) {
+                if let Some(row) = self.open_row() {
                     row.end_seq = Some(seq);
                     row.reason = kind;
                     row.end_time = time;
@@ -311,31 +297,21 @@ impl Stats {
                 self.open_step = None;
                 self.open_step_raw = None;
             }
-            "assistant/attempt" => {
+            "assistant/attempt" | "assistant/message" => {
                 let records = data
                     .and_then(|d| d.get("stream"))
                     .map_or(0, |st| st.len() as u64);
                 if let Some(row) = self.open_row() {
                     row.stream_records += records;
                 }
-            }
-            "assistant/message" => {
-                let records = data
-                    .and_then(|d| d.get("stream"))
-                    .map_or(0, |st| st.len() as u64);
-                if let Some(row) = self.open_row() {
-                    row.stream_records += records;
+                if ty == "assistant/attempt" {
+                    return;
                 }
-                let (content, usage) = match dialect.projection {
-                    Projection::Stored => (
-                        logical.message().and_then(|m| m.get("content")),
-                        data.and_then(|d| d.get("usage")),
-                    ),
-                    Projection::June => (
-                        data.and_then(|d| d.get("content")),
-                        data.and_then(|d| d.get("usage")),
-                    ),
+                let content = match dialect.projection {
+                    Projection::Stored => logical.message().and_then(|m| m.get("content")),
+                    Projection::June => data.and_then(|d| d.get("content")),
                 };
+                let usage = data.and_then(|d| d.get("usage"));
                 if let Some(usage) = usage.filter(|u| u.is_object()) {
                     self.usage.add(usage);
                     if let Some(row) = self.open_row() {
@@ -418,14 +394,22 @@ impl Stats {
 
     /// The counts a packed `assistant/chunk` member adds (it changes no turn state).
     fn record_chunk(&mut self, time: i64) {
+        self.count("assistant/chunk", Some(time));
+    }
+
+    /// Counts one event of type `ty` at `time` (ms since epoch, when it has one).
+    fn count(&mut self, ty: &str, time: Option<i64>) {
         self.events += 1;
-        self.first_time.get_or_insert(time);
-        self.last_time = Some(time);
-        match self.types.get_mut("assistant/chunk") {
-            Some(count) => *count += 1,
-            None => {
-                self.types.insert("assistant/chunk".to_owned(), 1);
-            }
+        if self.first_time.is_none() {
+            self.first_time = time;
+        }
+        if time.is_some() {
+            self.last_time = time;
+        }
+        if let Some(count) = self.types.get_mut(ty) {
+            *count += 1;
+        } else {
+            self.types.insert(ty.to_owned(), 1);
         }
     }
 
