@@ -163,12 +163,6 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-impl<R: Seek> Seek for Counting<R> {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.inner.seek(pos)
-    }
-}
-
 /// An opened log: where it came from, its encoding and its bytes.
 pub struct Input {
     /// The path given (`-` for standard input).
@@ -178,6 +172,8 @@ pub struct Input {
     /// Size in bytes of the stored file (for standard input, of what was read so far).
     pub size: Option<u64>,
     reader: InputReader,
+    /// Reported to as a zstd log's frames are decoded (plain JSONL reports as it reads).
+    progress: Option<ProgressFn>,
 }
 
 enum InputReader {
@@ -198,8 +194,9 @@ impl Input {
         Self::open_with_progress(path, None)
     }
 
-    /// As [`Input::open`], reporting the bytes read to `progress` (plain JSONL; zstd
-    /// reports while its frames are located).
+    /// As [`Input::open`], reporting the bytes of the stored file read so far to
+    /// `progress`: plain JSONL as it is read, zstd as each frame starts; SQLite reports
+    /// nothing.
     ///
     /// # Errors
     /// As [`Input::open`].
@@ -207,66 +204,86 @@ impl Input {
         path: &Path,
         progress: Option<ProgressFn>,
     ) -> Result<Self, LoadError> {
-        let stdin = path == Path::new("-");
-        let (mut reader, size): (Box<dyn BufRead>, Option<u64>) = if stdin {
-            (
-                Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
-                None,
-            )
+        let detect = |head: &[u8]| {
+            if head.starts_with(SQLITE_MAGIC) {
+                Encoding::Sqlite
+            } else if path.to_string_lossy().ends_with(".zstd") || head.starts_with(&ZSTD_MAGIC) {
+                Encoding::Zstd
+            } else {
+                Encoding::Plain
+            }
+        };
+        // Standard input, and a path that is a pipe (`<(zcat …)`), are read as streams:
+        // detected by peeking, never by seeking.
+        enum Source {
+            Stream(Box<dyn Read>),
+            File(File),
+        }
+        let (source, size) = if path == Path::new("-") {
+            (Source::Stream(Box::new(io::stdin())), None)
         } else {
             let file = File::open(path)?;
             let meta = file.metadata()?;
             if meta.is_dir() {
                 return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory").into());
             }
-            let size = meta.len();
-            match &progress {
-                Some(report) => {
-                    let counting = Counting {
-                        inner: file,
-                        read: 0,
-                        report: report.clone(),
-                    };
-                    (
-                        Box::new(BufReader::with_capacity(1 << 16, counting)),
-                        Some(size),
-                    )
-                }
-                None => (
-                    Box::new(BufReader::with_capacity(1 << 16, file)),
-                    Some(size),
-                ),
+            if meta.is_file() {
+                (Source::File(file), Some(meta.len()))
+            } else {
+                (Source::Stream(Box::new(file)), Some(meta.len()))
             }
         };
-        let head = peek(&mut reader, 16)?;
-        let encoding = if head.starts_with(SQLITE_MAGIC) {
-            Encoding::Sqlite
-        } else if path.to_string_lossy().ends_with(".zstd") || head.starts_with(&ZSTD_MAGIC) {
-            Encoding::Zstd
-        } else {
-            Encoding::Plain
-        };
-        let reader = match encoding {
-            Encoding::Sqlite if stdin => {
-                return Err(LoadError::Session(
-                    "a SQLite store cannot be read from standard input; give its path".into(),
-                ));
+        let (encoding, reader) = match source {
+            Source::Stream(stream) => {
+                let mut reader: Box<dyn BufRead> =
+                    Box::new(BufReader::with_capacity(1 << 16, stream));
+                let encoding = detect(&peek(&mut reader, 16)?);
+                let reader = match encoding {
+                    Encoding::Sqlite => {
+                        let why = "a SQLite store cannot be read from standard input or a pipe";
+                        return Err(LoadError::Session(format!("{why}; give its path")));
+                    }
+                    Encoding::Plain => InputReader::Plain(reader),
+                    Encoding::Zstd => {
+                        // Frames are located by seeking: keep the stream in a temporary file.
+                        let mut spool = tempfile::tempfile()?;
+                        io::copy(&mut reader, &mut spool)?;
+                        spool.seek(SeekFrom::Start(0))?;
+                        InputReader::Zstd(spool)
+                    }
+                };
+                (encoding, reader)
             }
-            Encoding::Sqlite => InputReader::Sqlite,
-            Encoding::Plain => InputReader::Plain(reader),
-            Encoding::Zstd if stdin => {
-                let mut spool = tempfile::tempfile()?;
-                io::copy(&mut reader, &mut spool)?;
-                spool.seek(SeekFrom::Start(0))?;
-                InputReader::Zstd(spool)
+            Source::File(mut file) => {
+                // A regular file: read its first bytes, then start over from offset 0.
+                let mut head = Vec::with_capacity(16);
+                (&mut file).take(16).read_to_end(&mut head)?;
+                file.seek(SeekFrom::Start(0))?;
+                let encoding = detect(&head);
+                let reader = match (encoding, &progress) {
+                    (Encoding::Sqlite, _) => InputReader::Sqlite,
+                    (Encoding::Zstd, _) => InputReader::Zstd(file),
+                    (Encoding::Plain, Some(report)) => {
+                        let counting = Counting {
+                            inner: file,
+                            read: 0,
+                            report: report.clone(),
+                        };
+                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 16, counting)))
+                    }
+                    (Encoding::Plain, None) => {
+                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 16, file)))
+                    }
+                };
+                (encoding, reader)
             }
-            Encoding::Zstd => InputReader::Zstd(File::open(path)?),
         };
         Ok(Input {
             path: path.to_path_buf(),
             encoding,
             size,
             reader,
+            progress,
         })
     }
 
@@ -282,7 +299,7 @@ impl Input {
                 number: 0,
                 offset: 0,
             })),
-            InputReader::Zstd(file) => Ok(Box::new(ZstdLines::new(file)?)),
+            InputReader::Zstd(file) => Ok(Box::new(ZstdLines::new(file, self.progress)?)),
             InputReader::Sqlite => Ok(Box::new(crate::sqlite::open_session(&self.path, session)?)),
         }
     }
@@ -509,6 +526,8 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
 /// as the next newline, so memory stays bounded by the longest line.
 struct ZstdLines {
     file: BufReader<File>,
+    /// Told the stored offset of each frame as it starts (bytes of the compressed file).
+    progress: Option<ProgressFn>,
     map: FrameMap,
     /// Index of the next complete frame to start.
     next_frame: usize,
@@ -540,10 +559,11 @@ struct ZstdLines {
 const OUT_CHUNK: usize = 1 << 17;
 
 impl ZstdLines {
-    fn new(mut file: File) -> Result<Self, SourceError> {
+    fn new(mut file: File, progress: Option<ProgressFn>) -> Result<Self, SourceError> {
         let map = scan_frames(&mut file)?;
         let mut lines = ZstdLines {
             file: BufReader::with_capacity(1 << 17, file),
+            progress,
             map,
             next_frame: 0,
             frame: None,
@@ -582,6 +602,9 @@ impl ZstdLines {
     fn start_frame(&mut self) -> Result<(), SourceError> {
         let (start, end) = self.map.complete[self.next_frame];
         self.next_frame += 1;
+        if let Some(report) = &self.progress {
+            report(start);
+        }
         self.file.seek(SeekFrom::Start(start))?;
         self.dctx
             .reset(zstd::zstd_safe::ResetDirective::SessionOnly)

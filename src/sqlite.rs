@@ -386,8 +386,12 @@ fn is_wal_mode(path: &Path) -> std::io::Result<bool> {
     Ok(head[18] == 2 || head[19] == 2)
 }
 
-/// True when the file at `path` starts with the SQLite header.
+/// True when `path` is a regular file that starts with the SQLite header.
 pub fn looks_like_store(path: &Path) -> bool {
+    // Only a regular file can be a store; reading a pipe here would eat its first bytes.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))

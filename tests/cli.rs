@@ -254,6 +254,36 @@ fn standard_input_for_validate() {
     );
 }
 
+/// A path that is a pipe (`<(zcat …)`) is read as a stream: nothing peeks at it first
+/// and eats its opening bytes, and a zstd stream is spooled as standard input is.
+#[test]
+fn a_pipe_given_as_a_path_is_read_whole() {
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let dir = tempfile::tempdir().unwrap();
+    let plain = fixture("compaction-and-prune.jsonl");
+    let text = std::fs::read_to_string(&plain).unwrap();
+    let zstd = dir.path().join("log.jsonl.zstd");
+    std::fs::write(&zstd, common::zstd_log(&text, 4).0).unwrap();
+    for file in [&plain, &zstd] {
+        let script = format!(
+            "'{}' validate --format jsonl <(cat '{}')",
+            bin.display(),
+            file.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (v["status"].as_str(), v["events"].as_u64()),
+            (Some("valid"), Some(23)),
+            "{}: {v}",
+            file.display()
+        );
+    }
+}
+
 /// `provenance` reads the log twice; from standard input it gives the same output as from
 /// the file (event types and turns included), and a broken log names `-`.
 #[test]

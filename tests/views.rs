@@ -295,3 +295,31 @@ fn a_compaction_that_leaves_a_tool_result_behind_warns() {
         )]
     );
 }
+
+/// The progress callback (the bar `validate` draws on a terminal for large logs) hears of
+/// the whole file: plain JSONL up to its size, zstd at the start of every frame.
+#[test]
+fn progress_reaches_the_end_of_plain_and_zstd_logs() {
+    use std::sync::{Arc, Mutex};
+    let seen = |path: &std::path::Path| {
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let sink = reports.clone();
+        let options = dsh_session::scan::ScanOptions {
+            progress: Some(Arc::new(move |read| sink.lock().unwrap().push(read))),
+            ..Default::default()
+        };
+        let report = dsh_session::scan::scan_path(path, &options).unwrap();
+        assert!(report.is_ok(), "{:?}", report.finding);
+        reports.lock().unwrap().clone()
+    };
+    let plain = fixture("compaction-and-prune.jsonl");
+    let size = std::fs::metadata(&plain).unwrap().len();
+    assert_eq!(seen(&plain).last(), Some(&size));
+
+    let dir = tempfile::tempdir().unwrap();
+    let (bytes, frame_starts) = common::zstd_log(&std::fs::read_to_string(&plain).unwrap(), 5);
+    let path = dir.path().join("session.jsonl.zstd");
+    std::fs::write(&path, &bytes).unwrap();
+    let starts: Vec<u64> = frame_starts.iter().map(|&s| s as u64).collect();
+    assert_eq!(seen(&path), starts);
+}
