@@ -846,138 +846,74 @@ mod tests {
                 (3, 20, vec![15, 12])
             ]
         );
-        // The failures the text lists for seq 21.
-        let s = |res: Step| res.unwrap_err().0;
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+        // The failures the text lists for seq 21 (and S1 for a seq out of order).
+        let failures: [(u64, &str, &str, Option<&str>, Rule); 13] = [
+            (
                 21,
                 "user/message",
                 r#"{"op":"replace","start":7,"end":9}"#,
-                Some("[7,9]")
-            )),
-            Rule::S7
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[7,9]"),
+                Rule::S7,
+            ),
+            (
                 21,
                 "tool/result",
                 r#"{"op":"replace","start":20,"end":20}"#,
-                Some("[20]")
-            )),
-            Rule::S17
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[20]"),
+                Rule::S17,
+            ),
+            (
                 21,
                 "tool/result",
                 r#"{"op":"replace","start":20,"end":19}"#,
-                Some("[20,19]")
-            )),
-            Rule::S16
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[20,19]"),
+                Rule::S16,
+            ),
+            (
                 21,
                 "user/message",
                 r#"{"op":"replace","start":19,"end":20}"#,
-                Some("[20,19]")
-            )),
-            Rule::S9
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[20,19]"),
+                Rule::S9,
+            ),
+            (
                 21,
                 "user/message",
                 r#"{"op":"replace","start":20,"end":19}"#,
-                Some("[20]")
-            )),
-            Rule::S15
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[20]"),
+                Rule::S15,
+            ),
+            (
                 21,
                 "user/message",
                 r#""append""#,
-                Some("[3,3,30]")
-            )),
-            Rule::S13
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[3,3,30]"),
+                Rule::S13,
+            ),
+            (21, "user/message", r#""append""#, Some("[3,30]"), Rule::S14),
+            (
                 21,
                 "user/message",
                 r#""append""#,
-                Some("[3,30]")
-            )),
-            Rule::S14
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
-                21,
-                "user/message",
-                r#""append""#,
-                Some("[-1,3,3]")
-            )),
-            Rule::S12
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
-                21,
-                "user/message",
-                r#""append""#,
-                Some("[]")
-            )),
-            Rule::S11
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
-                21,
-                "user/message",
-                r#""append""#,
-                Some("{}")
-            )),
-            Rule::S10
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
-                22,
-                "user/message",
-                r#""append""#,
-                None
-            )),
-            Rule::S1
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
-                21,
-                "user/message",
-                r#""prepend""#,
-                None
-            )),
-            Rule::S5
-        );
-        assert_eq!(
-            s(push(
-                &mut r.clone(),
+                Some("[-1,3,3]"),
+                Rule::S12,
+            ),
+            (21, "user/message", r#""append""#, Some("[]"), Rule::S11),
+            (21, "user/message", r#""append""#, Some("{}"), Rule::S10),
+            (22, "user/message", r#""append""#, None, Rule::S1),
+            (21, "user/message", r#""prepend""#, None, Rule::S5),
+            (
                 21,
                 "user/message",
                 r#"{"op":"replace","start":20}"#,
-                None
-            )),
-            Rule::S6
-        );
+                None,
+                Rule::S6,
+            ),
+        ];
+        for (seq, ty, op, sources, rule) in failures {
+            let found = push(&mut r.clone(), seq, ty, op, sources).unwrap_err().0;
+            assert_eq!(found, rule, "seq {seq} {ty} {op} {sources:?}");
+        }
         push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
         assert_eq!(r.seqs(), [20, 19, 21]);
     }
