@@ -257,13 +257,7 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
     let err = |offset, what| Err(JsonError { offset, what });
     i += 1;
     loop {
-        // Fast scan over plain bytes.
-        while b
-            .get(i)
-            .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
-        {
-            i += 1;
-        }
+        i = plain_run_end(b, i);
         let Some(&c) = b.get(i) else {
             return err(i, "unterminated string");
         };
@@ -284,6 +278,39 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
             _ => i += 1,
         }
     }
+}
+
+/// The index of the first byte at or after `i` that a string cannot hold as it is: `"`,
+/// `\\` or a control character (below 0x20); `b.len()` when there is none.
+///
+/// Eight bytes at a time (SWAR): a byte is flagged in a word when it equals `"` or `\\` or
+/// is below 0x20. The borrows of the subtraction can only flag bytes *after* a truly flagged
+/// byte, so the lowest flagged byte of a word is always a true one.
+#[inline]
+fn plain_run_end(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let flagged =
+            (zero_byte(w ^ QUOTES) | zero_byte(w ^ BACKSLASHES) | (w.wrapping_sub(SPACES) & !w))
+                & HIGHS;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b
+        .get(i)
+        .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+    {
+        i += 1;
+    }
+    i
 }
 
 fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
@@ -1080,6 +1107,32 @@ mod tests {
 
     fn ok(s: &str) -> Json<'_> {
         Json::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn the_word_scan_stops_at_the_same_byte_as_a_byte_scan() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] < 0x20 || b[j] == b'"' || b[j] == b'\\')
+                .unwrap_or(b.len())
+        };
+        // Every byte value at every position of a word, after plain and high bytes (the
+        // ones that could make a borrow or a sign bit lie).
+        for special in 0..=255u8 {
+            for pos in 0..20 {
+                for filler in [b'a', 0x7f, 0x80, 0xff, 0x21, b'#', b']'] {
+                    let mut b = vec![filler; 20];
+                    b[pos] = special;
+                    for start in 0..b.len() {
+                        assert_eq!(
+                            plain_run_end(&b, start),
+                            naive(&b, start),
+                            "special {special:#x} at {pos}, filler {filler:#x}, from {start}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
