@@ -14,7 +14,10 @@ pub fn jsonl_line(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     if let Ok(doc) = Document::parse(&text) {
         let root = doc.root();
-        walk(root, 0);
+        let (mut indexed, mut scanned) = (Vec::new(), Vec::new());
+        walk(root, 0, &mut indexed);
+        walk(Json::parse(&text).expect("validated"), 0, &mut scanned);
+        assert_eq!(indexed, scanned, "the skip index changes no value");
         if let Some(ev) = Event::from_object(root) {
             let _ = (
                 ev.type_name(),
@@ -35,17 +38,26 @@ pub fn jsonl_line(data: &[u8]) {
     }
 }
 
-fn walk(v: Json<'_>, depth: usize) {
+/// Visits every value (to depth 64), appending the raw text of each, so that two ways of
+/// navigating the same text can be compared. Keys are also looked up again, last first,
+/// which moves backwards through the skip index.
+fn walk<'a>(v: Json<'a>, depth: usize, seen: &mut Vec<&'a str>) {
     if depth > 64 {
         return;
     }
-    let _ = (v.as_str(), v.as_f64(), v.kind(), v.keys().len());
+    let _ = (v.as_str(), v.as_f64(), v.kind());
+    seen.push(v.raw());
+    let keys = v.keys();
+    for k in keys.iter().rev() {
+        seen.extend(v.get_by_key(*k).map(Json::raw));
+    }
     for (k, x) in v.members() {
         let _ = k.as_str();
-        walk(x, depth + 1);
+        seen.push(k.raw());
+        walk(x, depth + 1, seen);
     }
     for x in v.elements() {
-        walk(x, depth + 1);
+        walk(x, depth + 1, seen);
     }
 }
 

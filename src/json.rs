@@ -1110,6 +1110,24 @@ mod tests {
     }
 
     #[test]
+    fn navigating_with_the_skip_index_gives_the_same_values_as_scanning() {
+        let long = "x".repeat(40);
+        for text in [
+            format!(
+                r#"{{"a":[{{}},[],{{"{long}":"{long}","b":[1,"{long}",{{"c":[[[]]]}}]}}],"d":"{long}","a":2}}"#
+            ),
+            format!(
+                r#"[[{{"k":"{long}"}},{{"k":"s"}}],"{long}",[],{{}},-0.5e3,{{"{long}":{{"{long}":[]}}}}]"#
+            ),
+            format!(r#" {{ "e" : [ "{long}" , {{ "f" : "\\"{long}\\\\" }} ] , "g" : null }} "#),
+            format!(r#""{long}""#),
+        ] {
+            // Asserts that every value and key, in every order it visits them, is the same.
+            crate::fuzz::jsonl_line(text.as_bytes());
+        }
+    }
+
+    #[test]
     fn the_word_scan_stops_at_the_same_byte_as_a_byte_scan() {
         let naive = |b: &[u8], i: usize| {
             (i..b.len())
