@@ -509,15 +509,28 @@ impl<'a> Json<'a> {
     pub fn lookup<const N: usize>(self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
         let mut found = [None; N];
         for (k, v) in self.members() {
-            let body = k.raw_str_body().unwrap_or_default();
-            let escaped = body.contains('\\');
-            for (i, key) in keys.iter().enumerate() {
-                if (!escaped && body == *key) || (escaped && k.str_eq(key)) {
-                    found[i] = Some(v);
-                }
+            if let Some(i) = key_index(k, &keys) {
+                found[i] = Some(v);
             }
         }
         found
+    }
+
+    /// The values of an object whose distinct keys are exactly `keys` (in any order, last
+    /// duplicate wins), in the order of `keys`; `None` when a key is missing or another key
+    /// is present, or for a non-object. One pass, no allocation. `keys`: distinct, at most 64.
+    pub fn exact_keys<const N: usize>(self, keys: [&str; N]) -> Option<[Json<'a>; N]> {
+        if self.kind() != Kind::Object {
+            return None;
+        }
+        let mut found = [self; N];
+        let mut seen = 0u64;
+        for (k, v) in self.members() {
+            let i = key_index(k, &keys)?;
+            found[i] = v;
+            seen |= 1 << i;
+        }
+        (seen == (1u64 << N) - 1).then_some(found)
     }
 
     /// The exact bytes of the value as stored.
@@ -572,6 +585,18 @@ impl<'a> Json<'a> {
     /// The value as a safe integer (`Number.isSafeInteger`), so `3.0` gives 3 and `-0`
     /// gives 0.
     pub fn as_safe_integer(self) -> Option<i64> {
+        // Fast path: plain digits, at most 15 of them (below 2^53), read without a float.
+        let digits = self.raw.strip_prefix('-').unwrap_or(self.raw);
+        if digits.len() <= 15
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+        {
+            let n = digits
+                .bytes()
+                .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+            return Some(if self.raw.starts_with('-') { -n } else { n });
+        }
         let n = self.as_f64()?;
         (n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER).then_some(n as i64)
     }
@@ -721,11 +746,13 @@ impl<'a> Json<'a> {
 
     /// True when the object's distinct keys are exactly `keys` (in any order).
     pub fn has_exactly_keys(self, keys: &[&str]) -> bool {
-        let present = self.keys();
-        present.len() == keys.len()
-            && present
-                .iter()
-                .all(|k| keys.iter().any(|want| k.str_eq(want)))
+        debug_assert!(keys.len() < 64, "a bit per key");
+        let mut seen = 0u64;
+        let all_known = self.kind() == Kind::Object
+            && self
+                .members()
+                .all(|(k, _)| key_index(k, keys).map(|i| seen |= 1 << i).is_some());
+        all_known && seen == (1u64 << keys.len()) - 1
     }
 
     /// True for a string with at least one code unit.
@@ -804,75 +831,97 @@ fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
 /// collision, their hashes are equal. Lets the surface fold remember a shadowable
 /// `tool/result` in 16 bytes instead of its whole payload (FORMAT.md §3.2 S18).
 pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {
+    let mut canonical = Vec::with_capacity(256);
+    write_canonical(v, top_path(null_at), &mut canonical);
     let mut h1 = std::hash::DefaultHasher::new();
     let mut h2 = std::hash::DefaultHasher::new();
     0x5eed_u32.hash(&mut h2);
-    let mut feed = |bytes: &[u8]| {
-        h1.write(bytes);
-        h2.write(bytes);
-    };
-    hash_value(v, top_path(null_at), &mut feed);
+    h1.write(&canonical);
+    h2.write(&canonical);
     (u128::from(h1.finish()) << 64) | u128::from(h2.finish())
 }
 
-fn hash_value(v: Json<'_>, null_at: NullPath<'_>, feed: &mut dyn FnMut(&[u8])) {
+/// Appends the canonical form of `v` to `out`: a self-delimiting encoding (each value starts
+/// with a tag byte, strings and keys with their length) in which two values are the same
+/// bytes exactly when they are deep-equal.
+fn write_canonical(v: Json<'_>, null_at: NullPath<'_>, out: &mut Vec<u8>) {
     if null_at == Some(&[][..]) {
-        feed(b"n");
+        out.push(b'n');
         return;
     }
     match v.kind() {
-        Kind::Null => feed(b"n"),
-        Kind::Bool => feed(if v.raw == "true" { b"t" } else { b"f" }),
+        Kind::Null => out.push(b'n'),
+        Kind::Bool => out.push(if v.raw == "true" { b't' } else { b'f' }),
         Kind::Number => {
             let n = v.as_f64().unwrap_or(f64::NAN);
             // -0 and 0 are equal for deep equality.
             let n = if n == 0.0 { 0.0 } else { n };
-            feed(b"#");
-            feed(&n.to_bits().to_le_bytes());
+            out.push(b'#');
+            out.extend_from_slice(&n.to_bits().to_le_bytes());
         }
         Kind::String => {
-            // Canonical bytes: the string's WTF-8 form (UTF-8, with lone surrogates as
-            // their 3-byte encodings), so escaped and raw spellings hash alike.
-            feed(b"s");
+            // The string's WTF-8 form (UTF-8, with lone surrogates as their 3-byte
+            // encodings), so escaped and raw spellings are the same bytes.
+            out.push(b's');
             let body = &v.raw[1..v.raw.len() - 1];
-            if body.contains('\\') {
-                let bytes = wtf8(v);
-                feed(&bytes);
-                feed(&(bytes.len() as u64).to_le_bytes());
+            let escaped = body.contains('\\');
+            let bytes = if escaped {
+                Cow::Owned(wtf8(v))
             } else {
-                feed(body.as_bytes());
-                feed(&(body.len() as u64).to_le_bytes());
-            }
+                Cow::Borrowed(body.as_bytes())
+            };
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(&bytes);
         }
         Kind::Array => {
-            feed(b"[");
+            out.push(b'[');
             for (i, e) in v.elements().enumerate() {
                 let sub = null_at.and_then(|p| sub_path(p, &i.to_string()));
-                hash_value(e, sub, feed);
+                write_canonical(e, sub, out);
             }
-            feed(b"]");
+            out.push(b']');
         }
         Kind::Object => {
-            // Canonical: distinct keys sorted by code units, last duplicate wins.
-            let mut keys: Vec<(Vec<u16>, Json<'_>)> = v
-                .keys()
-                .into_iter()
-                .map(|k| (k.code_units().collect(), k))
-                .collect();
-            keys.sort_by(|a, b| a.0.cmp(&b.0));
-            feed(b"{");
-            for (units, k) in keys {
-                for u in &units {
-                    feed(&u.to_le_bytes());
+            // Distinct keys sorted by code units, the last of repeated keys winning: a
+            // stable sort keeps repeats in stored order, so each run's last is the winner.
+            let mut members: Vec<(Json<'_>, Json<'_>)> = v.members().collect();
+            members.sort_by(|a, b| compare_keys(a.0, b.0));
+            out.push(b'{');
+            for (k, (key, value)) in members.iter().enumerate() {
+                if members
+                    .get(k + 1)
+                    .is_some_and(|next| next.0.same_string(*key))
+                {
+                    continue;
                 }
-                feed(&(units.len() as u64).to_le_bytes());
-                let value = v.get_by_key(k).expect("key taken from the same object");
-                let name = k.as_str().unwrap_or_default();
-                let sub = null_at.and_then(|p| sub_path(p, &name));
-                hash_value(value, sub, feed);
+                out.push(b'k');
+                let units = key.code_units().count();
+                out.extend_from_slice(&(units as u64).to_le_bytes());
+                for u in key.code_units() {
+                    out.extend_from_slice(&u.to_le_bytes());
+                }
+                let sub = null_at.and_then(|p| {
+                    p.first()
+                        .is_some_and(|step| key.str_eq(step))
+                        .then(|| &p[1..])
+                });
+                write_canonical(*value, sub, out);
             }
-            feed(b"}");
+            out.push(b'}');
         }
+    }
+}
+
+/// Orders two key tokens by their UTF-16 code units (JavaScript's string order).
+fn compare_keys(a: Json<'_>, b: Json<'_>) -> std::cmp::Ordering {
+    match (a.raw_str_body(), b.raw_str_body()) {
+        // Plain ASCII: the bytes are the code units.
+        (Some(x), Some(y))
+            if x.is_ascii() && y.is_ascii() && !x.contains('\\') && !y.contains('\\') =>
+        {
+            x.cmp(y)
+        }
+        _ => a.code_units().cmp(b.code_units()),
     }
 }
 
@@ -905,6 +954,16 @@ fn wtf8(v: Json<'_>) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The position in `keys` of the key token `k` (compared as code units).
+fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
+    let body = k.raw_str_body()?;
+    if body.contains('\\') {
+        keys.iter().position(|key| k.str_eq(key))
+    } else {
+        keys.iter().position(|key| body == *key)
+    }
 }
 
 /// Iterator over an object's members; see [`Json::members`].
@@ -1236,6 +1295,49 @@ mod tests {
     }
 
     #[test]
+    fn hashes_are_equal_exactly_when_values_are_deep_equal() {
+        let values = [
+            r#"{"a":1,"b":[true,null,"x"]}"#,
+            r#"{"b":[true,null,"x"],"a":1.0}"#,
+            r#"{"a":1,"b":[true,null,"x"],"a":1}"#,
+            r#"{"a":2,"b":[true,null,"x"],"a":1}"#,
+            r#"{"a":1,"b":[true,null,"x"],"a":2}"#,
+            r#"{"\u0061":1,"b":[true,null,"\u0078"]}"#,
+            r#"{"a":1,"b":[true,null,"x"],"c":null}"#,
+            r#"{"a":1,"b":[true,null]}"#,
+            r#"{"a":1,"b":[true,"x",null]}"#,
+            r#"{"a":-0,"b":[]}"#,
+            r#"{"a":0,"b":[]}"#,
+            r#"{"a":"0","b":[]}"#,
+            r#"{"ab":"","b":[]}"#,
+            r#"{"a":"b","b":[]}"#,
+            r#"{"\ud800":1}"#,
+            r#"{"\ufffd":1}"#,
+            r#"{"\uffff":1,"\ud83d\ude00":2}"#,
+            r#"{"😀":2,"\uffff":1}"#,
+            r#"{"m":{"c":[{"content":[1],"t":"x"}]}}"#,
+            r#"{"m":{"c":[{"t":"x","content":"other"}]}}"#,
+            r#"{"m":{"c":[{"t":"x","content":"other"},1]}}"#,
+            r#"[[],{}]"#,
+            r#"[{},[]]"#,
+            r#"["",""]"#,
+            r#"[""]"#,
+        ];
+        for null_at in [&[][..], &["m", "c", "0", "content"][..]] {
+            for a in values {
+                for b in values {
+                    let (x, y) = (ok(a), ok(b));
+                    assert_eq!(
+                        canonical_hash(x, null_at) == canonical_hash(y, null_at),
+                        x.deep_eq(y, null_at),
+                        "{a} vs {b} with {null_at:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn hashes_agree_for_escaped_and_raw_spellings() {
         let a = ok(r#"{"t":"é\n😀","n":1}"#);
         let b = ok(r#"{"n":1.0,"t":"\u00e9\u000a\ud83d\ude00"}"#);
@@ -1268,6 +1370,45 @@ mod tests {
         assert_eq!(walk(plain), walk(indexed));
         assert_eq!(indexed.get("c").unwrap().get("d").unwrap().raw(), "[]");
         assert!(Document::parse("[1,").is_err());
+    }
+
+    #[test]
+    fn exact_keys_takes_each_key_once_in_any_order() {
+        let v = ok(r#"{"b":1,"\u0061":2,"b":3}"#);
+        fn raws(found: Option<[Json<'_>; 2]>) -> Option<[&str; 2]> {
+            found.map(|f| f.map(Json::raw))
+        }
+        assert_eq!(raws(v.exact_keys(["a", "b"])), Some(["2", "3"]));
+        assert_eq!(raws(v.exact_keys(["b", "a"])), Some(["3", "2"]));
+        assert!(v.exact_keys(["a"]).is_none());
+        assert!(v.exact_keys(["a", "b", "c"]).is_none());
+        assert!(ok("[1]").exact_keys(["a"]).is_none());
+        assert!(v.has_exactly_keys(&["b", "a"]));
+        assert!(!v.has_exactly_keys(&["a"]));
+        assert!(!v.has_exactly_keys(&["a", "b", "c"]));
+        assert!(ok("{}").has_exactly_keys(&[]));
+        assert!(!ok("[]").has_exactly_keys(&[]));
+    }
+
+    #[test]
+    fn safe_integers_read_the_same_with_or_without_the_digit_fast_path() {
+        for (text, want) in [
+            ("0", Some(0)),
+            ("-0", Some(0)),
+            ("-15", Some(-15)),
+            ("999999999999999", Some(999_999_999_999_999)),
+            ("9007199254740991", Some(9_007_199_254_740_991)),
+            ("-9007199254740991", Some(-9_007_199_254_740_991)),
+            ("9007199254740992", None),
+            ("1.0", Some(1)),
+            ("1.5", None),
+            ("1e2", Some(100)),
+            ("-0.0", Some(0)),
+            ("\"1\"", None),
+            ("true", None),
+        ] {
+            assert_eq!(ok(text).as_safe_integer(), want, "{text}");
+        }
     }
 
     #[test]

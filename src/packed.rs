@@ -68,77 +68,88 @@ pub fn packed_row(json: Json<'_>) -> Option<Result<PackedRow<'_>, String>> {
 }
 
 fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
-    if !row.has_exactly_keys(&["type", "seq0", "time0", "data"]) {
-        return Err("envelope keys must be exactly type, seq0, time0, data".into());
-    }
-    let seq0 = row
-        .get("seq0")
-        .and_then(Json::as_seq)
+    let [seq0, time0, data] = row
+        .exact_keys(["seq0", "time0", "data", "type"])
+        .map(|[s, t, d, _]| [s, t, d])
+        .ok_or("envelope keys must be exactly type, seq0, time0, data")?;
+    let seq0 = seq0
+        .as_seq()
         .ok_or("seq0 must be a non-negative safe integer")?;
-    let time0 = row
-        .get("time0")
-        .and_then(Json::as_safe_integer)
+    let time0 = time0
+        .as_safe_integer()
         .ok_or("time0 must be a safe integer")?;
-    let data = row
-        .get("data")
-        .filter(|d| d.is_object())
-        .ok_or("data must be an object")?;
+    if !data.is_object() {
+        return Err("data must be an object".into());
+    }
     let tool = tag == "tool-call-chunks";
     let payload_key = if tool { "args" } else { "texts" };
-    let want: &[&str] = if tool {
-        if data.has("name") {
-            &["turn", "step", "index", "dt", "id", "name", "args"]
+    let keys_error = |want: &[&str]| format!("data keys must be exactly {}", want.join(", "));
+    let (fields, id, name) = if tool {
+        const NAMED: [&str; 7] = ["turn", "step", "index", "dt", "id", "name", "args"];
+        const UNNAMED: [&str; 6] = ["turn", "step", "index", "dt", "id", "args"];
+        if let Some([t, s, i, d, id, name, p]) = data.exact_keys(NAMED) {
+            ([t, s, i, d, p], Some(id), Some(name))
+        } else if let Some([t, s, i, d, id, p]) = data.exact_keys(UNNAMED) {
+            ([t, s, i, d, p], Some(id), None)
         } else {
-            &["turn", "step", "index", "dt", "id", "args"]
+            let want: &[&str] = if data.has("name") { &NAMED } else { &UNNAMED };
+            return Err(keys_error(want));
         }
     } else {
-        &["turn", "step", "index", "dt", "texts"]
-    };
-    if !data.has_exactly_keys(want) {
-        return Err(format!("data keys must be exactly {}", want.join(", ")));
-    }
-    let number = |k| {
-        data.get(k)
-            .filter(|v| v.kind() == Kind::Number)
-            .ok_or(format!("{k} must be a number"))
-    };
-    let (turn, step, index) = (number("turn")?, number("step")?, number("index")?);
-    let id = if tool {
-        Some(
-            data.get("id")
-                .filter(|v| v.kind() == Kind::String)
-                .ok_or("id must be a string")?,
+        const TEXT: [&str; 5] = ["turn", "step", "index", "dt", "texts"];
+        (
+            data.exact_keys(TEXT).ok_or_else(|| keys_error(&TEXT))?,
+            None,
+            None,
         )
-    } else {
-        None
     };
-    let name = data.get("name");
+    let [turn, step, index, dt, payload] = fields;
+    for (k, v) in [("turn", turn), ("step", step), ("index", index)] {
+        if v.kind() != Kind::Number {
+            return Err(format!("{k} must be a number"));
+        }
+    }
+    if id.is_some_and(|v| v.kind() != Kind::String) {
+        return Err("id must be a string".into());
+    }
     if name.is_some_and(|n| n.kind() != Kind::String) {
         return Err("name must be a string".into());
     }
-    let payload = data
-        .get(payload_key)
-        .filter(|p| p.is_array())
-        .ok_or(format!("{payload_key} must be an array of strings"))?;
+    if !payload.is_array() {
+        return Err(format!("{payload_key} must be an array of strings"));
+    }
     let members: Vec<Json<'_>> = payload.elements().collect();
     if members.is_empty() || members.iter().any(|m| m.kind() != Kind::String) {
         return Err(format!(
             "{payload_key} must be a non-empty array of strings"
         ));
     }
-    let dt = data
-        .get("dt")
-        .filter(|d| d.is_array())
-        .ok_or("dt must be an array")?;
-    let gaps: Vec<i64> = dt
-        .elements()
-        .map(Json::as_safe_integer)
-        .collect::<Option<_>>()
-        .ok_or("dt must hold safe integers")?;
-    if gaps.len() != members.len() - 1 {
+    if !dt.is_array() {
+        return Err("dt must be an array".into());
+    }
+    let kind = match tag {
+        "text-chunks" => "text-delta",
+        "reasoning-chunks" => "reasoning-delta",
+        _ => "tool-call-delta",
+    };
+    // Each member's time: time0, then the running sum of the gaps.
+    let mut times = Vec::with_capacity(members.len());
+    times.push(time0);
+    let mut bad_gap = false;
+    for gap in dt.elements() {
+        let Some(gap) = gap.as_safe_integer() else {
+            bad_gap = true;
+            break;
+        };
+        times.push(times[times.len() - 1] + gap);
+    }
+    if bad_gap {
+        return Err("dt must hold safe integers".into());
+    }
+    if times.len() != members.len() {
         return Err(format!(
             "dt has {} gaps for {} members",
-            gaps.len(),
+            dt.len(),
             members.len()
         ));
     }
@@ -146,21 +157,8 @@ fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
     if seq0 + members.len() as u64 - 1 > max as u64 {
         return Err("member seqs exceed the safe integer range".into());
     }
-    let kind = match tag {
-        "text-chunks" => "text-delta",
-        "reasoning-chunks" => "reasoning-delta",
-        _ => "tool-call-delta",
-    };
-    let mut times = Vec::with_capacity(members.len());
-    let mut time = time0;
-    for k in 0..members.len() {
-        if k > 0 {
-            time += gaps[k - 1];
-            if time.abs() > max {
-                return Err("member times exceed the safe integer range".into());
-            }
-        }
-        times.push(time);
+    if times.iter().any(|t| t.abs() > max) {
+        return Err("member times exceed the safe integer range".into());
     }
     Ok(PackedRow {
         seq0,
@@ -173,4 +171,116 @@ fn parse_packed<'a>(row: Json<'a>, tag: &str) -> Result<PackedRow<'a>, String> {
         name,
         payload: members,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(line: &str) -> Result<(u64, Vec<i64>, Vec<String>), String> {
+        let json = Json::parse(line).expect("test lines are JSON");
+        let row = packed_row(json).expect("a packed tag")?;
+        let members = (0..row.len()).map(|k| row.member_json(k)).collect();
+        Ok((row.seq0, row.times.clone(), members))
+    }
+
+    #[test]
+    fn a_row_expands_to_its_member_events() {
+        let (seq0, times, members) = read(
+            r#"{"type":"tool-call-chunks","seq0":7,"time0":100,"data":{"turn":1,"step":2,"index":0,"dt":[5,0],"id":"c1","name":"sh","args":["{","\"a\"","}"]}}"#,
+        )
+        .unwrap();
+        assert_eq!((seq0, times), (7, vec![100, 105, 105]));
+        assert_eq!(
+            members[1],
+            r#"{"type":"assistant/chunk","seq":8,"time":105,"data":{"turn":1,"step":2,"chunk":{"type":"tool-call-delta","index":0,"id":"c1","name":"sh","argumentsDelta":"\"a\""}}}"#
+        );
+        // Keys in another order, repeated (last wins), or escaped read the same.
+        let (_, times, members) = read(
+            r#"{"data":{"texts":["x","y"],"dt":[1],"index":3,"step":2,"turn":1,"turn":9},"time0":5,"seq0":0,"t\u0079pe":"text-chunks","type":"text-chunks"}"#,
+        )
+        .unwrap();
+        assert_eq!(times, vec![5, 6]);
+        assert_eq!(
+            members[0],
+            r#"{"type":"assistant/chunk","seq":0,"time":5,"data":{"turn":9,"step":2,"chunk":{"type":"text-delta","index":3,"text":"x"}}}"#
+        );
+    }
+
+    #[test]
+    fn each_invalid_row_says_what_is_wrong() {
+        let text =
+            |data: &str| format!(r#"{{"type":"text-chunks","seq0":0,"time0":0,"data":{data}}}"#);
+        let ok = r#"{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"]}"#;
+        assert!(read(&text(ok)).is_ok());
+        for (line, want) in [
+            (
+                r#"{"type":"text-chunks","seq0":0,"data":{}}"#.to_owned(),
+                "envelope keys must be exactly type, seq0, time0, data",
+            ),
+            (
+                r#"{"type":"text-chunks","seq0":-1,"time0":0,"data":{}}"#.to_owned(),
+                "seq0 must be a non-negative safe integer",
+            ),
+            (
+                r#"{"type":"text-chunks","seq0":0,"time0":0.5,"data":{}}"#.to_owned(),
+                "time0 must be a safe integer",
+            ),
+            (text("[]"), "data must be an object"),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":[1]}"#),
+                "data keys must be exactly turn, step, index, dt, texts",
+            ),
+            (
+                r#"{"type":"tool-call-chunks","seq0":0,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[],"args":["a"],"name":"n"}}"#.to_owned(),
+                "data keys must be exactly turn, step, index, dt, id, name, args",
+            ),
+            (
+                r#"{"type":"tool-call-chunks","seq0":0,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[],"args":["a"]}}"#.to_owned(),
+                "data keys must be exactly turn, step, index, dt, id, args",
+            ),
+            (
+                text(r#"{"turn":1,"step":"1","index":"0","dt":[1],"texts":["a","b"]}"#),
+                "step must be a number",
+            ),
+            (
+                r#"{"type":"tool-call-chunks","seq0":0,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[],"args":["a"],"id":1}}"#.to_owned(),
+                "id must be a string",
+            ),
+            (
+                r#"{"type":"tool-call-chunks","seq0":0,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[],"args":["a"],"id":"c","name":null}}"#.to_owned(),
+                "name must be a string",
+            ),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":[1],"texts":"ab"}"#),
+                "texts must be an array of strings",
+            ),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":[],"texts":[]}"#),
+                "texts must be a non-empty array of strings",
+            ),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":{},"texts":["a"]}"#),
+                "dt must be an array",
+            ),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":[1,"2"],"texts":["a"]}"#),
+                "dt must hold safe integers",
+            ),
+            (
+                text(r#"{"turn":1,"step":1,"index":0,"dt":[1,2],"texts":["a","b"]}"#),
+                "dt has 2 gaps for 2 members",
+            ),
+            (
+                r#"{"type":"text-chunks","seq0":9007199254740991,"time0":0,"data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"]}}"#.to_owned(),
+                "member seqs exceed the safe integer range",
+            ),
+            (
+                r#"{"type":"text-chunks","seq0":0,"time0":9007199254740990,"data":{"turn":1,"step":1,"index":0,"dt":[2],"texts":["a","b"]}}"#.to_owned(),
+                "member times exceed the safe integer range",
+            ),
+        ] {
+            assert_eq!(read(&line).unwrap_err(), want, "{line}");
+        }
+    }
 }
