@@ -161,19 +161,18 @@ fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
 pub fn tool_call_ids(message: Json<'_>) -> (Vec<String>, Vec<String>) {
     let mut calls = Vec::new();
     let mut results = Vec::new();
+    let text = |v: Option<Json<'_>>| v.and_then(Json::as_str).map(|s| s.into_owned());
+    let [role, tool_call_id, content] = message.lookup(["role", "toolCallId", "content"]);
     // A v4 tool-role result answers its call directly (GENERATIONS §7).
-    if message.get("role").is_some_and(|r| r.str_eq("tool"))
-        && let Some(id) = message.get("toolCallId").and_then(Json::as_str)
-    {
-        results.push(id.into_owned());
+    if role.is_some_and(|r| r.str_eq("tool")) {
+        results.extend(text(tool_call_id));
     }
-    for block in message.get("content").into_iter().flat_map(Json::elements) {
-        let ty = block.get("type");
-        let text = |k| block.get(k).and_then(Json::as_str).map(|s| s.into_owned());
+    for block in content.into_iter().flat_map(Json::elements) {
+        let [ty, id, tool_call_id] = block.lookup(["type", "id", "toolCallId"]);
         if ty.is_some_and(|t| t.str_eq("tool-call")) {
-            calls.extend(text("id"));
+            calls.extend(text(id));
         } else if ty.is_some_and(|t| t.str_eq("tool-result")) {
-            results.extend(text("toolCallId"));
+            results.extend(text(tool_call_id));
         }
     }
     (calls, results)

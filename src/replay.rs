@@ -51,7 +51,8 @@ pub struct SurfaceEntry {
     pub role: Option<String>,
     /// The message id as stored, quotes included, when present.
     pub message_id: Option<String>,
-    /// A short one-line text preview (at most 60 characters).
+    /// A short one-line text preview (at most 60 characters); empty unless the scan asked
+    /// for previews (`ScanOptions::previews`).
     pub preview: String,
     /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
     /// messages and the event projects to one.
@@ -564,7 +565,9 @@ impl Replay {
         sources: Option<Json<'_>>,
     ) -> Result<Vec<u64>, (Rule, String)> {
         let mut order: Vec<u64> = Vec::new();
-        let mut cited = HashSet::new();
+        // Citations in increasing order (as DSH writes them) cannot repeat: the set that
+        // finds repeats is built only once an element is not above the one before it.
+        let mut cited: Option<HashSet<u64>> = None;
         let Some(sources) = sources else {
             return Ok(order);
         };
@@ -650,7 +653,12 @@ impl Replay {
                 }
             };
             for cite in run {
-                if !cited.insert(cite) {
+                let repeated = match &mut cited {
+                    None if order.last().is_none_or(|&last| last < cite) => false,
+                    None => !cited.insert(order.iter().copied().collect()).insert(cite),
+                    Some(set) => !set.insert(cite),
+                };
+                if repeated {
                     duplicate.get_or_insert(cite);
                 }
                 if cite >= seq {
