@@ -44,6 +44,9 @@ pub struct ScanOptions {
     pub turn_rows: bool,
     /// Keep the entries replaces shadowed (`surface --all`).
     pub keep_shadowed: bool,
+    /// Give each surface entry its one-line preview ([`SurfaceEntry::preview`], shown by
+    /// `surface`); off, previews are empty and the fold does not decode message text.
+    pub previews: bool,
     /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass, over a log
     /// the first pass already checked: other events are counted, not checked).
     pub node_info: Option<std::collections::HashSet<u64>>,
@@ -62,6 +65,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("provenance", &self.provenance)
             .field("turn_rows", &self.turn_rows)
             .field("keep_shadowed", &self.keep_shadowed)
+            .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .finish_non_exhaustive()
     }
@@ -1331,7 +1335,11 @@ impl<'o> Scan<'o> {
                     })
                 });
             let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
-            let preview = derive::preview(message, PREVIEW_CHARS);
+            let preview = if self.options.previews {
+                derive::preview(message, PREVIEW_CHARS)
+            } else {
+                String::new()
+            };
             let (calls, results) = match (self.dialect.projection, projected.as_deref()) {
                 (_, None) => Default::default(),
                 (Projection::Stored, Some(_)) => logical
