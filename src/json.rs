@@ -104,6 +104,18 @@ impl<'a> Document<'a> {
         Ok(Document { text, skips })
     }
 
+    /// Re-attaches the index [`Document::parse`] built for this same `text` (on another
+    /// thread, for example), without validating again.
+    pub(crate) fn from_parts(text: &'a str, skips: Skips) -> Self {
+        debug_assert!(validate(text).is_ok(), "from_parts on invalid JSON");
+        Document { text, skips }
+    }
+
+    /// The index, to send on or re-attach with [`Document::from_parts`].
+    pub(crate) fn into_skips(self) -> Skips {
+        self.skips
+    }
+
     /// The value.
     pub fn root(&self) -> Json<'_> {
         let start = self.text.len()

@@ -98,7 +98,7 @@ pub enum Backend {
 }
 
 /// A source of decoded lines.
-pub trait LineSource {
+pub trait LineSource: Send {
     /// Reads the next line into `line`. Returns `Ok(false)` at the end.
     ///
     /// # Errors
@@ -177,7 +177,7 @@ pub struct Input {
 }
 
 enum InputReader {
-    Plain(Box<dyn BufRead>),
+    Plain(Box<dyn BufRead + Send>),
     Zstd(File),
     Sqlite,
 }
@@ -216,7 +216,7 @@ impl Input {
         // Standard input, and a path that is a pipe (`<(zcat …)`), are read as streams:
         // detected by peeking, never by seeking.
         enum Source {
-            Stream(Box<dyn Read>),
+            Stream(Box<dyn Read + Send>),
             File(File),
         }
         let (source, size) = if path == Path::new("-") {
@@ -235,7 +235,7 @@ impl Input {
         };
         let (encoding, reader) = match source {
             Source::Stream(stream) => {
-                let mut reader: Box<dyn BufRead> =
+                let mut reader: Box<dyn BufRead + Send> =
                     Box::new(BufReader::with_capacity(1 << 16, stream));
                 let encoding = detect(&peek(&mut reader, 16)?);
                 let reader = match encoding {
@@ -305,7 +305,7 @@ impl Input {
     }
 }
 
-fn peek(reader: &mut Box<dyn BufRead>, n: usize) -> io::Result<Vec<u8>> {
+fn peek(reader: &mut Box<dyn BufRead + Send>, n: usize) -> io::Result<Vec<u8>> {
     // fill_buf may return fewer bytes than available; for 16 bytes one call is enough
     // unless the input arrives in tiny pieces, which only costs detection of a magic.
     let buf = reader.fill_buf()?;
@@ -344,7 +344,7 @@ fn read_line_bounded(reader: &mut dyn BufRead, out: &mut Vec<u8>) -> io::Result<
 }
 
 struct PlainLines {
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     number: u64,
     offset: u64,
 }

@@ -8,14 +8,16 @@
 //! first finding of each stage; the reported finding is the first of the earliest stage.
 //! So the verdict is HEAD's, while the file is read once and never held in memory.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::path::{Path, PathBuf};
 
 use crate::check::{self, Logical};
 use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
-use crate::json::{Json, Kind};
+use crate::json::{Document, Json, JsonError, Kind, Skips};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::packed::{PackedRow, packed_row};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
@@ -396,24 +398,31 @@ impl Stats {
         }
     }
 
-    /// The counts a packed `assistant/chunk` member adds (it changes no turn state).
-    fn record_chunk(&mut self, time: i64) {
-        self.count("assistant/chunk", Some(time));
+    /// The counts the `assistant/chunk` members of a packed row add, at their `times` (ms
+    /// since epoch, in order); they change no turn state.
+    fn record_chunks(&mut self, times: &[i64]) {
+        self.count_n("assistant/chunk", times.len() as u64, times.first().copied());
+        self.last_time = times.last().copied().or(self.last_time);
     }
 
     /// Counts one event of type `ty` at `time` (ms since epoch, when it has one).
     fn count(&mut self, ty: &str, time: Option<i64>) {
-        self.events += 1;
-        if self.first_time.is_none() {
-            self.first_time = time;
-        }
+        self.count_n(ty, 1, time);
         if time.is_some() {
             self.last_time = time;
         }
+    }
+
+    /// Counts `n` events of type `ty`, the first at `first_time`.
+    fn count_n(&mut self, ty: &str, n: u64, first_time: Option<i64>) {
+        self.events += n;
+        if self.first_time.is_none() {
+            self.first_time = first_time;
+        }
         if let Some(count) = self.types.get_mut(ty) {
-            *count += 1;
+            *count += n;
         } else {
-            self.types.insert(ty.to_owned(), 1);
+            self.types.insert(ty.to_owned(), n);
         }
     }
 
@@ -693,27 +702,45 @@ impl<'o> Scan<'o> {
         self.report.replay = replay;
     }
 
+    /// Reads the records after the header. A second thread reads the lines and checks their
+    /// JSON ([`read_ahead`]) while this one runs the checks and the fold, which must see the
+    /// events in order.
     fn read_records(
         &mut self,
         lines: &mut dyn LineSource,
         mut torn: TornScan,
     ) -> Result<(), ScanError> {
-        let mut line = Line::default();
-        loop {
-            if torn.first.is_some() {
-                match lines.skip_empty_lines() {
-                    Ok(n) => torn.lines += n,
-                    Err(e) => return self.source_stopped(e),
+        let options = self.options;
+        let mut last_number = 0;
+        let reader = &mut *lines;
+        let stopped = std::thread::scope(|threads| {
+            let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+            let (processed, processed_in) = std::sync::mpsc::sync_channel(1);
+            let skip = options.node_info.as_ref();
+            threads.spawn(move || read_ahead(reader, skip, &batches, &processed_in));
+            for batch in batches_in {
+                let Batch { items, big } = batch;
+                for item in items {
+                    match item {
+                        ReadAhead::Line(line, parsed) => {
+                            last_number = line.number;
+                            if !self.record_line(&line, parsed, &mut torn) {
+                                return Some(Ok(()));
+                            }
+                        }
+                        ReadAhead::EmptyLines(n) => torn.lines += n,
+                        ReadAhead::Stopped(e) => return Some(self.source_stopped(e)),
+                    }
+                }
+                if big {
+                    // The reader waits for this before it reads on (memory bound).
+                    let _ = processed.send(());
                 }
             }
-            match lines.next_line(&mut line) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => return self.source_stopped(e),
-            }
-            if !self.record_line(&line, &mut torn) {
-                return Ok(());
-            }
+            None
+        });
+        if let Some(result) = stopped {
+            return result;
         }
         self.close_torn_tail(torn, lines);
         // DSH validates the stored events followed by the closers it would append (§5.1,
@@ -721,7 +748,7 @@ impl<'o> Scan<'o> {
         let checks_closers = self.options.append_closers
             || (self.dialect.strict && self.options.node_info.is_none());
         if checks_closers && !self.decided_before(STAGES) {
-            self.append_closers(line.number + 1);
+            self.append_closers(last_number + 1);
         }
         Ok(())
     }
@@ -954,7 +981,12 @@ impl<'o> Scan<'o> {
     }
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
-    fn record_line(&mut self, line: &Line, torn: &mut TornScan) -> bool {
+    fn record_line(
+        &mut self,
+        line: &Line,
+        parsed: Option<Result<Skips, JsonError>>,
+        torn: &mut TornScan,
+    ) -> bool {
         if let Some(wanted) = &self.options.node_info
             && let Some(seq) = leading_seq(&line.bytes)
             && !wanted.contains(&seq)
@@ -1013,10 +1045,14 @@ impl<'o> Scan<'o> {
             );
             return true;
         }
-        let document = crate::json::Document::parse(&text);
+        let document = match (parsed, &text) {
+            (Some(Ok(skips)), Cow::Borrowed(text)) => Ok(Document::from_parts(text, skips)),
+            (Some(Err(e)), Cow::Borrowed(_)) => Err(e),
+            _ => Document::parse(&text),
+        };
         let parsed = document
             .as_ref()
-            .map(crate::json::Document::root)
+            .map(Document::root)
             .map_err(Clone::clone);
         if let Ok(json) = parsed
             && json.is_null()
@@ -1141,7 +1177,7 @@ impl<'o> Scan<'o> {
             }
             return;
         }
-        for &time in &row.times {
+        for _ in &row.times {
             let seq = self.next_index;
             self.next_index += 1;
             if !self.per_event_failed && !self.decided_before(PER_EVENT) {
@@ -1151,8 +1187,8 @@ impl<'o> Scan<'o> {
                     .push_log_only(seq, "assistant/chunk", false, false);
                 self.after_fold(seq, line, result);
             }
-            self.report.stats.record_chunk(time);
         }
+        self.report.stats.record_chunks(&row.times);
     }
 
     /// Every stage's checks on one stored event, then the fold.
@@ -1563,6 +1599,90 @@ impl<'o> Scan<'o> {
         }
         self.report
     }
+}
+
+/// Batches in the channel from the reader thread to the scan.
+const BATCHES_AHEAD: usize = 2;
+/// Lines per batch, and bytes after which a batch is sent early.
+const BATCH_LINES: usize = 256;
+const BATCH_BYTES: usize = 1 << 20;
+/// A batch of at least this many bytes (long lines) is processed before the reader reads
+/// on, so that long lines are not held twice: memory stays within one long line.
+const BIG_BATCH_BYTES: usize = 16 << 20;
+
+/// What the reader thread hands the scan, in input order.
+enum ReadAhead {
+    /// A line and, when the scan will parse it (a complete line of valid UTF-8), its JSON
+    /// check done ahead: the skip index, or why it is not JSON.
+    Line(Line, Option<Result<Skips, JsonError>>),
+    /// A run of empty lines after an empty line, skipped in bulk
+    /// ([`LineSource::skip_empty_lines`]): the first empty line is already a defect, so the
+    /// scan only counts the rest.
+    EmptyLines(u64),
+    /// The source failed; nothing follows.
+    Stopped(SourceError),
+}
+
+#[derive(Default)]
+struct Batch {
+    items: Vec<ReadAhead>,
+    /// At least [`BIG_BATCH_BYTES`]: the reader waits for the scan to process it.
+    big: bool,
+}
+
+/// The reader thread: reads `lines` and checks each line's JSON, in batches, until the
+/// input ends, the source fails, or the scan hangs up. Lines whose leading seq is not in
+/// `wanted_seqs` (a view's second pass) are not parsed: the scan counts them unparsed.
+fn read_ahead(
+    lines: &mut dyn LineSource,
+    wanted_seqs: Option<&HashSet<u64>>,
+    batches: &SyncSender<Batch>,
+    processed: &Receiver<()>,
+) {
+    let mut batch = Batch::default();
+    let mut bytes = 0;
+    loop {
+        let mut line = Line::default();
+        match lines.next_line(&mut line) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                batch.items.push(ReadAhead::Stopped(e));
+                break;
+            }
+        }
+        let unwanted = wanted_seqs
+            .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
+        let parsed = (line.terminated && !line.too_long && line.defect.is_none() && !unwanted)
+            .then(|| std::str::from_utf8(&line.bytes).ok())
+            .flatten()
+            .map(|text| Document::parse(text).map(Document::into_skips));
+        let empty = line.terminated && line.bytes.is_empty();
+        bytes += line.bytes.len();
+        batch.items.push(ReadAhead::Line(line, parsed));
+        if empty {
+            match lines.skip_empty_lines() {
+                Ok(0) => {}
+                Ok(n) => batch.items.push(ReadAhead::EmptyLines(n)),
+                Err(e) => {
+                    batch.items.push(ReadAhead::Stopped(e));
+                    break;
+                }
+            }
+        }
+        if batch.items.len() >= BATCH_LINES || bytes >= BATCH_BYTES {
+            batch.big = bytes >= BIG_BATCH_BYTES;
+            let big = batch.big;
+            if batches.send(std::mem::take(&mut batch)).is_err() {
+                return;
+            }
+            bytes = 0;
+            if big && processed.recv().is_err() {
+                return;
+            }
+        }
+    }
+    let _ = batches.send(batch);
 }
 
 /// The seq of a line written in DSH's own key order, `{"type":"…","seq":N,…`, read without
