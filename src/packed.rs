@@ -62,7 +62,14 @@ impl PackedRow<'_> {
 /// Reads a packed chunk row (§7.4). `None` when `json` is not a packed row (its `type` is
 /// not one of [`PACKED_TAGS`]); `Some(Err)` when it is one but invalid (J3 / a Q defect).
 pub fn packed_row(json: Json<'_>) -> Option<Result<PackedRow<'_>, String>> {
-    let tag = json.get("type")?;
+    packed_row_of_type(json, json.get("type")?)
+}
+
+/// As [`packed_row`], for a record whose `type` value the caller already has.
+pub fn packed_row_of_type<'a>(
+    json: Json<'a>,
+    tag: Json<'_>,
+) -> Option<Result<PackedRow<'a>, String>> {
     let delta = PACKED_TAGS.into_iter().find(|t| tag.str_eq(t))?;
     Some(parse_packed(json, delta))
 }

@@ -173,6 +173,8 @@ pub struct Replay {
     system_head: Option<u64>,
     /// A v0 log used range-encoded provenance: the 0.1.2-alpha dialect.
     alpha_dialect: bool,
+    /// The last event's citations, kept for its allocation.
+    cites: Vec<u64>,
 }
 
 type Step = Result<(), (Rule, String)>;
@@ -192,6 +194,7 @@ impl Replay {
             shadowed: None,
             system_head: None,
             alpha_dialect: false,
+            cites: Vec::new(),
         }
     }
 
@@ -443,10 +446,11 @@ impl Replay {
             }
         }
         // Accepted: apply.
-        if let Some(index) = &mut self.provenance
-            && !cites.is_empty()
-        {
-            index.sources.insert(seq, cites);
+        match &mut self.provenance {
+            Some(index) if !cites.is_empty() => {
+                index.sources.insert(seq, cites);
+            }
+            _ => self.cites = cites,
         }
         if self.dialect.system_head && input.ty == "system/message" {
             let head_replaced =
@@ -564,7 +568,8 @@ impl Replay {
         ty: &str,
         sources: Option<Json<'_>>,
     ) -> Result<Vec<u64>, (Rule, String)> {
-        let mut order: Vec<u64> = Vec::new();
+        let mut order = std::mem::take(&mut self.cites);
+        order.clear();
         // Citations in increasing order (as DSH writes them) cannot repeat: the set that
         // finds repeats is built only once an element is not above the one before it.
         let mut cited: Option<HashSet<u64>> = None;

@@ -10,8 +10,8 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
-use std::sync::mpsc::{Receiver, SyncSender};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use crate::check::{self, Logical};
 use crate::derive;
@@ -19,7 +19,7 @@ use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
 use crate::json::{Document, Json, JsonError, Kind, Skips};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::packed::{PackedRow, packed_row};
+use crate::packed::{PackedRow, packed_row, packed_row_of_type};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 
@@ -401,7 +401,11 @@ impl Stats {
     /// The counts the `assistant/chunk` members of a packed row add, at their `times` (ms
     /// since epoch, in order); they change no turn state.
     fn record_chunks(&mut self, times: &[i64]) {
-        self.count_n("assistant/chunk", times.len() as u64, times.first().copied());
+        self.count_n(
+            "assistant/chunk",
+            times.len() as u64,
+            times.first().copied(),
+        );
         self.last_time = times.last().copied().or(self.last_time);
     }
 
@@ -715,27 +719,29 @@ impl<'o> Scan<'o> {
         let reader = &mut *lines;
         let stopped = std::thread::scope(|threads| {
             let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
-            let (processed, processed_in) = std::sync::mpsc::sync_channel(1);
+            // Unbounded, so that the scan never waits on it (one message per batch).
+            let (processed, processed_in) = std::sync::mpsc::channel();
             let skip = options.node_info.as_ref();
             threads.spawn(move || read_ahead(reader, skip, &batches, &processed_in));
             for batch in batches_in {
-                let Batch { items, big } = batch;
-                for item in items {
+                let mut done = Vec::with_capacity(batch.len());
+                for item in batch {
                     match item {
                         ReadAhead::Line(line, parsed) => {
                             last_number = line.number;
                             if !self.record_line(&line, parsed, &mut torn) {
                                 return Some(Ok(()));
                             }
+                            done.push(line);
                         }
                         ReadAhead::EmptyLines(n) => torn.lines += n,
                         ReadAhead::Stopped(e) => return Some(self.source_stopped(e)),
                     }
                 }
-                if big {
-                    // The reader waits for this before it reads on (memory bound).
-                    let _ = processed.send(());
-                }
+                // The lines go back to be freed by the thread that allocated them (much
+                // cheaper for the allocator); after a batch of long lines the reader waits
+                // for this before it reads on (memory bound).
+                let _ = processed.send(done);
             }
             None
         });
@@ -1050,10 +1056,7 @@ impl<'o> Scan<'o> {
             (Some(Err(e)), Cow::Borrowed(_)) => Err(e),
             _ => Document::parse(&text),
         };
-        let parsed = document
-            .as_ref()
-            .map(Document::root)
-            .map_err(Clone::clone);
+        let parsed = document.as_ref().map(Document::root).map_err(Clone::clone);
         if let Ok(json) = parsed
             && json.is_null()
         {
@@ -1095,8 +1098,13 @@ impl<'o> Scan<'o> {
             }
         };
         let expected = self.next_index;
+        // One pass over the envelope's members serves the packed-row test, the seq check
+        // and the event.
+        let ev = Event::from_object(json);
         let packed = if self.dialect.packed_rows {
-            packed_row(json)
+            ev.as_ref()
+                .and_then(|ev| ev.ty)
+                .and_then(|tag| packed_row_of_type(json, tag))
         } else {
             None
         };
@@ -1126,11 +1134,10 @@ impl<'o> Scan<'o> {
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
             None => {
-                let seq_ok = json.get("seq").and_then(Json::as_f64) == Some(expected as f64);
+                let seq = ev.as_ref().and_then(|ev| ev.seq);
+                let seq_ok = seq.and_then(Json::as_f64) == Some(expected as f64);
                 if !seq_ok {
-                    let found = json
-                        .get("seq")
-                        .map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
+                    let found = seq.map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
                     torn.defect(
                         line,
                         u64::from(json.is_object()),
@@ -1149,7 +1156,7 @@ impl<'o> Scan<'o> {
                     }
                     return true;
                 }
-                let ev = Event::from_object(json).expect("objects only: seq matched");
+                let ev = ev.expect("objects only: seq matched");
                 self.process(ev, line.number);
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
@@ -1623,31 +1630,26 @@ enum ReadAhead {
     Stopped(SourceError),
 }
 
-#[derive(Default)]
-struct Batch {
-    items: Vec<ReadAhead>,
-    /// At least [`BIG_BATCH_BYTES`]: the reader waits for the scan to process it.
-    big: bool,
-}
-
 /// The reader thread: reads `lines` and checks each line's JSON, in batches, until the
 /// input ends, the source fails, or the scan hangs up. Lines whose leading seq is not in
 /// `wanted_seqs` (a view's second pass) are not parsed: the scan counts them unparsed.
 fn read_ahead(
     lines: &mut dyn LineSource,
     wanted_seqs: Option<&HashSet<u64>>,
-    batches: &SyncSender<Batch>,
-    processed: &Receiver<()>,
+    batches: &SyncSender<Vec<ReadAhead>>,
+    processed: &Receiver<Vec<Line>>,
 ) {
-    let mut batch = Batch::default();
+    let mut batch = Vec::new();
     let mut bytes = 0;
+    // Batches sent and not yet processed.
+    let mut in_flight = 0usize;
     loop {
         let mut line = Line::default();
         match lines.next_line(&mut line) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                batch.items.push(ReadAhead::Stopped(e));
+                batch.push(ReadAhead::Stopped(e));
                 break;
             }
         }
@@ -1659,29 +1661,37 @@ fn read_ahead(
             .map(|text| Document::parse(text).map(Document::into_skips));
         let empty = line.terminated && line.bytes.is_empty();
         bytes += line.bytes.len();
-        batch.items.push(ReadAhead::Line(line, parsed));
+        batch.push(ReadAhead::Line(line, parsed));
         if empty {
             match lines.skip_empty_lines() {
                 Ok(0) => {}
-                Ok(n) => batch.items.push(ReadAhead::EmptyLines(n)),
+                Ok(n) => batch.push(ReadAhead::EmptyLines(n)),
                 Err(e) => {
-                    batch.items.push(ReadAhead::Stopped(e));
+                    batch.push(ReadAhead::Stopped(e));
                     break;
                 }
             }
         }
-        if batch.items.len() >= BATCH_LINES || bytes >= BATCH_BYTES {
-            batch.big = bytes >= BIG_BATCH_BYTES;
-            let big = batch.big;
+        if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES {
             if batches.send(std::mem::take(&mut batch)).is_err() {
                 return;
             }
-            bytes = 0;
-            if big && processed.recv().is_err() {
-                return;
+            in_flight += 1;
+            in_flight -= processed.try_iter().count();
+            if bytes >= BIG_BATCH_BYTES {
+                // Wait until the scan is done with every batch sent, the long lines
+                // included, before reading more.
+                while in_flight > 0 {
+                    if processed.recv().is_err() {
+                        return;
+                    }
+                    in_flight -= 1;
+                }
             }
+            bytes = 0;
         }
     }
+
     let _ = batches.send(batch);
 }
 
