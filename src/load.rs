@@ -79,6 +79,9 @@ pub struct Line {
     /// True when the line was longer than [`MAX_LINE_BYTES`]: its bytes were skipped, not
     /// kept, and it cannot be parsed.
     pub too_long: bool,
+    /// SQLite only: the skip index of the record, built while the row was decoded (the
+    /// record is then known to be JSON), so that the scan does not parse it again.
+    pub index: Option<crate::json::Skips>,
 }
 
 /// Where lines come from, and what that changes for the scan.

@@ -1655,10 +1655,14 @@ fn read_ahead(
         }
         let unwanted = wanted_seqs
             .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
-        let parsed = (line.terminated && !line.too_long && line.defect.is_none() && !unwanted)
-            .then(|| std::str::from_utf8(&line.bytes).ok())
-            .flatten()
-            .map(|text| Document::parse(text).map(Document::into_skips));
+        let parsed = match line.index.take() {
+            // Decoded with its index (SQLite); the bytes are the decoder's UTF-8 text.
+            Some(index) => Some(Ok(index)),
+            None => (line.terminated && !line.too_long && line.defect.is_none() && !unwanted)
+                .then(|| std::str::from_utf8(&line.bytes).ok())
+                .flatten()
+                .map(|text| Document::parse(text).map(Document::into_skips)),
+        };
         let empty = line.terminated && line.bytes.is_empty();
         bytes += line.bytes.len();
         batch.push(ReadAhead::Line(line, parsed));

@@ -14,6 +14,7 @@
 //! the scan judges by Q6–Q8.
 
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +23,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::event::Era;
 use crate::header::Header;
-use crate::json::{Json, MAX_SAFE_INTEGER, write_js_string};
+use crate::json::{Document, Json, MAX_SAFE_INTEGER, Skips, write_js_string};
 use crate::load::{Backend, Line, LineSource, SourceError};
 use crate::rules::{Finding, Rule};
 
@@ -709,6 +710,7 @@ pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, S
         queue: VecDeque::new(),
         after: None,
         exhausted: false,
+        decompressor: zstd::bulk::Decompressor::default(),
     })
 }
 
@@ -895,6 +897,8 @@ fn list(ids: &[String]) -> String {
 /// The event rows of one session as JSONL records (see the module docs).
 pub struct SqliteLines {
     store: Store,
+    /// One zstd context for every row's `data` BLOB.
+    decompressor: zstd::bulk::Decompressor<'static>,
     session: String,
     header: Header,
     era: Era,
@@ -1059,8 +1063,15 @@ impl SqliteLines {
         Ok((seq, ty, time))
     }
 
-    /// Decodes one row into its JSONL record, or says why it fails to decode.
-    fn decode(&self, row: &RawRow, ty: &str, seq: i64, time: i64) -> Result<String, String> {
+    /// Decodes one row into its JSONL record and the record's skip index, or says why it
+    /// fails to decode.
+    fn decode(
+        &mut self,
+        row: &RawRow,
+        ty: &str,
+        seq: i64,
+        time: i64,
+    ) -> Result<(String, Skips), String> {
         let raw = row.data.as_ref().expect("checked by Q2");
         let packed = row.ignorable == Ok(Some(0));
         let data_text = if row.data_is_blob {
@@ -1069,13 +1080,27 @@ impl SqliteLines {
             } else {
                 MAX_DATA_BYTES
             };
+            // Fast path: one frame that records its size, decompressed in one call with a
+            // context kept across rows. Anything else, or any failure, takes the streaming
+            // path, which gives the verdict and the message.
             let mut plain = Vec::new();
-            let decoder = zstd::stream::read::Decoder::new(&raw[..])
-                .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
-            decoder
-                .take(cap as u64 + 1)
-                .read_to_end(&mut plain)
-                .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            let one_call = zstd::stream::decompressed_size(raw)
+                .filter(|&size| size <= cap as u64)
+                .is_some_and(|size| {
+                    plain.reserve_exact(size as usize);
+                    self.decompressor
+                        .decompress_to_buffer(raw, &mut plain)
+                        .is_ok_and(|n| n as u64 == size)
+                });
+            if !one_call {
+                plain.clear();
+                let decoder = zstd::stream::read::Decoder::new(&raw[..])
+                    .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+                decoder
+                    .take(cap as u64 + 1)
+                    .read_to_end(&mut plain)
+                    .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            }
             if plain.len() > cap {
                 return Err(format!("data BLOB decompresses to more than {cap} bytes"));
             }
@@ -1094,7 +1119,9 @@ impl SqliteLines {
             }
             String::from_utf8_lossy(raw).into_owned()
         };
-        let data = Json::parse(&data_text).map_err(|e| format!("data is not JSON: {e}"))?;
+        let document = Document::parse(&data_text).map_err(|e| format!("data is not JSON: {e}"))?;
+        let data = document.root();
+        let data_at = data.raw().as_ptr() as usize - data_text.as_ptr() as usize;
         let mut line = String::with_capacity(data_text.len() + 64);
         if packed {
             if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
@@ -1119,24 +1146,26 @@ impl SqliteLines {
             }
             line.push_str("{\"type\":");
             write_js_string(&mut line, ty);
-            line.push_str(&format!(
-                ",\"seq0\":{seq},\"time0\":{time},\"data\":{}}}",
-                data.raw()
-            ));
-            return Ok(line);
+            let _ = write!(line, ",\"seq0\":{seq},\"time0\":{time},\"data\":");
+            let moved_to = line.len();
+            line.push_str(data.raw());
+            line.push('}');
+            return Ok((line, document.into_skips().moved(data_at, moved_to)));
         }
         line.push_str("{\"type\":");
         write_js_string(&mut line, ty);
-        line.push_str(&format!(
-            ",\"seq\":{seq},\"time\":{time},\"data\":{}",
-            data.raw()
-        ));
+        let _ = write!(line, ",\"seq\":{seq},\"time\":{time},\"data\":");
+        let moved_to = line.len();
+        line.push_str(data.raw());
         match &row.sources {
             Ok(Some((bytes, true))) => {
                 let seqs =
                     decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
-                let list: Vec<String> = seqs.iter().map(u64::to_string).collect();
-                line.push_str(&format!(",\"sourceEventSeqs\":[{}]", list.join(",")));
+                line.push_str(",\"sourceEventSeqs\":[");
+                for (i, seq) in seqs.iter().enumerate() {
+                    let _ = write!(line, "{}{seq}", if i == 0 { "" } else { "," });
+                }
+                line.push(']');
             }
             Ok(Some((bytes, false))) => {
                 let text = String::from_utf8_lossy(bytes);
@@ -1154,7 +1183,7 @@ impl SqliteLines {
             line.push_str(",\"ignorable\":true");
         }
         line.push('}');
-        Ok(line)
+        Ok((line, document.into_skips().moved(data_at, moved_to)))
     }
 }
 
@@ -1197,9 +1226,10 @@ impl LineSource for SqliteLines {
         line.from_torn_frame = false;
         line.too_long = false;
         match self.decode(&row, &ty, seq, time) {
-            Ok(text) => {
+            Ok((text, index)) => {
                 line.defect = None;
-                line.bytes.extend_from_slice(text.as_bytes());
+                line.bytes = text.into_bytes();
+                line.index = Some(index);
             }
             Err(why) => line.defect = Some(why),
         }
