@@ -460,6 +460,57 @@ fn row_rules_name_session_seq_and_row() {
     assert_eq!(rule_of(&v), ("refused".into(), "H3".into(), None, None));
 }
 
+/// Every way a `data` BLOB can hold its zstd text decodes to the same row: one frame with
+/// its size (the one-call path), one frame without it and two frames (the streaming path).
+#[test]
+fn data_blobs_decode_alike_with_or_without_a_recorded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("t.db");
+    store_from_jsonl(&fixture("compaction-and-prune.jsonl"), &db, 17);
+    let messages = |db: &Path| run(&["messages"], db).stdout;
+    let want = messages(&db);
+    let conn = Connection::open(&db).unwrap();
+    let text: String = conn
+        .query_row("SELECT data FROM events WHERE seq = 12", [], |r| r.get(0))
+        .unwrap();
+    let unsized_frame = {
+        let mut encoder = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        std::io::Write::write_all(&mut encoder, text.as_bytes()).unwrap();
+        encoder.finish().unwrap()
+    };
+    assert_eq!(zstd::stream::decompressed_size(&unsized_frame), None);
+    let (head, tail) = text.split_at(text.len() / 2);
+    let two_frames = [
+        zstd::bulk::compress(head.as_bytes(), 3).unwrap(),
+        zstd::bulk::compress(tail.as_bytes(), 3).unwrap(),
+    ]
+    .concat();
+    let sized_frame = zstd::bulk::compress(text.as_bytes(), 3).unwrap();
+    for blob in [&sized_frame, &unsized_frame, &two_frames] {
+        conn.execute("UPDATE events SET data = ?1 WHERE seq = 12", [blob])
+            .unwrap();
+        assert_eq!(messages(&db), want);
+    }
+    // A frame that records its size but whose blocks are garbage: Q7, from either path.
+    let mut broken = sized_frame.clone();
+    let n = broken.len();
+    broken[n - 4..].copy_from_slice(&[0xff; 4]);
+    conn.execute("UPDATE events SET data = ?1 WHERE seq = 12", [&broken])
+        .unwrap();
+    drop(conn);
+    let out = run(&["validate", "--format", "jsonl"], &db);
+    let v: Value =
+        serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(rule_of(&v), ("corrupt".into(), "Q7".into(), None, Some(12)));
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("data BLOB does not decompress"),
+        "{v}"
+    );
+}
+
 #[test]
 fn june_schema_4_rows() {
     let dir = tempfile::tempdir().unwrap();
