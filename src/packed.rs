@@ -22,7 +22,42 @@ pub struct PackedRow<'a> {
     payload: Vec<Json<'a>>,
 }
 
+/// What a packed row means for the fold: the seq of its first member and each member's
+/// time (ms since the Unix epoch). Owned, so it can be worked out on another thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackedSpan {
+    /// Seq of the first member.
+    pub seq0: u64,
+    /// Each member's time, ms since the Unix epoch.
+    pub times: Vec<i64>,
+}
+
+impl PackedSpan {
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Always false: a valid row has at least one member.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+}
+
+/// The span of a packed row, as [`packed_row`] reads it.
+pub fn packed_span(json: Json<'_>) -> Option<Result<PackedSpan, String>> {
+    packed_row(json).map(|row| row.map(PackedRow::into_span))
+}
+
 impl PackedRow<'_> {
+    /// The row's members' seqs and times.
+    pub fn into_span(self) -> PackedSpan {
+        PackedSpan {
+            seq0: self.seq0,
+            times: self.times,
+        }
+    }
+
     /// Number of members.
     pub fn len(&self) -> usize {
         self.payload.len()

@@ -19,7 +19,7 @@ use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
 use crate::json::{Document, Json, JsonError, Kind, Skips};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::packed::{PackedRow, packed_row, packed_row_of_type};
+use crate::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 
@@ -722,14 +722,15 @@ impl<'o> Scan<'o> {
             // Unbounded, so that the scan never waits on it (one message per batch).
             let (processed, processed_in) = std::sync::mpsc::channel();
             let skip = options.node_info.as_ref();
-            threads.spawn(move || read_ahead(reader, skip, &batches, &processed_in));
+            let packed_rows = self.dialect.packed_rows;
+            threads.spawn(move || read_ahead(reader, skip, packed_rows, &batches, &processed_in));
             for batch in batches_in {
                 let mut done = Vec::with_capacity(batch.len());
                 for item in batch {
                     match item {
-                        ReadAhead::Line(line, parsed) => {
+                        ReadAhead::Line(line, prepared) => {
                             last_number = line.number;
-                            if !self.record_line(&line, parsed, &mut torn) {
+                            if !self.record_line(&line, prepared, &mut torn) {
                                 return Some(Ok(()));
                             }
                             done.push(line);
@@ -987,12 +988,11 @@ impl<'o> Scan<'o> {
     }
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
-    fn record_line(
-        &mut self,
-        line: &Line,
-        parsed: Option<Result<Skips, JsonError>>,
-        torn: &mut TornScan,
-    ) -> bool {
+    fn record_line(&mut self, line: &Line, prepared: Prepared, torn: &mut TornScan) -> bool {
+        let Prepared {
+            parsed,
+            packed: packed_ahead,
+        } = prepared;
         if let Some(wanted) = &self.options.node_info
             && let Some(seq) = leading_seq(&line.bytes)
             && !wanted.contains(&seq)
@@ -1076,7 +1076,9 @@ impl<'o> Scan<'o> {
             // After the first defect, lines are only parsed to look for a turn/end (J5).
             if let Ok(json) = parsed {
                 let members = if self.dialect.packed_rows {
-                    packed_row(json).map_or(1, |r| r.map_or(0, |m| m.len() as u64))
+                    packed_ahead
+                        .unwrap_or_else(|| packed_span(json))
+                        .map_or(1, |r| r.map_or(0, |m| m.len() as u64))
                 } else {
                     1
                 };
@@ -1098,15 +1100,22 @@ impl<'o> Scan<'o> {
             }
         };
         let expected = self.next_index;
-        // One pass over the envelope's members serves the packed-row test, the seq check
-        // and the event.
-        let ev = Event::from_object(json);
-        let packed = if self.dialect.packed_rows {
-            ev.as_ref()
-                .and_then(|ev| ev.ty)
-                .and_then(|tag| packed_row_of_type(json, tag))
-        } else {
-            None
+        let (ev, packed) = match packed_ahead {
+            // A packed row read ahead: no event to split.
+            Some(Some(span)) => (None, Some(span)),
+            Some(None) => (Event::from_object(json), None),
+            None => {
+                // One pass over the envelope's members serves the packed-row test, the seq
+                // check and the event.
+                let ev = Event::from_object(json);
+                let packed = ev
+                    .as_ref()
+                    .and_then(|ev| ev.ty)
+                    .filter(|_| self.dialect.packed_rows)
+                    .and_then(|tag| packed_row_of_type(json, tag))
+                    .map(|row| row.map(PackedRow::into_span));
+                (ev, packed)
+            }
         };
         match packed {
             Some(Err(what)) => torn.defect(
@@ -1130,7 +1139,7 @@ impl<'o> Scan<'o> {
                     ));
                     return true;
                 }
-                self.process_packed(&row, line.number);
+                self.process_packed(json, &row, line.number);
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
             None => {
@@ -1171,14 +1180,17 @@ impl<'o> Scan<'o> {
     /// construction (§7.4 validation covers every envelope and shape rule that applies to
     /// them), so only the seq bookkeeping, the fold and the counts run, unless a view asked
     /// about one of them.
-    fn process_packed(&mut self, row: &PackedRow<'_>, line: u64) {
+    fn process_packed(&mut self, json: Json<'_>, row: &PackedSpan, line: u64) {
         let wanted =
             self.options.node_info.as_ref().is_some_and(|want| {
                 (row.seq0..row.seq0 + row.len() as u64).any(|s| want.contains(&s))
             });
         if wanted {
-            for k in 0..row.len() {
-                let text = row.member_json(k);
+            let Some(Ok(members)) = packed_row(json) else {
+                unreachable!("the span was read from this valid row")
+            };
+            for k in 0..members.len() {
+                let text = members.member_json(k);
                 let ev = Event::from_object(Json::from_valid(&text)).expect("members are objects");
                 self.process(ev, line);
             }
@@ -1617,11 +1629,21 @@ const BATCH_BYTES: usize = 1 << 20;
 /// on, so that long lines are not held twice: memory stays within one long line.
 const BIG_BATCH_BYTES: usize = 16 << 20;
 
+/// What the reader thread works out about a line ahead of the scan.
+#[derive(Default)]
+struct Prepared {
+    /// When the scan will parse the line (a complete line of valid UTF-8): its skip
+    /// index, or why it is not JSON.
+    parsed: Option<Result<Skips, JsonError>>,
+    /// For a line that is JSON: `Some(span or why the row is invalid)` for a packed row,
+    /// `None` for any other record (or any record, in a dialect without packed rows).
+    packed: Option<Option<Result<PackedSpan, String>>>,
+}
+
 /// What the reader thread hands the scan, in input order.
 enum ReadAhead {
-    /// A line and, when the scan will parse it (a complete line of valid UTF-8), its JSON
-    /// check done ahead: the skip index, or why it is not JSON.
-    Line(Line, Option<Result<Skips, JsonError>>),
+    /// A line, with what was worked out about it ahead.
+    Line(Line, Prepared),
     /// A run of empty lines after an empty line, skipped in bulk
     /// ([`LineSource::skip_empty_lines`]): the first empty line is already a defect, so the
     /// scan only counts the rest.
@@ -1636,6 +1658,7 @@ enum ReadAhead {
 fn read_ahead(
     lines: &mut dyn LineSource,
     wanted_seqs: Option<&HashSet<u64>>,
+    packed_rows: bool,
     batches: &SyncSender<Vec<ReadAhead>>,
     processed: &Receiver<Vec<Line>>,
 ) {
@@ -1655,17 +1678,29 @@ fn read_ahead(
         }
         let unwanted = wanted_seqs
             .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
-        let parsed = match line.index.take() {
-            // Decoded with its index (SQLite); the bytes are the decoder's UTF-8 text.
-            Some(index) => Some(Ok(index)),
-            None => (line.terminated && !line.too_long && line.defect.is_none() && !unwanted)
-                .then(|| std::str::from_utf8(&line.bytes).ok())
-                .flatten()
-                .map(|text| Document::parse(text).map(Document::into_skips)),
-        };
+        let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
+        let mut prepared = Prepared::default();
+        if let Some(text) = wants_parse
+            .then(|| std::str::from_utf8(&line.bytes).ok())
+            .flatten()
+        {
+            // Decoded with its index (SQLite), or parsed here.
+            let document = match line.index.take() {
+                Some(index) => Ok(Document::from_parts(text, index)),
+                None => Document::parse(text),
+            };
+            prepared.parsed = Some(match document {
+                Ok(document) => {
+                    prepared.packed =
+                        Some(packed_rows.then(|| packed_span(document.root())).flatten());
+                    Ok(document.into_skips())
+                }
+                Err(e) => Err(e),
+            });
+        }
         let empty = line.terminated && line.bytes.is_empty();
         bytes += line.bytes.len();
-        batch.push(ReadAhead::Line(line, parsed));
+        batch.push(ReadAhead::Line(line, prepared));
         if empty {
             match lines.skip_empty_lines() {
                 Ok(0) => {}
