@@ -139,12 +139,20 @@ pub struct Usage {
 
 impl Usage {
     fn add(&mut self, usage: Json<'_>) {
-        let n = |k| usage.get(k).and_then(Json::as_seq).unwrap_or(0);
-        self.input += n("inputTokens");
-        self.output += n("outputTokens");
-        self.cache_read += n("cacheReadTokens");
-        self.cache_write += n("cacheWriteTokens");
-        self.reasoning += n("reasoningTokens");
+        let [input, output, cache_read, cache_write, reasoning] = usage
+            .lookup([
+                "inputTokens",
+                "outputTokens",
+                "cacheReadTokens",
+                "cacheWriteTokens",
+                "reasoningTokens",
+            ])
+            .map(|n| n.and_then(Json::as_seq).unwrap_or(0));
+        self.input += input;
+        self.output += output;
+        self.cache_read += cache_read;
+        self.cache_write += cache_write;
+        self.reasoning += reasoning;
     }
 }
 
@@ -247,22 +255,41 @@ impl Stats {
         let time = logical.ev.time_value();
         self.count(ty, time);
         let data = logical.data();
-        let int = |key: &str| {
-            data.and_then(|d| d.get(key))
-                .and_then(Json::as_safe_integer)
-        };
-        let raw = |key: &str| data.and_then(|d| d.get(key)).map(crate::json::js_token);
+        // Every member of `data` read below, in one pass.
+        let [
+            turn,
+            step,
+            reason,
+            stream,
+            content,
+            usage,
+            call_id,
+            inherited,
+        ] = data.map_or([None; 8], |d| {
+            d.lookup([
+                "turn",
+                "step",
+                "reason",
+                "stream",
+                "content",
+                "usage",
+                "callId",
+                "inherited",
+            ])
+        });
+        let int = |v: Option<Json<'_>>| v.and_then(Json::as_safe_integer);
+        let raw = |v: Option<Json<'_>>| v.map(crate::json::js_token);
         match ty {
             "turn/start" => {
                 self.close_pending();
-                self.open_turn = Some(int("turn").unwrap_or(0));
-                self.open_turn_raw = raw("turn");
+                self.open_turn = Some(int(turn).unwrap_or(0));
+                self.open_turn_raw = raw(turn);
                 self.open_step = None;
                 self.open_step_raw = None;
                 self.turn_count += 1;
                 if self.keep_turn_rows {
                     self.turns.push(TurnRow {
-                        turn: int("turn").unwrap_or(0),
+                        turn: int(turn).unwrap_or(0),
                         start_seq: seq,
                         reason: "open".into(),
                         start_time: time,
@@ -276,8 +303,7 @@ impl Stats {
                 self.open_turn_raw = None;
                 self.open_step = None;
                 self.open_step_raw = None;
-                let kind = data
-                    .and_then(|d| d.get("reason"))
+                let kind = reason
                     .and_then(|r| r.get("kind"))
                     .and_then(Json::as_str)
                     .map_or_else(|| "unknown".to_owned(), |k| k.into_owned());
@@ -292,8 +318,8 @@ impl Stats {
             }
             "step/start" => {
                 self.steps += 1;
-                self.open_step = int("step");
-                self.open_step_raw = raw("step");
+                self.open_step = int(step);
+                self.open_step_raw = raw(step);
                 if let Some(row) = self.open_row() {
                     row.steps += 1;
                 }
@@ -304,9 +330,7 @@ impl Stats {
                 self.open_step_raw = None;
             }
             "assistant/attempt" | "assistant/message" => {
-                let records = data
-                    .and_then(|d| d.get("stream"))
-                    .map_or(0, |st| st.len() as u64);
+                let records = stream.map_or(0, |st| st.len() as u64);
                 if let Some(row) = self.open_row() {
                     row.stream_records += records;
                 }
@@ -315,17 +339,16 @@ impl Stats {
                 }
                 let content = match dialect.projection {
                     Projection::Stored => logical.message().and_then(|m| m.get("content")),
-                    Projection::June => data.and_then(|d| d.get("content")),
+                    Projection::June => content,
                 };
-                let usage = data.and_then(|d| d.get("usage"));
                 if let Some(usage) = usage.filter(|u| u.is_object()) {
                     self.usage.add(usage);
                     if let Some(row) = self.open_row() {
                         row.usage.add(usage);
                     }
                 }
-                let step = int("step");
-                let step_raw = raw("step");
+                let step_raw = raw(step);
+                let step = int(step);
                 for block in content.into_iter().flat_map(Json::elements) {
                     if block.get("type").is_some_and(|t| t.str_eq("tool-call"))
                         && let Some(id) = block.get("id")
@@ -362,7 +385,7 @@ impl Stats {
                 if let Some(row) = self.open_row() {
                     row.tool_calls += 1;
                 }
-                let id = data.and_then(|d| d.get("callId")).and_then(Json::as_str);
+                let id = call_id.and_then(Json::as_str);
                 if let Some(p) = self
                     .pending
                     .iter_mut()
@@ -378,7 +401,7 @@ impl Stats {
                         .message()
                         .and_then(|m| m.get("source"))
                         .and_then(|s| s.get("callId")),
-                    Projection::June => data.and_then(|d| d.get("callId")),
+                    Projection::June => call_id,
                 };
                 let id = id.and_then(Json::as_str);
                 self.pending
@@ -386,11 +409,7 @@ impl Stats {
             }
             "session/end-seed" => {
                 self.end_seeds += 1;
-                if data
-                    .and_then(|d| d.get("inherited"))
-                    .and_then(Json::as_bool)
-                    == Some(true)
-                {
+                if inherited.and_then(Json::as_bool) == Some(true) {
                     self.tagged_end_seeds += 1;
                 }
             }
