@@ -1204,6 +1204,11 @@ impl<'o> Scan<'o> {
             self.options.node_info.as_ref().is_some_and(|want| {
                 (row.seq0..row.seq0 + row.len() as u64).any(|s| want.contains(&s))
             });
+        if !wanted && self.options.node_info.is_some() {
+            // A view's second pass: nothing to collect here, and nothing to check again.
+            self.next_index += row.len() as u64;
+            return;
+        }
         if wanted {
             let Some(Ok(members)) = packed_row(json) else {
                 unreachable!("the span was read from this valid row")
@@ -1233,6 +1238,17 @@ impl<'o> Scan<'o> {
     fn process(&mut self, ev: Event<'_>, line: u64) {
         let seq = self.next_index;
         self.next_index += 1;
+        if let Some(wanted) = &self.options.node_info
+            && !self.dialect.legacy_conversions
+        {
+            // A view's second pass over a log the first pass checked: only collect. (Legacy
+            // conversions read the fold's state, so those dialects take the full path.)
+            if wanted.contains(&seq) {
+                let logical = Logical::stored(ev);
+                self.report.nodes.insert(seq, node_info(&logical));
+            }
+            return;
+        }
         let at = |rule, message: String| Finding::new(rule, Some(seq), Some(line), message);
         let stored_ty = ev.type_name();
         let stored_ty = stored_ty.as_deref().unwrap_or("");

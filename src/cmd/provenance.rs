@@ -42,7 +42,8 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 .map_or("none (no events)".into(), |s| s.to_string())
         );
     }
-    let index = report.replay.provenance().cloned().unwrap_or_default();
+    let no_index = ProvenanceIndex::default();
+    let index = report.replay.provenance().unwrap_or(&no_index);
     let status = provenance::status(&report.replay, args.seq);
     let up = provenance::ancestors(&index, args.seq, args.depth);
     let down = provenance::descendants(&index, args.seq, args.depth);
