@@ -1701,9 +1701,11 @@ fn read_ahead(
     let mut bytes = 0;
     // Batches sent and not yet processed.
     let mut in_flight = 0usize;
+    // Lines are read into one buffer that grows once, and handed over in an exact-size
+    // copy (growing a new buffer for every line cost more than the copy).
+    let mut read = Line::default();
     loop {
-        let mut line = Line::default();
-        match lines.next_line(&mut line) {
+        match lines.next_line(&mut read) {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
@@ -1711,6 +1713,18 @@ fn read_ahead(
                 break;
             }
         }
+        let fits = read.bytes.capacity() <= 2 * read.bytes.len() + 64;
+        let mut line = Line {
+            // A long line, or a buffer the source filled exactly, moves instead.
+            bytes: if fits || read.bytes.len() > BATCH_BYTES {
+                std::mem::take(&mut read.bytes)
+            } else {
+                read.bytes.as_slice().to_vec()
+            },
+            defect: read.defect.take(),
+            index: read.index.take(),
+            ..read
+        };
         let unwanted = wanted_seqs
             .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
         let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
