@@ -45,8 +45,8 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let no_index = ProvenanceIndex::default();
     let index = report.replay.provenance().unwrap_or(&no_index);
     let status = provenance::status(&report.replay, args.seq);
-    let up = provenance::ancestors(&index, args.seq, args.depth);
-    let down = provenance::descendants(&index, args.seq, args.depth);
+    let up = provenance::ancestors(index, args.seq, args.depth);
+    let down = provenance::descendants(index, args.seq, args.depth);
     let mut seqs = BTreeSet::new();
     up.seqs(&mut seqs);
     down.seqs(&mut seqs);
@@ -72,7 +72,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)?;
         }
-        ProvenanceFormat::Dot => write_dot(out, args.seq, &index, &seqs, &nodes)?,
+        ProvenanceFormat::Dot => write_dot(out, args.seq, index, &seqs, &nodes)?,
     }
     Ok(ExitCode::SUCCESS)
 }
