@@ -139,17 +139,7 @@ impl<'a> Document<'a> {
 
     /// The value.
     pub fn root(&self) -> Json<'_> {
-        let start = self.text.len()
-            - self
-                .text
-                .trim_start_matches(|c| [' ', '\t', '\n', '\r'].contains(&c))
-                .len();
-        let raw = self.text[start..].trim_end_matches(|c| [' ', '\t', '\n', '\r'].contains(&c));
-        Json {
-            raw,
-            skips: Some(&self.skips),
-            base: start,
-        }
+        Json::indexed_root(self.text, &self.skips)
     }
 }
 
@@ -523,6 +513,22 @@ impl<'a> Json<'a> {
             skips: None,
             base: 0,
         })
+    }
+
+    /// The value of a text [`Document::parse`] validated and indexed (the index kept apart
+    /// from the text, for example handed over by another thread).
+    pub(crate) fn indexed_root(text: &'a str, skips: &'a Skips) -> Self {
+        debug_assert!(validate(text).is_ok(), "indexed_root on invalid JSON");
+        let start = text.len()
+            - text
+                .trim_start_matches(|c| [' ', '\t', '\n', '\r'].contains(&c))
+                .len();
+        let raw = text[start..].trim_end_matches(|c| [' ', '\t', '\n', '\r'].contains(&c));
+        Json {
+            raw,
+            skips: Some(skips),
+            base: start,
+        }
     }
 
     /// Wraps text the caller built from valid JSON pieces, without validating it again.

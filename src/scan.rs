@@ -749,18 +749,18 @@ impl<'o> Scan<'o> {
                     match item {
                         ReadAhead::Line(line, prepared) => {
                             last_number = line.number;
-                            if !self.record_line(&line, prepared, &mut torn) {
+                            if !self.record_line(&line, &prepared, &mut torn) {
                                 return Some(Ok(()));
                             }
-                            done.push(line);
+                            done.push((line, prepared));
                         }
                         ReadAhead::EmptyLines(n) => torn.lines += n,
                         ReadAhead::Stopped(e) => return Some(self.source_stopped(e)),
                     }
                 }
-                // The lines go back to be freed by the thread that allocated them (much
-                // cheaper for the allocator); after a batch of long lines the reader waits
-                // for this before it reads on (memory bound).
+                // The lines and their indexes go back to be freed by the thread that
+                // allocated them (much cheaper for the allocator); after a batch of long
+                // lines the reader waits for this before it reads on (memory bound).
                 let _ = processed.send(done);
             }
             None
@@ -1007,11 +1007,7 @@ impl<'o> Scan<'o> {
     }
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
-    fn record_line(&mut self, line: &Line, prepared: Prepared, torn: &mut TornScan) -> bool {
-        let Prepared {
-            parsed,
-            packed: packed_ahead,
-        } = prepared;
+    fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
         if let Some(wanted) = &self.options.node_info
             && let Some(seq) = leading_seq(&line.bytes)
             && !wanted.contains(&seq)
@@ -1070,12 +1066,18 @@ impl<'o> Scan<'o> {
             );
             return true;
         }
-        let document = match (parsed, &text) {
-            (Some(Ok(skips)), Cow::Borrowed(text)) => Ok(Document::from_parts(text, skips)),
-            (Some(Err(e)), Cow::Borrowed(_)) => Err(e),
-            _ => Document::parse(&text),
+        let parsed_here;
+        let parsed = match (&prepared.parsed, &text) {
+            (Some(Ok(skips)), Cow::Borrowed(text)) => Ok(Json::indexed_root(text, skips)),
+            (Some(Err(e)), Cow::Borrowed(_)) => Err(e.clone()),
+            _ => {
+                parsed_here = Document::parse(&text);
+                parsed_here
+                    .as_ref()
+                    .map(Document::root)
+                    .map_err(Clone::clone)
+            }
         };
-        let parsed = document.as_ref().map(Document::root).map_err(Clone::clone);
         if let Ok(json) = parsed
             && json.is_null()
         {
@@ -1095,9 +1097,19 @@ impl<'o> Scan<'o> {
             // After the first defect, lines are only parsed to look for a turn/end (J5).
             if let Ok(json) = parsed {
                 let members = if self.dialect.packed_rows {
-                    packed_ahead
-                        .unwrap_or_else(|| packed_span(json))
-                        .map_or(1, |r| r.map_or(0, |m| m.len() as u64))
+                    let row_len = |r: Option<Result<usize, &String>>| {
+                        r.map_or(1, |r| r.map_or(0, |len| len as u64))
+                    };
+                    match &prepared.packed {
+                        Some(ahead) => {
+                            row_len(ahead.as_ref().map(|r| r.as_ref().map(PackedSpan::len)))
+                        }
+                        None => row_len(
+                            packed_span(json)
+                                .as_ref()
+                                .map(|r| r.as_ref().map(PackedSpan::len)),
+                        ),
+                    }
                 } else {
                     1
                 };
@@ -1119,21 +1131,22 @@ impl<'o> Scan<'o> {
             }
         };
         let expected = self.next_index;
-        let (ev, packed) = match packed_ahead {
+        let packed_here;
+        let (ev, packed) = match &prepared.packed {
             // A packed row read ahead: no event to split.
-            Some(Some(span)) => (None, Some(span)),
+            Some(Some(span)) => (None, Some(span.as_ref())),
             Some(None) => (Event::from_object(json), None),
             None => {
                 // One pass over the envelope's members serves the packed-row test, the seq
                 // check and the event.
                 let ev = Event::from_object(json);
-                let packed = ev
+                packed_here = ev
                     .as_ref()
                     .and_then(|ev| ev.ty)
                     .filter(|_| self.dialect.packed_rows)
                     .and_then(|tag| packed_row_of_type(json, tag))
                     .map(|row| row.map(PackedRow::into_span));
-                (ev, packed)
+                (ev, packed_here.as_ref().map(Result::as_ref))
             }
         };
         match packed {
@@ -1158,7 +1171,7 @@ impl<'o> Scan<'o> {
                     ));
                     return true;
                 }
-                self.process_packed(json, &row, line.number);
+                self.process_packed(json, row, line.number);
                 torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
             }
             None => {
@@ -1695,7 +1708,7 @@ fn read_ahead(
     wanted_seqs: Option<&HashSet<u64>>,
     packed_rows: bool,
     batches: &SyncSender<Vec<ReadAhead>>,
-    processed: &Receiver<Vec<Line>>,
+    processed: &Receiver<Vec<(Line, Prepared)>>,
 ) {
     let mut batch = Vec::new();
     let mut bytes = 0;
