@@ -861,15 +861,14 @@ pub fn breaks_closer_scan(logical: &Logical<'_>) -> bool {
 /// U1: an unknown type without `ignorable: true` (FORMAT.md §2.2). Non-string types are
 /// unknown too.
 pub fn is_unknown_required(logical: &Logical<'_>, dialect: &Dialect) -> bool {
-    if dialect.generation == 0
-        && dialect.strict
-        && crate::event::V0_ALPHA_TYPES.contains(&logical.type_str())
-    {
-        return false;
-    }
     let known = logical.ev.ty.is_some_and(|t| t.kind() == Kind::String)
         && dialect.is_known_type(logical.type_str());
-    !(logical.ev.is_ignorable() || known)
+    let alpha = || {
+        dialect.generation == 0
+            && dialect.strict
+            && crate::event::V0_ALPHA_TYPES.contains(&logical.type_str())
+    };
+    !(known || logical.ev.is_ignorable() || alpha())
 }
 
 #[cfg(test)]

@@ -871,7 +871,7 @@ fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
 /// `tool/result` in 16 bytes instead of its whole payload (FORMAT.md §3.2 S18).
 pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {
     let mut canonical = Vec::with_capacity(256);
-    write_canonical(v, top_path(null_at), &mut canonical);
+    write_canonical(v, top_path(null_at), &mut canonical, &mut Vec::new());
     let mut h1 = std::hash::DefaultHasher::new();
     let mut h2 = std::hash::DefaultHasher::new();
     0x5eed_u32.hash(&mut h2);
@@ -882,8 +882,14 @@ pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {
 
 /// Appends the canonical form of `v` to `out`: a self-delimiting encoding (each value starts
 /// with a tag byte, strings and keys with their length) in which two values are the same
-/// bytes exactly when they are deep-equal.
-fn write_canonical(v: Json<'_>, null_at: NullPath<'_>, out: &mut Vec<u8>) {
+/// bytes exactly when they are deep-equal. `members` is scratch space shared by the nested
+/// objects (each sorts its members in its own stretch at the end).
+fn write_canonical<'a>(
+    v: Json<'a>,
+    null_at: NullPath<'_>,
+    out: &mut Vec<u8>,
+    members: &mut Vec<(Json<'a>, Json<'a>)>,
+) {
     if null_at == Some(&[][..]) {
         out.push(b'n');
         return;
@@ -916,36 +922,53 @@ fn write_canonical(v: Json<'_>, null_at: NullPath<'_>, out: &mut Vec<u8>) {
             out.push(b'[');
             for (i, e) in v.elements().enumerate() {
                 let sub = null_at.and_then(|p| sub_path(p, &i.to_string()));
-                write_canonical(e, sub, out);
+                write_canonical(e, sub, out, members);
             }
             out.push(b']');
         }
         Kind::Object => {
             // Distinct keys sorted by code units, the last of repeated keys winning: a
             // stable sort keeps repeats in stored order, so each run's last is the winner.
-            let mut members: Vec<(Json<'_>, Json<'_>)> = v.members().collect();
-            members.sort_by(|a, b| compare_keys(a.0, b.0));
+            let own = members.len();
+            members.extend(v.members());
+            members[own..].sort_by(|a, b| compare_keys(a.0, b.0));
             out.push(b'{');
-            for (k, (key, value)) in members.iter().enumerate() {
+            for k in own..members.len() {
+                let (key, value) = members[k];
                 if members
                     .get(k + 1)
-                    .is_some_and(|next| next.0.same_string(*key))
+                    .is_some_and(|next| next.0.same_string(key))
                 {
                     continue;
                 }
                 out.push(b'k');
-                let units = key.code_units().count();
-                out.extend_from_slice(&(units as u64).to_le_bytes());
-                for u in key.code_units() {
-                    out.extend_from_slice(&u.to_le_bytes());
+                match key
+                    .raw_str_body()
+                    .filter(|b| b.is_ascii() && !b.contains('\\'))
+                {
+                    // Plain ASCII: each byte is a code unit.
+                    Some(body) => {
+                        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+                        for b in body.bytes() {
+                            out.extend_from_slice(&[b, 0]);
+                        }
+                    }
+                    None => {
+                        let units = key.code_units().count();
+                        out.extend_from_slice(&(units as u64).to_le_bytes());
+                        for u in key.code_units() {
+                            out.extend_from_slice(&u.to_le_bytes());
+                        }
+                    }
                 }
                 let sub = null_at.and_then(|p| {
                     p.first()
                         .is_some_and(|step| key.str_eq(step))
                         .then(|| &p[1..])
                 });
-                write_canonical(*value, sub, out);
+                write_canonical(value, sub, out, members);
             }
+            members.truncate(own);
             out.push(b'}');
         }
     }

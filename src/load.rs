@@ -272,10 +272,10 @@ impl Input {
                             read: 0,
                             report: report.clone(),
                         };
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 16, counting)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, counting)))
                     }
                     (Encoding::Plain, None) => {
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 16, file)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, file)))
                     }
                 };
                 (encoding, reader)
