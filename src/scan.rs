@@ -1096,22 +1096,14 @@ impl<'o> Scan<'o> {
         if let Some(first) = &torn.first {
             // After the first defect, lines are only parsed to look for a turn/end (J5).
             if let Ok(json) = parsed {
-                let members = if self.dialect.packed_rows {
-                    let row_len = |r: Option<Result<usize, &String>>| {
-                        r.map_or(1, |r| r.map_or(0, |len| len as u64))
-                    };
-                    match &prepared.packed {
-                        Some(ahead) => {
-                            row_len(ahead.as_ref().map(|r| r.as_ref().map(PackedSpan::len)))
-                        }
-                        None => row_len(
-                            packed_span(json)
-                                .as_ref()
-                                .map(|r| r.as_ref().map(PackedSpan::len)),
-                        ),
-                    }
-                } else {
-                    1
+                // Events the line holds: a packed row's members, none for a broken row.
+                let events = |row: Option<&Result<PackedSpan, String>>| {
+                    row.map_or(1, |r| r.as_ref().map_or(0, |span| span.len() as u64))
+                };
+                let members = match &prepared.packed {
+                    _ if !self.dialect.packed_rows => 1,
+                    Some(ahead) => events(ahead.as_ref()),
+                    None => events(packed_span(json).as_ref()),
                 };
                 if is_turn_end(json) {
                     let f = first.j5(line.number, self.sqlite_session.is_some());
