@@ -164,6 +164,10 @@ pub struct Replay {
     tail: u64,
     next_seq: u64,
     replacements: Vec<Replacement>,
+    /// Replaces committed so far (also when their details are not kept).
+    replacement_count: u64,
+    /// Keep each replace's details in `replacements`.
+    replacement_history: bool,
     warnings: Vec<Finding>,
     provenance: Option<ProvenanceIndex>,
     /// Entries removed by replaces, kept when asked for (`surface --all`).
@@ -189,6 +193,8 @@ impl Replay {
             tail: NONE,
             next_seq: 0,
             replacements: Vec::new(),
+            replacement_count: 0,
+            replacement_history: true,
             warnings: Vec::new(),
             provenance: None,
             shadowed: None,
@@ -201,6 +207,14 @@ impl Replay {
     /// Also records the provenance index (see [`Replay::provenance`]).
     pub fn with_provenance(mut self) -> Self {
         self.provenance = Some(ProvenanceIndex::default());
+        self
+    }
+
+    /// Keeps only the number of replaces ([`Replay::replacement_count`]), not their details
+    /// ([`Replay::replacements`] stays empty), so that memory does not grow with the log's
+    /// history.
+    pub fn counting_replacements_only(mut self) -> Self {
+        self.replacement_history = false;
         self
     }
 
@@ -240,9 +254,15 @@ impl Replay {
         self.next_seq
     }
 
-    /// Every committed replace so far, in log order.
+    /// Every committed replace so far, in log order (empty when the fold was built with
+    /// [`Replay::counting_replacements_only`]).
     pub fn replacements(&self) -> &[Replacement] {
         &self.replacements
+    }
+
+    /// The number of committed replaces so far.
+    pub fn replacement_count(&self) -> u64 {
+        self.replacement_count
     }
 
     /// Rules a June-era log broke that June's loader did not enforce (FORMAT.md §9.2).
@@ -488,16 +508,19 @@ impl Replay {
                     }
                 }
                 self.link_after(prev, entry);
-                self.replacements.push(Replacement {
-                    generation: self.replacements.len() as u64 + 1,
-                    seq,
-                    ty: input.ty.to_owned(),
-                    start,
-                    end,
-                    shadowed,
-                    len_before,
-                    len_after: self.nodes.len(),
-                });
+                self.replacement_count += 1;
+                if self.replacement_history {
+                    self.replacements.push(Replacement {
+                        generation: self.replacement_count,
+                        seq,
+                        ty: input.ty.to_owned(),
+                        start,
+                        end,
+                        shadowed,
+                        len_before,
+                        len_after: self.nodes.len(),
+                    });
+                }
             }
         }
         self.next_seq = seq + 1;

@@ -46,6 +46,10 @@ pub struct ScanOptions {
     pub turn_rows: bool,
     /// Keep the entries replaces shadowed (`surface --all`).
     pub keep_shadowed: bool,
+    /// Keep each replace's details ([`Replay::replacements`]: `replacements`,
+    /// `surface --all`, `provenance`); off, only their number is kept, so memory does not
+    /// grow with the log's history.
+    pub replacements: bool,
     /// Give each surface entry its one-line preview ([`SurfaceEntry::preview`], shown by
     /// `surface`); off, previews are empty and the fold does not decode message text.
     pub previews: bool,
@@ -67,6 +71,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("provenance", &self.provenance)
             .field("turn_rows", &self.turn_rows)
             .field("keep_shadowed", &self.keep_shadowed)
+            .field("replacements", &self.replacements)
             .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .finish_non_exhaustive()
@@ -721,6 +726,9 @@ impl<'o> Scan<'o> {
         }
         if self.options.keep_shadowed {
             replay = replay.keeping_shadowed();
+        }
+        if !self.options.replacements {
+            replay = replay.counting_replacements_only();
         }
         self.report.replay = replay;
     }

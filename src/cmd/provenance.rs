@@ -19,6 +19,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         session: args.session.clone(),
         provenance: true,
+        replacements: true,
         ..ScanOptions::default()
     };
     // Two passes read the log: standard input is kept in a temporary file for the second.

@@ -27,6 +27,7 @@ struct Row<'a> {
 pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         session: args.session.clone(),
+        replacements: true,
         ..ScanOptions::default()
     };
     let report = scan_readable(&args.file, &options)?;

@@ -55,6 +55,7 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         at: args.at,
         keep_shadowed: args.all,
+        replacements: args.all,
         previews: true,
         session: args.session.clone(),
         ..ScanOptions::default()
