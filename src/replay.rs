@@ -802,6 +802,32 @@ mod tests {
         r.push_surface(SurfaceInput::surface_only(seq, ty, Some(op), src))
     }
 
+    #[test]
+    fn a_fold_that_only_counts_replacements_keeps_the_same_surface() {
+        let mut kept = Replay::new(&HEAD);
+        let mut counted = Replay::new(&HEAD).counting_replacements_only();
+        for r in [&mut kept, &mut counted] {
+            push(r, 0, "user/message", r#""append""#, None).unwrap();
+            push(r, 1, "user/message", r#""append""#, None).unwrap();
+            let replace = r#"{"op":"replace","start":0,"end":1}"#;
+            push(r, 2, "user/message", replace, Some("[0,1]")).unwrap();
+            let replace = r#"{"op":"replace","start":2,"end":2}"#;
+            push(r, 3, "user/message", replace, Some("[2]")).unwrap();
+        }
+        assert_eq!((kept.seqs(), counted.seqs()), (vec![3], vec![3]));
+        assert_eq!(
+            (kept.replacement_count(), counted.replacement_count()),
+            (2, 2)
+        );
+        let generations: Vec<(u64, u64, Vec<u64>)> = kept
+            .replacements()
+            .iter()
+            .map(|r| (r.generation, r.seq, r.shadowed.clone()))
+            .collect();
+        assert_eq!(generations, [(1, 2, vec![0, 1]), (2, 3, vec![2])]);
+        assert!(counted.replacements().is_empty());
+    }
+
     /// FORMAT.md §3.3, the worked example, exactly.
     #[test]
     fn worked_example() {
