@@ -557,8 +557,10 @@ impl<'a> Json<'a> {
 
     /// The values of an object whose distinct keys are exactly `keys` (in any order, last
     /// duplicate wins), in the order of `keys`; `None` when a key is missing or another key
-    /// is present, or for a non-object. One pass, no allocation. `keys`: distinct, at most 64.
+    /// is present, or for a non-object. One pass, no allocation. `keys`: distinct, fewer
+    /// than 64.
     pub fn exact_keys<const N: usize>(self, keys: [&str; N]) -> Option<[Json<'a>; N]> {
+        debug_assert!(N < 64, "a bit per key");
         if self.kind() != Kind::Object {
             return None;
         }
