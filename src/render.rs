@@ -63,6 +63,31 @@ pub fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 /// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
+/// A torn tail as the JSON outputs show it (`validate`'s `torn_tail`, `repair`'s `cut`):
+/// the rule, where it starts (byte offset; SQLite: the first row's seq) and what it holds.
+#[derive(Debug, serde::Serialize)]
+pub struct TornTailJson {
+    pub rule: &'static str,
+    pub offset: u64,
+    pub bytes: u64,
+    pub line: u64,
+    pub lines: u64,
+    pub events: u64,
+}
+
+impl From<&dsh_session::scan::TornTail> for TornTailJson {
+    fn from(t: &dsh_session::scan::TornTail) -> Self {
+        TornTailJson {
+            rule: t.rule.id(),
+            offset: t.offset,
+            bytes: t.bytes,
+            line: t.line,
+            lines: t.lines,
+            events: t.events,
+        }
+    }
+}
+
 pub fn log_name(file: &str, session: Option<&str>) -> String {
     match session {
         Some(id) => format!("{file} [session {id}]"),

@@ -11,17 +11,12 @@ use serde_json::value::RawValue;
 
 use crate::cli::{RepairArgs, RepairFormat};
 use crate::cmd::Rejected;
-use crate::render::log_name;
+use crate::render::{TornTailJson, log_name};
 
 #[derive(Debug, Serialize)]
 struct Cut {
-    rule: &'static str,
-    /// Byte offset of the cut (SQLite: the first deleted row's seq).
-    offset: u64,
-    bytes: u64,
-    line: u64,
-    lines: u64,
-    events: u64,
+    #[serde(flatten)]
+    tail: TornTailJson,
     recovered_lines: u64,
 }
 
@@ -44,12 +39,7 @@ fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
         session: plan.session.as_deref(),
         status,
         cut: plan.cut.as_ref().map(|t| Cut {
-            rule: t.rule.id(),
-            offset: t.offset,
-            bytes: t.bytes,
-            line: t.line,
-            lines: t.lines,
-            events: t.events,
+            tail: TornTailJson::from(t),
             recovered_lines: t.recovered_lines,
         }),
         closers: plan
@@ -123,14 +113,14 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
     };
     if let Some(c) = &o.cut {
         let what = if o.session.is_some() {
-            format!("rows from seq {}", c.offset)
+            format!("rows from seq {}", c.tail.offset)
         } else {
-            format!("{} byte(s) at offset {}", c.bytes, c.offset)
+            format!("{} byte(s) at offset {}", c.tail.bytes, c.tail.offset)
         };
         writeln!(
             out,
             "{name}: {cut_verb} {what} ({}: from line {}, {} line(s), {} event(s) lost)",
-            c.rule, c.line, c.lines, c.events
+            c.tail.rule, c.tail.line, c.tail.lines, c.tail.events
         )?;
         if c.recovered_lines > 0 {
             writeln!(

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ValidateArgs};
-use crate::render::{log_name, paint};
+use crate::render::{TornTailJson, log_name, paint};
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -47,24 +47,15 @@ struct Verdict {
 
 #[derive(Debug, Serialize)]
 struct TornJson {
-    rule: &'static str,
-    offset: u64,
-    bytes: u64,
-    line: u64,
-    lines: u64,
-    events: u64,
+    #[serde(flatten)]
+    tail: TornTailJson,
     message: String,
 }
 
 impl From<&TornTail> for TornJson {
     fn from(t: &TornTail) -> Self {
         TornJson {
-            rule: t.rule.id(),
-            offset: t.offset,
-            bytes: t.bytes,
-            line: t.line,
-            lines: t.lines,
-            events: t.events,
+            tail: TornTailJson::from(t),
             message: t.message.clone(),
         }
     }
@@ -347,7 +338,7 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             }
             let message = v.message.as_deref().unwrap_or_default();
             writeln!(out, "{name}: {status} {rule}{place}: {message}")?;
-            if let Some(t) = &v.torn_tail {
+            if let Some(TornJson { tail: t, .. }) = &v.torn_tail {
                 writeln!(
                     out,
                     "  a repair cuts {} byte(s) at offset {}: {} line(s), {} event(s); {} events before it are kept",
