@@ -1110,8 +1110,9 @@ impl<'o> Scan<'o> {
                 };
                 let members = match &prepared.packed {
                     _ if !self.dialect.packed_rows => 1,
-                    Some(ahead) => events(ahead.as_ref()),
-                    None => events(packed_span(json).as_ref()),
+                    PackedAhead::NotRead => events(packed_span(json).as_ref()),
+                    PackedAhead::NotPacked => events(None),
+                    PackedAhead::Row(row) => events(Some(row)),
                 };
                 if is_turn_end(json) {
                     let f = first.j5(line.number, self.sqlite_session.is_some());
@@ -1134,9 +1135,9 @@ impl<'o> Scan<'o> {
         let packed_here;
         let (ev, packed) = match &prepared.packed {
             // A packed row read ahead: no event to split.
-            Some(Some(span)) => (None, Some(span.as_ref())),
-            Some(None) => (Event::from_object(json), None),
-            None => {
+            PackedAhead::Row(row) => (None, Some(row.as_ref())),
+            PackedAhead::NotPacked => (Event::from_object(json), None),
+            PackedAhead::NotRead => {
                 // One pass over the envelope's members serves the packed-row test, the seq
                 // check and the event.
                 let ev = Event::from_object(json);
@@ -1683,9 +1684,20 @@ struct Prepared {
     /// When the scan will parse the line (a complete line of valid UTF-8): its skip
     /// index, or why it is not JSON.
     parsed: Option<Result<Skips, JsonError>>,
-    /// For a line that is JSON: `Some(span or why the row is invalid)` for a packed row,
-    /// `None` for any other record (or any record, in a dialect without packed rows).
-    packed: Option<Option<Result<PackedSpan, String>>>,
+    /// Whether the line is a packed row.
+    packed: PackedAhead,
+}
+
+/// Whether a line is a packed row, as the reader thread found out.
+#[derive(Default)]
+enum PackedAhead {
+    /// Not looked at (the line was not parsed ahead): the scan looks itself.
+    #[default]
+    NotRead,
+    /// Any other record, or any record in a dialect without packed rows.
+    NotPacked,
+    /// A packed row: its span, or why it is invalid.
+    Row(Result<PackedSpan, String>),
 }
 
 /// What the reader thread hands the scan, in input order.
@@ -1753,8 +1765,10 @@ fn read_ahead(
             };
             prepared.parsed = Some(match document {
                 Ok(document) => {
-                    prepared.packed =
-                        Some(packed_rows.then(|| packed_span(document.root())).flatten());
+                    prepared.packed = match packed_rows.then(|| packed_span(document.root())) {
+                        Some(Some(row)) => PackedAhead::Row(row),
+                        _ => PackedAhead::NotPacked,
+                    };
                     Ok(document.into_skips())
                 }
                 Err(e) => Err(e),
