@@ -104,19 +104,15 @@ pub fn write_rows<T: serde::Serialize>(
     table: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     match format {
-        crate::cli::TableFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, rows)?;
-            writeln!(out)?;
-        }
+        // One line per row; `json` and the table show the rows as one value.
         crate::cli::TableFormat::Jsonl => {
             for r in rows {
-                serde_json::to_writer(&mut *out, r)?;
-                writeln!(out)?;
+                write_one(out, format, r, |_| Ok(()))?;
             }
+            Ok(())
         }
-        crate::cli::TableFormat::Table => table(out)?,
+        _ => write_one(out, format, &rows, table),
     }
-    Ok(())
 }
 
 /// Writes a table in the same layout as [`table`], one row at a time: widths come from a
