@@ -125,14 +125,7 @@ impl<'a> Document<'a> {
         Ok(Document { text, skips })
     }
 
-    /// Re-attaches the index [`Document::parse`] built for this same `text` (on another
-    /// thread, for example), without validating again.
-    pub(crate) fn from_parts(text: &'a str, skips: Skips) -> Self {
-        debug_assert!(validate(text).is_ok(), "from_parts on invalid JSON");
-        Document { text, skips }
-    }
-
-    /// The index, to send on or re-attach with [`Document::from_parts`].
+    /// The index, to send on and use with [`Json::indexed_root`].
     pub(crate) fn into_skips(self) -> Skips {
         self.skips
     }
@@ -1457,9 +1450,9 @@ mod tests {
         let from = raw.as_ptr() as usize - data.as_ptr() as usize;
         let line = format!(r#"{{"type":"t","seq":1,"data":{raw},"x":["{long}"]}}"#);
         let to = line.find(raw).unwrap();
-        let moved = Document::from_parts(&line, doc.into_skips().moved(from, to));
+        let moved = doc.into_skips().moved(from, to);
         let (mut indexed, mut scanned) = (Vec::new(), Vec::new());
-        all(moved.root(), &mut indexed);
+        all(Json::indexed_root(&line, &moved), &mut indexed);
         all(ok(&line), &mut scanned);
         assert_eq!(indexed, scanned);
         assert!(indexed.len() > 20);

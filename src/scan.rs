@@ -1759,20 +1759,18 @@ fn read_ahead(
             .flatten()
         {
             // Decoded with its index (SQLite), or parsed here.
-            let document = match line.index.take() {
-                Some(index) => Ok(Document::from_parts(text, index)),
-                None => Document::parse(text),
+            let parsed = match line.index.take() {
+                Some(index) => Ok(index),
+                None => Document::parse(text).map(Document::into_skips),
             };
-            prepared.parsed = Some(match document {
-                Ok(document) => {
-                    prepared.packed = match packed_rows.then(|| packed_span(document.root())) {
-                        Some(Some(row)) => PackedAhead::Row(row),
-                        _ => PackedAhead::NotPacked,
-                    };
-                    Ok(document.into_skips())
-                }
-                Err(e) => Err(e),
-            });
+            if let Ok(skips) = &parsed {
+                let root = Json::indexed_root(text, skips);
+                prepared.packed = match packed_rows.then(|| packed_span(root)) {
+                    Some(Some(row)) => PackedAhead::Row(row),
+                    _ => PackedAhead::NotPacked,
+                };
+            }
+            prepared.parsed = Some(parsed);
         }
         let empty = line.terminated && line.bytes.is_empty();
         bytes += line.bytes.len();
