@@ -62,9 +62,65 @@ pub fn project_key_units(cwd: &[u16]) -> String {
     format!("--{cut}--")
 }
 
+/// Whether `cwd` is an absolute path as the DSH that wrote the header judged it (§6.3 H7,
+/// §7.1): DSH checks `cwd` with Node's `path.isAbsolute` on the machine it runs on, so a
+/// log recorded on Windows carries a Windows path. A path absolute on either platform is
+/// accepted, whatever the host that reads it:
+///
+/// * POSIX: starts with `/` (`/home/ana/proj`);
+/// * Windows (`path.win32.isAbsolute`): starts with a separator `\` or `/` (UNC
+///   `\\server\share\x`, device paths `\\?\C:\x`, rooted `\x`), or a drive letter, a colon
+///   and a separator (`C:\x`, `C:/x`).
+///
+/// Relative paths of either kind (`C:x`, `x\y`, `./x`) and the empty string
+/// are not absolute.
+pub fn is_absolute_cwd(cwd: &str) -> bool {
+    match cwd.as_bytes() {
+        [b'/' | b'\\', ..] => true,
+        [drive, b':', b'/' | b'\\', ..] => drive.is_ascii_alphabetic(),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absolute_cwd_of_either_platform() {
+        for cwd in [
+            "/home/ana/proj",
+            "/",
+            r"C:\DEV\TOLIK_Harness",
+            "C:/DEV/TOLIK_Harness",
+            r"d:\dsh",
+            r"\\server\share\x",
+            r"\\?\C:\x",
+            r"\x",
+            "//server/share",
+        ] {
+            assert!(is_absolute_cwd(cwd), "{cwd:?} is absolute");
+        }
+        for cwd in [
+            "", "C:x", "C:", r"x\y", "./x", "x/y", ".", "1:\\x", "~/proj", "é:/x",
+        ] {
+            assert!(!is_absolute_cwd(cwd), "{cwd:?} is relative");
+        }
+    }
+
+    #[test]
+    fn windows_project_keys() {
+        assert_eq!(
+            project_key(r"C:\DEV\TOLIK_Harness"),
+            "--C-DEV-TOLIK_Harness--"
+        );
+        assert_eq!(
+            project_key("C:/DEV/TOLIK_Harness"),
+            "--C-DEV-TOLIK_Harness--"
+        );
+        assert_eq!(project_key(r"\\server\share\x"), "--server-share-x--");
+        assert_eq!(project_key(r"\\?\C:\x"), "--~003F-C-x--");
+    }
 
     #[test]
     fn examples_from_the_format_reference() {
@@ -202,6 +258,53 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
         found.extend(current.into_iter().cloned());
     }
     (found, skipped)
+}
+
+/// Why a session directory names no single log (§7.1, GENERATIONS §1.1).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionDirError {
+    /// The directory could not be listed; the I/O error's text.
+    #[error("cannot list the directory: {0}")]
+    Unreadable(String),
+    /// No `session.jsonl`, `session.vN.jsonl` or `.zstd` twin in the directory.
+    #[error(
+        "no session log in this directory (DSH names it session.jsonl or session.vN.jsonl, either with .zstd); for a JSONL root or a tree of logs use `dsh-session validate` or `dsh-session sessions`"
+    )]
+    NoLog,
+    /// The highest generation is present in both encodings: one root holds one encoding
+    /// (§7.1), so DSH refuses the directory. The two file names.
+    #[error(
+        "{0} and {1} are the same generation in both encodings; a DSH root holds one encoding (§7.1): name the file to read"
+    )]
+    BothEncodings(String, String),
+}
+
+/// The log DSH reads from a session directory: its highest canonical generation
+/// (`session.vN.jsonl[.zstd]`, `session.jsonl[.zstd]` being v0; GENERATIONS §1.1), as
+/// `validate DIR` picks it. Lower generations are frozen predecessors and are not read.
+///
+/// Errors: the directory cannot be listed, holds no canonical log, or holds its highest
+/// generation in both encodings.
+pub fn current_generation(dir: &std::path::Path) -> Result<std::path::PathBuf, SessionDirError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| SessionDirError::Unreadable(e.to_string()))?;
+    let mut logs: Vec<(u64, std::path::PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter_map(|p| generation_of_path(&p).map(|n| (n, p)))
+        .collect();
+    logs.sort();
+    let (top, path) = logs.pop().ok_or(SessionDirError::NoLog)?;
+    if let Some((n, twin)) = logs.last()
+        && *n == top
+    {
+        let name = |p: &std::path::Path| {
+            p.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        };
+        return Err(SessionDirError::BothEncodings(name(twin), name(&path)));
+    }
+    Ok(path)
 }
 
 /// The canonical log files in the directory of `path`, other than `path`, with their

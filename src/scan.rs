@@ -1922,10 +1922,13 @@ fn later_header_problem(json: Json<'_>, era: Era) -> Option<String> {
         })
 }
 
-/// H7 (§6.3): `cwd` absolute string, `parentSession` string, `seedLength` non-negative.
+/// H7 (§6.3): `cwd` absolute string (on either platform: [`crate::layout::is_absolute_cwd`]),
+/// `parentSession` string, `seedLength` non-negative.
 fn header_fields_problem(json: Json<'_>) -> Option<String> {
     if let Some(cwd) = json.get("cwd")
-        && !cwd.as_str().is_some_and(|c| c.starts_with('/'))
+        && !cwd
+            .as_str()
+            .is_some_and(|c| crate::layout::is_absolute_cwd(&c))
     {
         return Some(format!(
             "header cwd must be an absolute path string, found {}",

@@ -494,7 +494,10 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
     let Ok(cwd) = text(3) else {
         return bad("cwd must be NULL or TEXT".into());
     };
-    if cwd.as_ref().is_some_and(|c| !c.starts_with('/')) {
+    if cwd
+        .as_ref()
+        .is_some_and(|c| !crate::layout::is_absolute_cwd(c))
+    {
         return bad(format!("cwd must be NULL or absolute, found {cwd:?}"));
     }
     let Ok(parent_session) = text(4) else {

@@ -46,6 +46,10 @@ const CASES: &[(&str, &str)] = &[
     // A loose file is not in a store layout, so the derived-path part of H6 cannot be
     // judged and H7 (checked at P7) reports the relative cwd.
     ("H7-cwd-relative.jsonl", "corrupt H7 - 1"),
+    // Relative on Windows too (an absolute Windows cwd is valid: tests/real.rs).
+    ("H7-cwd-drive-relative.jsonl", "corrupt H7 - 1"),
+    ("H7-cwd-windows-relative.jsonl", "corrupt H7 - 1"),
+    ("H7-cwd-dot-relative.jsonl", "corrupt H7 - 1"),
     ("H7-parent-session-not-string.jsonl", "corrupt H7 - 1"),
     // ---- Plain JSONL framing (§5.5.1). ----
     ("J1-empty-file.jsonl", "corrupt J1 - 1"),

@@ -11,10 +11,26 @@ pub mod surface;
 pub mod validate;
 pub mod version;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
+
+/// The log a command reads at `path`: the path itself, or for a session directory its
+/// current generation ([`dsh_session::layout::current_generation`]), named on standard
+/// error so the user knows which file was read.
+pub fn log_path(path: PathBuf) -> Result<PathBuf> {
+    if !path.is_dir() {
+        return Ok(path);
+    }
+    let log = dsh_session::layout::current_generation(&path)
+        .with_context(|| path.display().to_string())?;
+    eprintln!(
+        "dsh-session: reading {} (the current generation of the session directory)",
+        log.display()
+    );
+    Ok(log)
+}
 
 /// A log that is corrupt or refused: `main` prints it and exits 1.
 #[derive(Debug, thiserror::Error)]
