@@ -1,0 +1,111 @@
+//! The README's "Recipes with jq", run exactly as written there (through `sh` and the real
+//! `jq`) on a v0 sample and a v4 log, with the exact output each gives.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{fixture, samples};
+
+/// The command lines of the README's "Recipes with jq" block, in order.
+fn readme_recipes() -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## Recipes with jq")
+        .nth(1)
+        .expect("a recipes section");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block");
+    block
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Runs one recipe with `session.jsonl` standing for `log` and `logs/` for `dir`.
+fn run(recipe: &str, log: &Path, dir: &Path) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let bin_dir = bin.parent().expect("binary directory");
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let line = recipe
+        .replace("session.jsonl", &log.display().to_string())
+        .replace("logs/", &format!("{}/", dir.display()));
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&line)
+        .env("PATH", path)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("sh runs");
+    assert!(
+        out.status.success(),
+        "{line}: exit {:?}, stderr {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn jq_present() -> bool {
+    Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn every_readme_recipe_works_on_v0_and_v4() {
+    assert!(
+        jq_present(),
+        "jq is not installed: these tests run the README's jq recipes (apt-get install jq)"
+    );
+    let recipes = readme_recipes();
+    assert_eq!(recipes.len(), 4, "{recipes:#?}");
+
+    let v0: PathBuf = samples()
+        .join("jsonl/examples__acp-agent__tests__snapshots__escalation-rejected__session.jsonl");
+    let v4 = fixture("v4-tool-result-error.jsonl");
+
+    // A tree with one valid v4 session and one corrupt v0 session, for the walk recipe.
+    let tree = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(tree.path().join("a")).expect("mkdir");
+    std::fs::create_dir_all(tree.path().join("b")).expect("mkdir");
+    std::fs::copy(
+        fixture("rules/H7-cwd-dot-relative.jsonl"),
+        tree.path().join("a/session.jsonl"),
+    )
+    .expect("copy");
+    std::fs::copy(&v4, tree.path().join("b/session.v4.jsonl")).expect("copy");
+
+    let expected: [(&str, &str); 3] = [
+        // the last assistant reply
+        (
+            "The user rejected the permission escalation, so this command cannot be run.\n",
+            "The search failed: the network is unreachable.\n",
+        ),
+        // the call ids of results that reported an error
+        ("[\"call_00_WB1vnPomi8yr6MlcFKTj7912\"]\n", "[\"call_1\"]\n"),
+        // token totals per turn
+        (
+            "{\"turn\":1,\"input\":1578,\"output\":243}\n",
+            "{\"turn\":1,\"input\":120,\"output\":11}\n",
+        ),
+    ];
+    for (recipe, (want_v0, want_v4)) in recipes.iter().zip(expected) {
+        assert_eq!(run(recipe, &v0, tree.path()), want_v0, "v0: {recipe}");
+        assert_eq!(run(recipe, &v4, tree.path()), want_v4, "v4: {recipe}");
+    }
+    assert_eq!(
+        run(&recipes[3], &v0, tree.path()),
+        format!("{}/a/session.jsonl: H7\n", tree.path().display())
+    );
+}
