@@ -154,6 +154,38 @@ pub struct ValidateArgs {
     /// The session to read from a SQLite store (optional when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Also fail the gate (exit 1) when this provider would refuse the derived history
+    /// (its P-rules; see `dsh-session rules`). Without it, provider findings are warnings.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub provider: Option<ProviderName>,
+
+    /// Fail the gate (exit 1) on any warning, provider findings included.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// A provider profile: which provider-readiness rules (P*) make a log fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderName {
+    /// Anthropic Messages API: P1, P2, P3, P5, P6, P7.
+    Anthropic,
+    /// OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5.
+    Openai,
+    /// DeepSeek, DSH's default provider (OpenAI-compatible plus thinking mode): P1-P5.
+    Deepseek,
+}
+
+impl ProviderName {
+    /// The library's profile.
+    pub fn profile(self) -> dsh_session::provider::Provider {
+        use dsh_session::provider::Provider;
+        match self {
+            ProviderName::Anthropic => Provider::Anthropic,
+            ProviderName::Openai => Provider::Openai,
+            ProviderName::Deepseek => Provider::Deepseek,
+        }
+    }
 }
 
 /// Arguments of `surface`.

@@ -9,6 +9,7 @@ pub mod layout;
 pub mod load;
 pub mod packed;
 pub mod provenance;
+pub mod provider;
 pub mod repair;
 pub mod replay;
 pub mod rules;

@@ -61,6 +61,11 @@ pub struct SurfaceEntry {
     pub calls: Vec<String>,
     /// Tool-call ids the derived message answers (`tool-result` blocks).
     pub results: Vec<String>,
+    /// The event's line (header = line 1; for SQLite, the row's seq), when known.
+    pub line: Option<u64>,
+    /// What a provider sees of the derived message; `None` when the event projects to no
+    /// message (FORMAT.md §4).
+    pub shape: Option<crate::provider::Shape>,
     /// Hash of a `tool/result`'s `data` with its content nulled, for S18 (strict dialects only).
     content_free_hash: Option<u128>,
 }
@@ -121,6 +126,10 @@ pub struct SurfaceInput<'e> {
     pub calls: Vec<String>,
     /// Tool-call ids the derived message answers.
     pub results: Vec<String>,
+    /// The event's line, when known.
+    pub line: Option<u64>,
+    /// What a provider sees of the derived message, when the event projects to one.
+    pub shape: Option<crate::provider::Shape>,
 }
 
 impl<'e> SurfaceInput<'e> {
@@ -144,6 +153,8 @@ impl<'e> SurfaceInput<'e> {
             preview: "",
             calls: Vec::new(),
             results: Vec::new(),
+            line: None,
+            shape: None,
         }
     }
 }
@@ -282,37 +293,25 @@ impl Replay {
         out
     }
 
-    /// W1 and W2 on the derived history: tool calls without a later result, and results
-    /// answering no earlier call (FORMAT.md §4; providers reject both).
-    pub fn orphan_warnings(&self) -> Vec<Finding> {
-        let mut open: Vec<(String, u64)> = Vec::new();
-        let mut out = Vec::new();
-        for e in self.entries() {
-            for id in &e.results {
-                match open.iter().position(|(c, _)| c == id) {
-                    Some(i) => {
-                        open.remove(i);
-                    }
-                    None => out.push(Finding::new(
-                        Rule::W2,
-                        Some(e.seq),
-                        None,
-                        format!("tool result for call {id:?} answers no earlier tool call on the surface"),
-                    )),
-                }
-            }
-            open.extend(e.calls.iter().map(|c| (c.clone(), e.seq)));
-        }
-        for (id, seq) in open {
-            out.push(Finding::new(
-                Rule::W1,
-                Some(seq),
-                None,
-                format!("tool call {id:?} has no tool result after it on the surface"),
-            ));
-        }
-        out.sort_by_key(|f| f.seq);
-        out
+    /// The provider rules (P1–P7, [`crate::provider::check`]) on the derived history: the
+    /// surface entries that project to a message, in order. `system_prompt`: the request
+    /// header in force has a system prompt (sent as message 0 by OpenAI-compatible
+    /// adapters).
+    pub fn provider_findings(&self, system_prompt: bool) -> Vec<Finding> {
+        let history: Vec<crate::provider::HistoryMessage<'_>> = self
+            .entries()
+            .into_iter()
+            .filter_map(|e| {
+                Some(crate::provider::HistoryMessage {
+                    seq: e.seq,
+                    line: e.line,
+                    shape: e.shape?,
+                    calls: &e.calls,
+                    results: &e.results,
+                })
+            })
+            .collect();
+        crate::provider::check(&history, system_prompt)
     }
 
     /// The surface as a list of seqs.
@@ -490,6 +489,8 @@ impl Replay {
             message: input.message.map(str::to_owned),
             calls: input.calls,
             results: input.results,
+            line: input.line,
+            shape: input.shape,
             content_free_hash,
         };
         match op {

@@ -147,8 +147,15 @@ rules! {
     G6 => Corrupt, "GENERATIONS §7", "v4 tool/result is not a tool-role message {id, role: tool, toolCallId, source: {kind: tool, callId}, content}";
     G7 => Corrupt, "GENERATIONS §6, §7", "system/message or developer/message malformed";
     G8 => Corrupt, "GENERATIONS §5", "v2+ header: isSeeded missing or not a boolean, or a retired seedLength";
-    W1 => Warning, "§4, §5.2", "derived history has a tool call with no tool result after it (providers reject it)";
-    W2 => Warning, "§4", "derived history has a tool result whose call id matches no earlier tool call (orphan result)";
+    P1 => Warning, "PROVIDERS §3", "derived history has a tool call with no tool result after it (unanswered call; all providers refuse it)";
+    P2 => Warning, "PROVIDERS §3", "derived history has a tool result whose call is not before it (orphan result; all providers refuse it)";
+    P3 => Warning, "PROVIDERS §1, §3", "a tool result is not sent right after the assistant message that made the call (a message or user text comes between; all providers refuse it)";
+    P4 => Warning, "PROVIDERS §1, §3", "assistant message with tool calls has no reasoning in a session in thinking mode (DeepSeek refuses it)";
+    P5 => Warning, "PROVIDERS §3", "a message holds an unpaired UTF-16 surrogate (the request is not valid UTF-8 JSON; all providers refuse it)";
+    P6 => Warning, "PROVIDERS §3", "a tool-call id is announced twice in the history (Anthropic refuses it)";
+    P7 => Warning, "PROVIDERS §3", "a message has an empty text block (Anthropic refuses it)";
+    W1 => Warning, "§4, §5.2", "alias of P1 (reported as P1 since provider readiness): a tool call with no tool result after it";
+    W2 => Warning, "§4", "alias of P2 (reported as P2 since provider readiness): a tool result whose call is not before it";
     W3 => Warning, "GENERATIONS §8", "event type outside this reader's partial v1-v4 vocabulary, not marked ignorable";
 }
 
@@ -174,6 +181,8 @@ pub struct Finding {
     pub row: Option<u64>,
     /// One line: what was expected and what was found.
     pub message: String,
+    /// Provider rules (P*) only: the wire indexes and the call id the finding is about.
+    pub provider: Option<Box<crate::provider::ProviderDetail>>,
 }
 
 impl Finding {
@@ -191,6 +200,7 @@ impl Finding {
             line,
             row: None,
             message: message.into(),
+            provider: None,
         }
     }
 }

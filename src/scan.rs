@@ -598,6 +598,8 @@ struct Scan<'o> {
     unknown_seen: std::collections::HashSet<String>,
     /// When closers were checked: how many events the stored log holds.
     stored_events: Option<u64>,
+    /// The request header in force has a non-empty system prompt (FORMAT.md §4).
+    system_prompt: bool,
 }
 
 impl<'o> Scan<'o> {
@@ -633,6 +635,7 @@ impl<'o> Scan<'o> {
             sqlite_session: None,
             unknown_seen: std::collections::HashSet::new(),
             stored_events: None,
+            system_prompt: false,
         }
     }
 
@@ -1418,6 +1421,14 @@ impl<'o> Scan<'o> {
             return;
         }
         let ty = logical.type_str();
+        if ty == "request/header" {
+            // The system prompt in force is sent as the request's first message.
+            self.system_prompt = logical
+                .data()
+                .and_then(|d| d.get("header"))
+                .and_then(|h| h.get("system"))
+                .is_some_and(Json::is_nonempty_string);
+        }
         let result = if self.dialect.is_surface_type(ty) {
             let projected = derive::project(logical, self.dialect.projection);
             let message = logical.message().or(logical.data());
@@ -1444,14 +1455,13 @@ impl<'o> Scan<'o> {
             } else {
                 String::new()
             };
-            let (calls, results) = match (self.dialect.projection, projected.as_deref()) {
-                (_, None) => Default::default(),
-                (Projection::Stored, Some(_)) => logical
-                    .message()
-                    .map(derive::tool_call_ids)
-                    .unwrap_or_default(),
-                (Projection::June, Some(m)) => derive::tool_call_ids(Json::from_valid(m)),
+            let derived = match (self.dialect.projection, projected.as_deref()) {
+                (_, None) => None,
+                (Projection::Stored, Some(_)) => logical.message(),
+                (Projection::June, Some(m)) => Some(Json::from_valid(m)),
             };
+            let (calls, results) = derived.map(derive::tool_call_ids).unwrap_or_default();
+            let shape = derived.map(|m| crate::provider::shape(m, role.as_deref()));
             self.report.replay.push_surface(SurfaceInput {
                 seq,
                 ty,
@@ -1464,6 +1474,8 @@ impl<'o> Scan<'o> {
                 preview: &preview,
                 calls,
                 results,
+                line: Some(line),
+                shape,
             })
         } else {
             self.report.replay.push_log_only(
@@ -1647,9 +1659,15 @@ impl<'o> Scan<'o> {
         }
         if chosen.is_none() {
             let pending = &self.report.stats.pending;
-            self.report.warnings.extend(self.report.replay.orphan_warnings().into_iter().map(|mut w| {
-                if w.rule == Rule::W1 && pending.iter().any(|p| w.message.contains(&format!("{:?}", p.call_id))) {
+            let sqlite = self.sqlite_session.is_some();
+            let findings = self.report.replay.provider_findings(self.system_prompt);
+            self.report.warnings.extend(findings.into_iter().map(|mut w| {
+                let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
+                if w.rule == Rule::P1 && pending.iter().any(|p| Some(p.call_id.as_str()) == call) {
                     w.message.push_str(" (its turn is still open: `dsh-session repair` closes it as DSH would)");
+                }
+                if sqlite {
+                    w.row = w.line.take();
                 }
                 w
             }));

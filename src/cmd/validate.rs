@@ -12,7 +12,8 @@ use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{ListFormat, ValidateArgs};
+use crate::cli::{ListFormat, ProviderName, ValidateArgs};
+use dsh_session::provider::Provider;
 use crate::render::{TornTailJson, log_name, paint};
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
@@ -43,6 +44,22 @@ struct Verdict {
     encoding: Option<&'static str>,
     torn_tail: Option<TornJson>,
     warnings: Vec<FindingJson>,
+    /// With `--provider`: that provider's answer on the derived history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provider: Option<ProviderJson>,
+    /// With `--strict`: true when a warning fails the gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strict_failed: Option<bool>,
+}
+
+/// `validate --provider NAME`: whether that provider accepts the derived history.
+#[derive(Debug, Serialize)]
+struct ProviderJson {
+    name: &'static str,
+    /// False when a finding of one of its P-rules stands (the log fails the gate).
+    accepted: bool,
+    /// The P-findings that provider refuses, as `warnings` lists them.
+    findings: Vec<FindingJson>,
 }
 
 #[derive(Debug, Serialize)]
@@ -61,29 +78,73 @@ impl From<&TornTail> for TornJson {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct FindingJson {
     rule: &'static str,
     seq: Option<u64>,
     line: Option<u64>,
     row: Option<u64>,
     message: String,
+    /// Provider rules only: the index of the message in the OpenAI-compatible request
+    /// (DeepSeek's and OpenAI's "message index N").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_index: Option<u64>,
+    /// Provider rules only: the index in Anthropic's `messages` array (`messages.N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anthropic_index: Option<u64>,
+    /// Provider rules only: the tool-call id concerned, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: Option<String>,
+    /// Provider rules only: the providers that refuse the history for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused_by: Option<Vec<&'static str>>,
 }
 
 impl From<&Finding> for FindingJson {
     fn from(f: &Finding) -> Self {
+        let detail = f.provider.as_deref();
+        let refused_by = dsh_session::provider::providers_of(f.rule);
         FindingJson {
             rule: f.rule.id(),
             seq: f.seq,
             line: f.line,
             row: f.row,
             message: f.message.clone(),
+            message_index: detail.map(|d| d.message_index),
+            anthropic_index: detail.map(|d| d.anthropic_index),
+            call_id: detail.and_then(|d| d.call_id.clone()),
+            refused_by: (!refused_by.is_empty())
+                .then(|| refused_by.iter().map(|p| p.name()).collect()),
         }
     }
 }
 
-fn verdict(file: String, report: &Report) -> Verdict {
+/// What fails the gate besides DSH's verdict.
+#[derive(Debug, Clone, Copy, Default)]
+struct Gate {
+    provider: Option<Provider>,
+    strict: bool,
+}
+
+fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
     let finding = report.finding.as_ref();
+    let warnings: Vec<FindingJson> = report.warnings.iter().map(FindingJson::from).collect();
+    let provider = gate.provider.filter(|_| report.is_ok()).map(|p| {
+        let findings: Vec<FindingJson> = report
+            .warnings
+            .iter()
+            .filter(|w| p.enforces(w.rule))
+            .map(FindingJson::from)
+            .collect();
+        ProviderJson {
+            name: p.name(),
+            accepted: findings.is_empty(),
+            findings,
+        }
+    });
+    let strict_failed = gate
+        .strict
+        .then(|| report.is_ok() && !report.warnings.is_empty());
     let torn = report.torn.as_ref();
     let sqlite = report.session.is_some();
     Verdict {
@@ -107,7 +168,9 @@ fn verdict(file: String, report: &Report) -> Verdict {
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),
-        warnings: report.warnings.iter().map(FindingJson::from).collect(),
+        warnings,
+        provider,
+        strict_failed,
     }
 }
 
@@ -128,6 +191,8 @@ fn io_error(file: String, message: String) -> Verdict {
         encoding: None,
         torn_tail: None,
         warnings: Vec::new(),
+        provider: None,
+        strict_failed: None,
     }
 }
 
@@ -149,7 +214,7 @@ fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::loa
     Some((bar, Arc::new(move |read| handle.set_position(read))))
 }
 
-fn check(path: &Path, session: Option<&String>) -> Vec<Verdict> {
+fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
     let file = path.display().to_string();
     let progress = progress_for(path);
     let options = ScanOptions {
@@ -166,7 +231,10 @@ fn check(path: &Path, session: Option<&String>) -> Vec<Verdict> {
             eprintln!("dsh-session: {file}: store holds no sessions");
             Vec::new()
         }
-        Ok(reports) => reports.iter().map(|r| verdict(file.clone(), r)).collect(),
+        Ok(reports) => reports
+            .iter()
+            .map(|r| verdict(file.clone(), r, gate))
+            .collect(),
         Err(e) => vec![io_error(file, e.to_string())],
     }
 }
@@ -187,9 +255,13 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             );
         }
     }
+    let gate = Gate {
+        provider: args.provider.map(ProviderName::profile),
+        strict: args.strict,
+    };
     let verdicts: Vec<Verdict> = paths
         .par_iter()
-        .map(|p| check(p, args.session.as_ref()))
+        .map(|p| check(p, args.session.as_ref(), gate))
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
@@ -203,6 +275,14 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             v.message.as_deref().unwrap_or_default()
         );
     }
+    let provider_refused = verdicts
+        .iter()
+        .filter(|v| v.provider.as_ref().is_some_and(|p| !p.accepted))
+        .count();
+    let strict_failed = verdicts
+        .iter()
+        .filter(|v| v.strict_failed == Some(true))
+        .count();
     let shown: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
@@ -233,9 +313,16 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 } else {
                     String::new()
                 };
+                let mut gates = String::new();
+                if let Some(p) = gate.provider {
+                    gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
+                }
+                if gate.strict {
+                    gates.push_str(&format!(", {strict_failed} failed --strict"));
+                }
                 writeln!(
                     out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{unreadable}",
+                    "{} valid, {} torn-tail, {} corrupt, {} refused{gates}{unreadable}",
                     count(Status::Valid.name()),
                     count(Status::TornTail.name()),
                     count(Status::Corrupt.name()),
@@ -244,7 +331,11 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             }
         }
     }
-    let failed = count(Status::Corrupt.name()) + count(Status::Refused.name()) > 0;
+    let failed = count(Status::Corrupt.name())
+        + count(Status::Refused.name())
+        + provider_refused
+        + strict_failed
+        > 0;
     Ok(ExitCode::from(if errors + empty_dirs > 0 {
         2
     } else if failed {
@@ -299,15 +390,47 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
     }
     for w in &v.warnings {
         let seq = w.seq.map(|s| format!("seq {s}: ")).unwrap_or_default();
+        let refused_by = v
+            .provider
+            .as_ref()
+            .filter(|p| w.refused_by.as_ref().is_some_and(|r| r.contains(&p.name)))
+            .map(|p| p.name);
+        let (level, title) = match refused_by {
+            Some(name) => ("error", format!("{} refused by {name}", w.rule)),
+            None if v.strict_failed == Some(true) => ("error", format!("{} (--strict)", w.rule)),
+            None => ("warning", w.rule.to_owned()),
+        };
         writeln!(
             out,
-            "::warning file={file}{},title={}::{}",
-            line(w.line),
-            gh_escape(w.rule, true),
+            "::{level} file={file}{},title={}::{}",
+            line(w.line.or(w.row)),
+            gh_escape(&title, true),
             gh_escape(&format!("{seq}{}", w.message), false)
         )?;
     }
     Ok(())
+}
+
+/// Where a warning points: ` at line L (seq S, message index N, call "C")`.
+fn place(w: &FindingJson) -> String {
+    let mut at = String::new();
+    if let Some(line) = w.line {
+        at.push_str(&format!(" at line {line}"));
+    }
+    if let Some(row) = w.row {
+        at.push_str(&format!(" at row {row}"));
+    }
+    let mut inside = Vec::new();
+    if let Some(seq) = w.seq {
+        inside.push(format!("seq {seq}"));
+    }
+    if let Some(index) = w.message_index {
+        inside.push(format!("message index {index}"));
+    }
+    if !inside.is_empty() {
+        at.push_str(&format!(" ({})", inside.join(", ")));
+    }
+    at
 }
 
 fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<()> {
@@ -319,12 +442,24 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
     let status = paint(color, code, v.status);
     let era = v.era.map(|e| format!(", {e}")).unwrap_or_default();
     let name = log_name(&v.file, v.session.as_deref());
+    let refused_by = v.provider.as_ref().filter(|p| !p.accepted);
     match (v.status, v.rule) {
-        ("valid", _) | (_, None) => writeln!(
-            out,
-            "{name}: {status} ({} events, surface {}{era})",
-            v.events, v.surface_len
-        )?,
+        ("valid", _) | (_, None) => {
+            let gate = match (refused_by, v.strict_failed) {
+                (Some(p), _) => format!(
+                    " for DSH, {} by {}",
+                    paint(color, "31", "refused"),
+                    p.name
+                ),
+                (None, Some(true)) => format!(", {} --strict", paint(color, "31", "failed")),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "{name}: {status}{gate} ({} events, surface {}{era})",
+                v.events, v.surface_len
+            )?
+        }
         (_, Some(rule)) => {
             let mut place = String::new();
             if let Some(line) = v.line {
@@ -348,12 +483,27 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
         }
     }
     for w in &v.warnings {
-        let warning = paint(color, "33", "warning");
+        let refusal = refused_by.and_then(|p| {
+            w.refused_by
+                .as_ref()
+                .filter(|r| r.contains(&p.name))
+                .and_then(|_| Provider::from_name(p.name))
+                .and_then(|p| p.error_text(dsh_session::rules::Rule::from_id(w.rule)?))
+                .map(|text| (p.name, text))
+        });
+        let level = match refusal {
+            Some(_) => paint(color, "31", "error"),
+            None if v.strict_failed == Some(true) => paint(color, "31", "error"),
+            None => paint(color, "33", "warning"),
+        };
+        let answer = refusal
+            .map(|(name, text)| format!("; {name} answers: {text}"))
+            .unwrap_or_default();
         writeln!(
             out,
-            "  {warning} {} (seq {}): {}",
+            "  {level} {}{}: {}{answer}",
             w.rule,
-            w.seq.unwrap_or_default(),
+            place(w),
             w.message
         )?;
     }

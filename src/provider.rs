@@ -1,0 +1,476 @@
+//! Provider readiness: will a model provider accept the derived history (FORMAT.md §4) as
+//! DSH's adapters send it? (`../shared/PROVIDERS.md`)
+//!
+//! DSH turns the derived messages into a provider request message by message
+//! (PROVIDERS.md §1, §2); the providers then refuse a few shapes of that request with HTTP
+//! 400 on every later request of the session. Each shape is a rule `P1`…`P7`, checked on
+//! the *wire* the adapter builds, not on the harness list: a user message with text and
+//! tool results sends its text first, then one tool message per result; v4 tool-role
+//! results are tool messages; the request header's system prompt is message 0.
+//!
+//! Sources for what each provider refuses (cited per rule below):
+//! * DeepSeek, OpenAI-compatible chat: <https://api-docs.deepseek.com/guides/thinking_mode>
+//!   (thinking mode; tool calls), <https://api-docs.deepseek.com/api/create-chat-completion>.
+//! * OpenAI chat completions: <https://platform.openai.com/docs/api-reference/chat/create>
+//!   (`messages[].tool_call_id`: "Tool call that this message is responding to"), and the
+//!   function-calling guide <https://platform.openai.com/docs/guides/function-calling>.
+//! * Anthropic Messages: <https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use>
+//!   ("tool result blocks must immediately follow their corresponding tool use blocks"; "each
+//!   `tool_use` block must have a corresponding `tool_result` block in the next message") and
+//!   <https://docs.anthropic.com/en/api/messages> (text content blocks must be non-empty).
+//! * Any provider: a request body is JSON text in UTF-8 (RFC 8259 §8.1, §8.2); an unpaired
+//!   UTF-16 surrogate has no UTF-8 encoding, so the body cannot be sent as valid JSON.
+
+use crate::json::Json;
+use crate::rules::{Finding, Rule};
+
+/// A provider profile: which P-rules a provider enforces (`validate --provider NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Provider {
+    /// Anthropic Messages API (through DSH's pi-ai adapter).
+    Anthropic,
+    /// OpenAI chat completions and other OpenAI-compatible gateways.
+    Openai,
+    /// DeepSeek (OpenAI-compatible, plus its thinking-mode rule); DSH's default provider.
+    Deepseek,
+}
+
+impl Provider {
+    /// Every profile, in the order `rules` lists them.
+    pub const ALL: [Provider; 3] = [Provider::Anthropic, Provider::Openai, Provider::Deepseek];
+
+    /// The profile's name on the command line (`anthropic`, `openai`, `deepseek`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::Openai => "openai",
+            Provider::Deepseek => "deepseek",
+        }
+    }
+
+    /// Looks a profile up by name.
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// True when this profile refuses a history that breaks `rule`.
+    pub fn enforces(self, rule: Rule) -> bool {
+        providers_of(rule).contains(&self)
+    }
+
+    /// What this provider answers when `rule` is broken (HTTP 400), as users report it;
+    /// `None` when it does not enforce the rule.
+    pub fn error_text(self, rule: Rule) -> Option<&'static str> {
+        use Provider::{Anthropic, Deepseek, Openai};
+        if !self.enforces(rule) {
+            return None;
+        }
+        Some(match (rule, self) {
+            (Rule::P1, Anthropic) | (Rule::P3, Anthropic) => {
+                "messages.N: `tool_use` ids were found without `tool_result` blocks immediately after"
+            }
+            (Rule::P1, _) | (Rule::P3, _) => {
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)"
+            }
+            (Rule::P2, Anthropic) => "unexpected `tool_use_id` found in `tool_result` blocks",
+            (Rule::P2, Openai | Deepseek) => {
+                "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+            }
+            (Rule::P4, _) => {
+                "Missing `reasoning_content` field in the assistant message at message index N"
+            }
+            (Rule::P5, _) => "HTTP 400: the request body is not valid UTF-8 JSON",
+            (Rule::P6, _) => "messages.N: `tool_use` ids must be unique",
+            (Rule::P7, _) => "messages.N: text content blocks must be non-empty",
+            _ => return None,
+        })
+    }
+}
+
+/// The profiles that refuse a history breaking `rule` (empty for a non-P rule).
+pub fn providers_of(rule: Rule) -> &'static [Provider] {
+    use Provider::{Anthropic, Deepseek, Openai};
+    match rule {
+        // Every provider pairs calls and results (Anthropic tool-use guide; OpenAI
+        // function-calling guide; DeepSeek's OpenAI-compatible chat completion).
+        Rule::P1 | Rule::P2 | Rule::P3 | Rule::P5 => &[Anthropic, Openai, Deepseek],
+        // DeepSeek thinking mode: "for turns that do perform tool calls, the
+        // reasoning_content must be fully passed back to the API in all subsequent
+        // requests", else HTTP 400 (api-docs.deepseek.com/guides/thinking_mode).
+        Rule::P4 => &[Deepseek],
+        // Anthropic Messages: tool_use ids unique within a request, and text blocks
+        // non-empty (docs.anthropic.com/en/api/messages). DSH's DeepSeek adapter joins
+        // text blocks into one string, so empty ones vanish there.
+        Rule::P6 | Rule::P7 => &[Anthropic],
+        _ => &[],
+    }
+}
+
+/// What a provider needs to know about one derived message, worked out once when the
+/// event joins the surface (PROVIDERS.md §1): its wire role and the parts the P-rules
+/// read. Tool-call ids and result ids live beside it on the surface entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// The message's role as the adapter sends it.
+    pub role: WireRole,
+    /// At least one `text` block with text: a user message is sent before its results.
+    pub has_text: bool,
+    /// `text` blocks whose text is empty.
+    pub empty_text_blocks: u32,
+    /// At least one `reasoning` block with text (DeepSeek `reasoning_content`).
+    pub has_reasoning: bool,
+    /// An unpaired UTF-16 surrogate escape (`\ud800`) anywhere in the message.
+    pub lone_surrogate: bool,
+}
+
+/// Roles of harness messages (FORMAT.md §2.4.1, GENERATIONS §7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WireRole {
+    /// `system` (v3/v4 `system/message`).
+    System,
+    /// `developer` (v4 `developer/message`).
+    Developer,
+    /// `user`, including v0–v3 tool results (`tool-result` blocks).
+    #[default]
+    User,
+    /// `assistant`.
+    Assistant,
+    /// v4 tool-role result.
+    Tool,
+}
+
+impl WireRole {
+    fn of(role: &str) -> WireRole {
+        match role {
+            "system" => WireRole::System,
+            "developer" => WireRole::Developer,
+            "assistant" => WireRole::Assistant,
+            "tool" => WireRole::Tool,
+            _ => WireRole::User,
+        }
+    }
+}
+
+/// The [`Shape`] of a derived message (`{role, content: [blocks]}`); `role` as derived
+/// (June-era messages carry none in the JSON). One pass over the content blocks plus a
+/// scan of the raw bytes for surrogate escapes.
+pub fn shape(message: Json<'_>, role: Option<&str>) -> Shape {
+    let mut shape = Shape {
+        role: WireRole::of(role.unwrap_or("user")),
+        lone_surrogate: has_lone_surrogate(message.raw()),
+        ..Shape::default()
+    };
+    let [content] = message.lookup(["content"]);
+    for block in content.into_iter().flat_map(Json::elements) {
+        let [ty, text] = block.lookup(["type", "text"]);
+        let Some(ty) = ty else { continue };
+        let nonempty = text.is_some_and(Json::is_nonempty_string);
+        if ty.str_eq("text") {
+            if nonempty {
+                shape.has_text = true;
+            } else {
+                shape.empty_text_blocks += 1;
+            }
+        } else if ty.str_eq("reasoning") && nonempty {
+            shape.has_reasoning = true;
+        }
+    }
+    shape
+}
+
+/// True when the JSON text holds a `\uD800`–`\uDBFF` escape not immediately followed by a
+/// `\uDC00`–`\uDFFF` escape, or a low one not preceded by a high one: a code unit no UTF-8
+/// text can hold. Raw UTF-8 cannot encode surrogates, so only escapes are looked at.
+pub fn has_lone_surrogate(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut at = 0;
+    // Where a low surrogate escape must start to pair with the high one just read.
+    let mut pair_at: Option<usize> = None;
+    while let Some(off) = memchr::memchr(b'\\', &bytes[at..]) {
+        let i = at + off;
+        if pair_at.is_some_and(|p| p != i) {
+            return true;
+        }
+        let unit = (bytes.get(i + 1) == Some(&b'u'))
+            .then(|| bytes.get(i + 2..i + 6))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+        match unit {
+            Some(0xD800..=0xDBFF) => {
+                if pair_at.is_some() {
+                    return true;
+                }
+                pair_at = Some(i + 6);
+                at = i + 6;
+            }
+            Some(0xDC00..=0xDFFF) => {
+                if pair_at.take().is_none() {
+                    return true;
+                }
+                at = i + 6;
+            }
+            Some(_) => {
+                if pair_at.is_some() {
+                    return true;
+                }
+                at = i + 6;
+            }
+            None => {
+                if pair_at.is_some() {
+                    return true;
+                }
+                at = i + 2;
+            }
+        }
+    }
+    pair_at.is_some()
+}
+
+/// One derived message as the P-rules see it: where it is in the log, its [`Shape`], and
+/// the tool-call ids it announces and answers.
+#[derive(Debug, Clone, Copy)]
+pub struct HistoryMessage<'a> {
+    /// The surface event's seq.
+    pub seq: u64,
+    /// Its 1-based line (header = line 1); for SQLite, the row's seq.
+    pub line: Option<u64>,
+    /// What the adapter sends of it.
+    pub shape: Shape,
+    /// Tool-call ids it announces (assistant `tool-call` blocks), in block order.
+    pub calls: &'a [String],
+    /// Tool-call ids it answers (`tool-result` blocks or a v4 tool-role message).
+    pub results: &'a [String],
+}
+
+/// Where a provider finding points: the wire message indexes the providers count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderDetail {
+    /// Index in the OpenAI-compatible `messages` array DSH's DeepSeek adapter sends (what
+    /// DeepSeek's and OpenAI's "message index N" count): the request's system prompt, when
+    /// the log has one, is message 0; a user message with text and k results is k + 1
+    /// messages.
+    pub message_index: u64,
+    /// Index in the Anthropic `messages` array (`messages.N`): the system prompt is not a
+    /// message; a harness `system` message becomes a user message (pi-ai adapter); the
+    /// results following one assistant message share one user message.
+    pub anthropic_index: u64,
+    /// The tool-call id concerned (P1, P2, P3, P6).
+    pub call_id: Option<String>,
+}
+
+/// The P-findings of a derived history, in history order (one per class and call id, or
+/// per message). `system_prompt`: the request header in force has a system prompt, which
+/// the OpenAI-compatible adapters send as message 0.
+///
+/// Findings carry the seq and line of the message concerned, its wire indexes and the call
+/// id in [`Finding::provider`]; their class is a warning (a profile makes them fail the
+/// gate, see [`Provider::enforces`]).
+pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding> {
+    let wire = wire_indexes(history, system_prompt);
+    let thinking = history
+        .iter()
+        .any(|m| m.shape.role == WireRole::Assistant && m.shape.has_reasoning);
+    let mut out: Vec<(usize, Finding)> = Vec::new();
+    let mut push = |at: usize, rule: Rule, call: Option<&str>, message: String| {
+        let m = &history[at];
+        let mut f = Finding::new(rule, Some(m.seq), m.line, message);
+        f.provider = Some(Box::new(ProviderDetail {
+            message_index: wire[at].0,
+            anthropic_index: wire[at].1,
+            call_id: call.map(str::to_owned),
+        }));
+        out.push((at, f));
+    };
+
+    // Calls announced so far: id → index of the announcing message; and which are answered.
+    let mut announced: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, m) in history.iter().enumerate() {
+        if m.shape.lone_surrogate {
+            push(
+                i,
+                Rule::P5,
+                None,
+                format!(
+                    "{} message holds an unpaired UTF-16 surrogate escape; the request body cannot be encoded as UTF-8",
+                    role_name(m.shape.role)
+                ),
+            );
+        }
+        if m.shape.empty_text_blocks > 0 {
+            push(
+                i,
+                Rule::P7,
+                None,
+                format!(
+                    "{} message has {} empty text block(s)",
+                    role_name(m.shape.role),
+                    m.shape.empty_text_blocks
+                ),
+            );
+        }
+        for id in m.results {
+            if !announced.contains_key(id.as_str()) {
+                push(
+                    i,
+                    Rule::P2,
+                    Some(id),
+                    format!("tool result for call {id:?} answers no tool call before it"),
+                );
+            }
+        }
+        if m.shape.role == WireRole::Assistant {
+            if thinking && !m.calls.is_empty() && !m.shape.has_reasoning {
+                push(
+                    i,
+                    Rule::P4,
+                    None,
+                    "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
+                );
+            }
+            // The results that follow this message directly: the run of tool messages.
+            let run = following_results(history, i);
+            for id in m.calls {
+                if announced.insert(id, i).is_some() {
+                    push(
+                        i,
+                        Rule::P6,
+                        Some(id),
+                        format!("tool call id {id:?} is announced a second time"),
+                    );
+                    continue;
+                }
+                if run.contains(&id.as_str()) {
+                    continue;
+                }
+                match later_result(history, i, id) {
+                    Some(j) => {
+                        let between = history[i + 1..j]
+                            .iter()
+                            .find(|m| !continues_results(m))
+                            .map(|m| m.seq);
+                        let why = match between {
+                            Some(seq) => format!("the message at seq {seq} comes between"),
+                            None => "the text of its user message is sent before it".to_owned(),
+                        };
+                        push(
+                            i,
+                            Rule::P3,
+                            Some(id),
+                            format!(
+                                "tool call {id:?} is answered at seq {}, not right after the call: {why}",
+                                history[j].seq
+                            ),
+                        );
+                    }
+                    None => push(
+                        i,
+                        Rule::P1,
+                        Some(id),
+                        format!("tool call {id:?} has no tool result after it"),
+                    ),
+                }
+            }
+        }
+    }
+    out.sort_by_key(|(at, f)| (*at, f.rule));
+    out.into_iter().map(|(_, f)| f).collect()
+}
+
+/// The result ids sent right after the assistant message at `i`: DSH's adapters send a
+/// user message's text first, so only a result-only user message (or a v4 tool message)
+/// continues the run of tool messages.
+fn following_results<'a>(history: &'a [HistoryMessage<'a>], i: usize) -> Vec<&'a str> {
+    history[i + 1..]
+        .iter()
+        .take_while(|m| continues_results(m))
+        .flat_map(|m| m.results.iter().map(String::as_str))
+        .collect()
+}
+
+/// True for a message that is sent as tool messages only: a v4 tool-role result, or a
+/// user message with results and no text.
+fn continues_results(m: &HistoryMessage<'_>) -> bool {
+    match m.shape.role {
+        WireRole::Tool => true,
+        WireRole::User => !m.results.is_empty() && !m.shape.has_text,
+        _ => false,
+    }
+}
+
+/// The index of the first message after `i` that answers `id`.
+fn later_result(history: &[HistoryMessage<'_>], i: usize, id: &str) -> Option<usize> {
+    history[i + 1..]
+        .iter()
+        .position(|m| m.results.iter().any(|r| r == id))
+        .map(|p| i + 1 + p)
+}
+
+fn role_name(role: WireRole) -> &'static str {
+    match role {
+        WireRole::System => "system",
+        WireRole::Developer => "developer",
+        WireRole::User => "user",
+        WireRole::Assistant => "assistant",
+        WireRole::Tool => "tool",
+    }
+}
+
+/// `(OpenAI-compatible index, Anthropic index)` of each harness message's first wire
+/// message (PROVIDERS.md §1, §2).
+fn wire_indexes(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<(u64, u64)> {
+    let mut openai = u64::from(system_prompt);
+    let mut anthropic = 0u64;
+    // The Anthropic message last sent holds tool results (later ones join it).
+    let mut in_results = false;
+    let mut out = Vec::with_capacity(history.len());
+    for m in history {
+        let results = m.results.len() as u64;
+        let text_first = match m.shape.role {
+            WireRole::Tool => false,
+            WireRole::User => m.shape.has_text || results == 0,
+            _ => true,
+        };
+        // Anthropic: the index of this message's first wire message.
+        let first_anthropic = if text_first || !in_results {
+            anthropic
+        } else {
+            anthropic - 1
+        };
+        out.push((openai, first_anthropic));
+        openai += u64::from(text_first) + results;
+        if text_first {
+            anthropic += 1;
+            in_results = false;
+        }
+        if results > 0 && !in_results {
+            anthropic += 1;
+            in_results = true;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_are_found_only_where_unpaired() {
+        for (raw, lone) in [
+            (r#""plain""#, false),
+            (r#""\ud83d\ude00""#, false),
+            (r#""\uD83D\uDE00 and \u00e9""#, false),
+            (r#""\ud800""#, true),
+            (r#""\ud800x""#, true),
+            (r#""\udc00""#, true),
+            (r#""\ud800\ud800\udc00""#, true),
+            (r#""\ud800\n""#, true),
+            (r#""\\ud800""#, false),
+            (r#""a\\\ud800""#, true),
+            (r#"{"text":"\ud83d"}"#, true),
+        ] {
+            assert_eq!(has_lone_surrogate(raw), lone, "{raw}");
+        }
+    }
+}
