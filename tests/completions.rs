@@ -1,5 +1,6 @@
-//! The bash completion script, sourced into a real `bash` and asked what it completes:
-//! subcommand options and their values must come back, not only the top level.
+//! The completion scripts run in the real shells and asked what they complete: subcommand
+//! options and their values must come back, not only the top level. Bash is required;
+//! the elvish test runs where `elvish` is installed.
 
 mod common;
 
@@ -116,5 +117,101 @@ fn bash_completes_after_the_subcommand() {
             return;
         };
         assert_eq!(got, *want, "completing {line:?}");
+    }
+}
+
+/// The elvish script with its two editor calls replaced, so a non-interactive `elvish`
+/// can load it: the completer becomes `$f` and each candidate is echoed as its text.
+fn elvish_module() -> PathBuf {
+    let script = dsh().args(["completions", "elvish"]).output().unwrap();
+    assert!(script.status.success());
+    let text = String::from_utf8(script.stdout).unwrap();
+    let completer = "set edit:completion:arg-completer[dsh-session] = ";
+    let candidate =
+        "edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc";
+    assert!(
+        text.contains(completer) && text.contains(candidate),
+        "{text}"
+    );
+    let module = text
+        .replace(completer, "var f = ")
+        .replace(candidate, "echo $text");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("elvish");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("completer.elv"), module).unwrap();
+    dir
+}
+
+/// Runs elvish's completer on `words` (the last is the word being completed), or `None`
+/// when there is no `elvish` to run.
+fn complete_elvish(dir: &Path, words: &[&str]) -> Option<Vec<String>> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let code = format!("use ./completer; $completer:f {}", quoted.join(" "));
+    let out = match Command::new("elvish")
+        .args(["-norc", "-c", &code])
+        .current_dir(dir)
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => panic!("elvish: {e}"),
+    };
+    assert!(
+        out.status.success(),
+        "elvish failed on {words:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    Some(stdout.lines().map(str::to_owned).collect())
+}
+
+/// Elvish filters the candidates by the typed prefix itself, so the completer hands back
+/// every candidate of the state. Runs only where `elvish` is installed (CI has none).
+#[test]
+fn elvish_completes_option_values() {
+    let dir = elvish_module();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["dsh-session", "validate", "--format", ""],
+            &["text", "json", "jsonl", "github"],
+        ),
+        (
+            &["dsh-session", "show", "--format", "j"],
+            &["table", "json", "jsonl"],
+        ),
+        (
+            &["dsh-session", "--color", ""],
+            &["auto", "always", "never"],
+        ),
+        (
+            &[
+                "dsh-session",
+                "validate",
+                "--color",
+                "never",
+                "--format",
+                "",
+            ],
+            &["text", "json", "jsonl", "github"],
+        ),
+        (
+            &["dsh-session", "show", "--f"],
+            &[
+                "--format",
+                "--session",
+                "--color",
+                "-v",
+                "--verbose",
+                "-h",
+                "--help",
+            ],
+        ),
+    ];
+    for (words, want) in cases {
+        let Some(got) = complete_elvish(&dir, words) else {
+            eprintln!("skipped: no `elvish` on PATH to run the completion script in");
+            return;
+        };
+        assert_eq!(got, *want, "completing {words:?}");
     }
 }

@@ -1,4 +1,5 @@
-//! `completions SHELL`: the clap_complete script, with bash's branch names mended.
+//! `completions SHELL`: the clap_complete script, with bash's branch names mended and
+//! elvish taught option values.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ pub fn script(shell: Shell) -> String {
     let script = String::from_utf8_lossy(&script).into_owned();
     match shell {
         Shell::Bash => mend_bash(&script, BIN_NAME),
+        Shell::Elvish => add_elvish_values(&script, &command),
         _ => script,
     }
 }
@@ -61,6 +63,96 @@ fn mend_bash(script: &str, bin_name: &str) -> String {
     mended
 }
 
+/// An option that takes one of a fixed set of values.
+struct ValueOption {
+    /// The elvish script's key for the command path, e.g. `dsh-session;validate`.
+    state: String,
+    /// `--long` or `-s`.
+    option: String,
+    /// Each value with its help (empty when it has none).
+    values: Vec<(String, String)>,
+}
+
+/// Every option of `command` and its subcommands that takes one of a fixed set of values.
+/// `command` must be built (clap_complete's `generate` builds it), so global options
+/// appear under every subcommand.
+fn value_options(command: &clap::Command) -> Vec<ValueOption> {
+    fn walk(command: &clap::Command, state: &str, found: &mut Vec<ValueOption>) {
+        for arg in command.get_arguments().filter(|a| !a.is_hide_set()) {
+            let values: Vec<(String, String)> = arg
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(|v| {
+                    let help = v.get_help().map(ToString::to_string).unwrap_or_default();
+                    (v.get_name().to_owned(), help)
+                })
+                .collect();
+            if values.is_empty() || !arg.get_action().takes_values() {
+                continue;
+            }
+            let longs = arg.get_long().map(|l| format!("--{l}"));
+            let shorts = arg.get_short().map(|s| format!("-{s}"));
+            for option in longs.into_iter().chain(shorts) {
+                found.push(ValueOption {
+                    state: state.to_owned(),
+                    option,
+                    values: values.clone(),
+                });
+            }
+        }
+        for sub in command.get_subcommands() {
+            walk(sub, &format!("{state};{}", sub.get_name()), found);
+        }
+    }
+    let mut found = Vec::new();
+    walk(command, BIN_NAME, &mut found);
+    found
+}
+
+/// clap_complete's elvish script completes subcommands and options but never an option's
+/// values: `dsh-session validate --format <TAB>` offered the options again. This puts a
+/// table of the options that take fixed values in front of its last step, keyed
+/// `STATE;OPTION` (the state is the subcommand path the script has worked out), and
+/// offers those values when the word before the cursor is such an option. A script whose
+/// last step is not the expected `$completions[$command]` line comes back unchanged.
+fn add_elvish_values(script: &str, command: &clap::Command) -> String {
+    const LAST_STEP: &str = "    $completions[$command]\n}\n";
+    let Some(at) = script.rfind(LAST_STEP) else {
+        return script.to_owned();
+    };
+    let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+    let mut table = String::from("    var values = [\n");
+    for ValueOption {
+        state,
+        option,
+        values,
+    } in value_options(command)
+    {
+        table.push_str(&format!(
+            "        &{}= {{\n",
+            quote(&format!("{state};{option}"))
+        ));
+        for (value, help) in values {
+            table.push_str(&format!(
+                "            cand {} {}\n",
+                quote(&value),
+                quote(&help)
+            ));
+        }
+        table.push_str("        }\n");
+    }
+    table.push_str("    ]\n");
+    table.push_str("    var key = $command';'$words[-2]\n");
+    table.push_str("    if (has-key $values $key) {\n        $values[$key]\n    } else {\n");
+    table.push_str("        $completions[$command]\n    }\n}\n");
+    format!(
+        "{}{table}{}",
+        &script[..at],
+        &script[at + LAST_STEP.len()..]
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +170,33 @@ mod tests {
             "        a__b__c__subcmd__x)\n"
         );
         assert_eq!(mend_bash(arms, "plain"), arms);
+    }
+
+    #[test]
+    fn elvish_offers_option_values() {
+        let script = script(Shell::Elvish);
+        let validate_format = "        &'dsh-session;validate;--format'= {
+            cand 'text' 'Human-readable lines'
+            cand 'json' 'One JSON array'
+            cand 'jsonl' 'One JSON object per line'
+            cand 'github' 'GitHub Actions workflow commands: `::error` for corrupt and refused logs, `::warning` for torn tails and warnings'
+        }
+";
+        assert!(script.contains(validate_format), "{script}");
+        assert!(script.contains("        &'dsh-session;--color'= {\n"));
+        assert!(script.ends_with(
+            "    var key = $command';'$words[-2]
+    if (has-key $values $key) {
+        $values[$key]
+    } else {
+        $completions[$command]
+    }
+}
+"
+        ));
+        // Positional values (the SHELL of `completions`) have no option to key them.
+        assert_eq!(script.matches("&'dsh-session;completions;").count(), 1);
+        assert!(script.contains("&'dsh-session;completions;--color'= {"));
     }
 
     #[test]
