@@ -113,15 +113,7 @@ fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             clap_mangen::Man::new(command).render(out)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Completions(args) => {
-            let mut command = <Cli as clap::CommandFactory>::command();
-            // clap_complete panics when its writer fails; write the script ourselves so a
-            // closed pipe ends quietly like every other command.
-            let mut script = Vec::new();
-            clap_complete::generate(args.shell, &mut command, "dsh-session", &mut script);
-            out.write_all(&script)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Completions(args) => cmd::completions::run(&args, out),
     }
 }
 

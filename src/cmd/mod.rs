@@ -1,5 +1,6 @@
 //! One file per subcommand, each with a single `run` entry point.
 
+pub mod completions;
 pub mod messages;
 pub mod provenance;
 pub mod repair;
