@@ -257,6 +257,8 @@ pub struct ProviderDetail {
     pub anthropic_index: u64,
     /// The tool-call id concerned (P1, P2, P3, P6).
     pub call_id: Option<String>,
+    /// P3: the seq of the result that answers the call, too late.
+    pub answer_seq: Option<u64>,
 }
 
 /// The P-findings of a derived history, in history order (one per class and call id, or
@@ -272,13 +274,14 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
         .iter()
         .any(|m| m.shape.role == WireRole::Assistant && m.shape.has_reasoning);
     let mut out: Vec<(usize, Finding)> = Vec::new();
-    let mut push = |at: usize, rule: Rule, call: Option<&str>, message: String| {
+    let mut push = |at: usize, rule: Rule, call: Option<&str>, answer_seq, message: String| {
         let m = &history[at];
         let mut f = Finding::new(rule, Some(m.seq), m.line, message);
         f.provider = Some(Box::new(ProviderDetail {
             message_index: wire[at].0,
             anthropic_index: wire[at].1,
             call_id: call.map(str::to_owned),
+            answer_seq,
         }));
         out.push((at, f));
     };
@@ -291,6 +294,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                 i,
                 Rule::P5,
                 None,
+                None,
                 format!(
                     "{} message holds an unpaired UTF-16 surrogate escape; the request body cannot be encoded as UTF-8",
                     role_name(m.shape.role)
@@ -301,6 +305,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
             push(
                 i,
                 Rule::P7,
+                None,
                 None,
                 format!(
                     "{} message has {} empty text block(s)",
@@ -315,6 +320,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                     i,
                     Rule::P2,
                     Some(id),
+                    None,
                     format!("tool result for call {id:?} answers no tool call before it"),
                 );
             }
@@ -324,6 +330,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                 push(
                     i,
                     Rule::P4,
+                    None,
                     None,
                     "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
                 );
@@ -336,6 +343,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                         i,
                         Rule::P6,
                         Some(id),
+                        None,
                         format!("tool call id {id:?} is announced a second time"),
                     );
                     continue;
@@ -357,6 +365,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                             i,
                             Rule::P3,
                             Some(id),
+                            Some(history[j].seq),
                             format!(
                                 "tool call {id:?} is answered at seq {}, not right after the call: {why}",
                                 history[j].seq
@@ -367,6 +376,7 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                         i,
                         Rule::P1,
                         Some(id),
+                        None,
                         format!("tool call {id:?} has no tool result after it"),
                     ),
                 }

@@ -1661,10 +1661,14 @@ impl<'o> Scan<'o> {
             let pending = &self.report.stats.pending;
             let sqlite = self.sqlite_session.is_some();
             let findings = self.report.replay.provider_findings(self.system_prompt);
-            self.report.warnings.extend(findings.into_iter().map(|mut w| {
+            self.report
+                .warnings
+                .extend(findings.into_iter().map(|mut w| {
                 let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
                 if w.rule == Rule::P1 && pending.iter().any(|p| Some(p.call_id.as_str()) == call) {
-                    w.message.push_str(" (its turn is still open: `dsh-session repair` closes it as DSH would)");
+                    w.message.push_str(
+                        " (its turn is still open: `dsh-session repair` closes it as DSH would)",
+                    );
                 }
                 if sqlite {
                     w.row = w.line.take();

@@ -60,6 +60,9 @@ pub struct Plan {
     pub(crate) row_set: Option<crate::sqlite::RowSet>,
     /// zstd only: an interrupted repair's journal to complete instead of a new plan.
     pub resume: Option<Journal>,
+    /// Provider findings the repaired history still has, and why DSH's closers leave them
+    /// (PROVIDERS.md §3; empty when resuming a journal).
+    pub stays: Vec<crate::repair::Staying>,
 }
 
 /// The journal a zstd repair writes before it truncates (`FILE.repair`): where the cut
@@ -201,11 +204,13 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
             fingerprint: fingerprint(path, journal.offset)?,
             row_set: None,
             resume: Some(journal),
+            stays: Vec::new(),
         });
     }
     let options = ScanOptions {
         session: session.map(str::to_owned),
         append_closers: true,
+        turn_rows: true,
         ..ScanOptions::default()
     };
     let report = scan::scan_path(path, &options)?;
@@ -239,9 +244,12 @@ fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
         ),
         _ => None,
     };
+    let stored_events = report.stats.events - report.closers.len() as u64;
+    let stays = crate::repair::staying(&report.warnings, &report.stats, stored_events);
     Ok(Plan {
         row_set,
         resume: None,
+        stays,
         path: path.to_path_buf(),
         session: report.session.clone(),
         encoding: report.encoding,

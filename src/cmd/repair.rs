@@ -5,6 +5,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use dsh_session::provider::providers_of;
+use dsh_session::repair::Staying;
 use dsh_session::write::{self, Plan, RepairError};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -31,6 +33,42 @@ struct Outcome<'a> {
     backup: Option<String>,
     /// True when an interrupted zstd repair was completed from its journal.
     resumed: bool,
+    /// Provider findings the repaired history still has (PROVIDERS.md §3), each with why
+    /// DSH's closers leave it: a history a provider refuses even after the repair.
+    stays: Vec<StaysJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct StaysJson {
+    rule: &'static str,
+    seq: Option<u64>,
+    line: Option<u64>,
+    row: Option<u64>,
+    message_index: Option<u64>,
+    anthropic_index: Option<u64>,
+    call_id: Option<String>,
+    refused_by: Vec<&'static str>,
+    message: String,
+    why: String,
+}
+
+impl From<&Staying> for StaysJson {
+    fn from(s: &Staying) -> Self {
+        let f = &s.finding;
+        let d = f.provider.as_deref();
+        StaysJson {
+            rule: f.rule.id(),
+            seq: f.seq,
+            line: f.line,
+            row: f.row,
+            message_index: d.map(|d| d.message_index),
+            anthropic_index: d.map(|d| d.anthropic_index),
+            call_id: d.and_then(|d| d.call_id.clone()),
+            refused_by: providers_of(f.rule).iter().map(|p| p.name()).collect(),
+            message: f.message.clone(),
+            why: s.why.clone(),
+        }
+    }
 }
 
 fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
@@ -49,6 +87,7 @@ fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
             .collect(),
         backup: plan.backup.as_ref().map(|b| b.display().to_string()),
         resumed: plan.resume.is_some(),
+        stays: plan.stays.iter().map(StaysJson::from).collect(),
     }
 }
 
@@ -92,7 +131,8 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
 fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::Result<()> {
     let name = log_name(&o.file, o.session);
     if o.status == "nothing to repair" {
-        return writeln!(out, "{name}: nothing to repair");
+        writeln!(out, "{name}: nothing to repair")?;
+        return write_stays(out, o, &name);
     }
     if o.resumed {
         let verb = if dry_run {
@@ -142,6 +182,41 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
     }
     if let Some(b) = &o.backup {
         writeln!(out, "{name}: backup of the original: {b}")?;
+    }
+    write_stays(out, o, &name)
+}
+
+/// The provider findings a repair leaves, each with why DSH's rules do not close it.
+fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Result<()> {
+    if o.stays.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{name}: the history stays unsendable: {} provider finding(s) that DSH's repair does not close:",
+        o.stays.len()
+    )?;
+    for s in &o.stays {
+        let mut at = String::new();
+        if let Some(line) = s.line {
+            at.push_str(&format!(" at line {line}"));
+        }
+        if let Some(row) = s.row {
+            at.push_str(&format!(" at row {row}"));
+        }
+        let index = s
+            .message_index
+            .map(|i| format!(", message index {i}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {}{at} (seq {}{index}): {} [refused by {}]\n    why it stays: {}",
+            s.rule,
+            s.seq.unwrap_or_default(),
+            s.message,
+            s.refused_by.join(", "),
+            s.why
+        )?;
     }
     Ok(())
 }

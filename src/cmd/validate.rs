@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ProviderName, ValidateArgs};
-use dsh_session::provider::Provider;
 use crate::render::{TornTailJson, log_name, paint};
+use dsh_session::provider::Provider;
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -446,11 +446,9 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
     match (v.status, v.rule) {
         ("valid", _) | (_, None) => {
             let gate = match (refused_by, v.strict_failed) {
-                (Some(p), _) => format!(
-                    " for DSH, {} by {}",
-                    paint(color, "31", "refused"),
-                    p.name
-                ),
+                (Some(p), _) => {
+                    format!(" for DSH, {} by {}", paint(color, "31", "refused"), p.name)
+                }
                 (None, Some(true)) => format!(", {} --strict", paint(color, "31", "failed")),
                 _ => String::new(),
             };
