@@ -409,8 +409,20 @@ impl Stats {
                     Projection::June => call_id,
                 };
                 let id = id.and_then(Json::as_str);
+                let pending = self.pending.len();
                 self.pending
                     .retain(|p| id.as_deref() != Some(p.call_id.as_str()));
+                // A result recorded after its call's step (or turn) closed still answers
+                // it: the derived history puts it right after the call, and `validate`,
+                // `messages` and `surface` count the call as answered.
+                if self.pending.len() == pending
+                    && let Some(i) = self
+                        .orphans
+                        .iter()
+                        .rposition(|p| id.as_deref() == Some(p.call_id.as_str()))
+                {
+                    self.orphans.remove(i);
+                }
             }
             "session/end-seed" => {
                 self.end_seeds += 1;
