@@ -9,7 +9,7 @@
 //! So the verdict is HEAD's, while the file is read once and never held in memory.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
@@ -208,6 +208,18 @@ pub struct PendingCall {
     pub step: Option<i64>,
 }
 
+/// One provider and model a session used (`show`'s `models`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelUse {
+    /// The provider id (`provider`), as decoded text.
+    pub provider: String,
+    /// The model id (`model`), as decoded text.
+    pub model: String,
+    /// `assistant/message` events whose message `source` names this provider and model
+    /// (FORMAT.md §2.4.2 source kind `model`); 0 for a model only selected or requested.
+    pub assistant_messages: u64,
+}
+
 /// Counts and totals for `show`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -251,6 +263,28 @@ pub struct Stats {
     pub open_turn_raw: Option<String>,
     /// The open step's `data.step` as `JSON.stringify` prints it.
     pub open_step_raw: Option<String>,
+    /// The latest `session/title` event's `data.title` (a string).
+    pub title: Option<String>,
+    /// Every provider and model named by `model/selection`, `request/context` (their
+    /// `data.provider` and `data.model`) or an assistant message's `source`, in the order
+    /// first named.
+    pub models: Vec<ModelUse>,
+    /// Where each `(provider, model)` of [`Stats::models`] is, so that a log naming many
+    /// models costs one hash look-up per event, not a walk over the list.
+    model_index: HashMap<(String, String), usize>,
+    /// Which entry of [`Stats::models`] the last event named (the usual next one).
+    last_model: Option<usize>,
+    /// The last `agent-preset/selected` event's `data.agentPreset`: the preset in force at
+    /// the end, over the header's `agentPreset`.
+    pub selected_agent_preset: Option<String>,
+    /// The last `permission/preset` event's `data.preset`.
+    pub permission_preset: Option<String>,
+    /// The last `sandbox/mode` event's `data.mode`.
+    pub sandbox_mode: Option<String>,
+    /// The last `approval/policy` event's `data.policy`.
+    pub approval_policy: Option<String>,
+    /// The child sessions `subagent/catalog` events name (`data.childId`), each once.
+    pub child_sessions: BTreeSet<String>,
 }
 
 impl Stats {
@@ -342,10 +376,22 @@ impl Stats {
                 if ty == "assistant/attempt" {
                     return;
                 }
-                let content = match dialect.projection {
-                    Projection::Stored => logical.message().and_then(|m| m.get("content")),
-                    Projection::June => content,
+                let (content, source) = match dialect.projection {
+                    Projection::Stored => {
+                        let [content, source] = logical
+                            .message()
+                            .map_or([None; 2], |m| m.lookup(["content", "source"]));
+                        (content, source)
+                    }
+                    // June assistant messages name no model.
+                    Projection::June => (content, None),
                 };
+                if let Some(source) = source {
+                    let [provider, model] = source.lookup(["provider", "model"]);
+                    if let Some(used) = self.model_use(provider, model) {
+                        used.assistant_messages += 1;
+                    }
+                }
                 if let Some(usage) = usage.filter(|u| u.is_object()) {
                     self.usage.add(usage);
                     if let Some(row) = self.open_row() {
@@ -409,8 +455,20 @@ impl Stats {
                     Projection::June => call_id,
                 };
                 let id = id.and_then(Json::as_str);
+                let pending = self.pending.len();
                 self.pending
                     .retain(|p| id.as_deref() != Some(p.call_id.as_str()));
+                // A result recorded after its call's step (or turn) closed still answers
+                // it: the derived history puts it right after the call, and `validate`,
+                // `messages` and `surface` count the call as answered.
+                if self.pending.len() == pending
+                    && let Some(i) = self
+                        .orphans
+                        .iter()
+                        .rposition(|p| id.as_deref() == Some(p.call_id.as_str()))
+                {
+                    self.orphans.remove(i);
+                }
             }
             "session/end-seed" => {
                 self.end_seeds += 1;
@@ -418,8 +476,70 @@ impl Stats {
                     self.tagged_end_seeds += 1;
                 }
             }
+            // The members below are read only for their own event types, so other events
+            // pay nothing for them.
+            "session/title" => latest_text(&mut self.title, data, "title"),
+            "model/selection" | "request/context" => {
+                let [provider, model] = data.map_or([None; 2], |d| d.lookup(["provider", "model"]));
+                self.model_use(provider, model);
+            }
+            "agent-preset/selected" => {
+                latest_text(&mut self.selected_agent_preset, data, "agentPreset");
+            }
+            "permission/preset" => latest_text(&mut self.permission_preset, data, "preset"),
+            "sandbox/mode" => latest_text(&mut self.sandbox_mode, data, "mode"),
+            "approval/policy" => latest_text(&mut self.approval_policy, data, "policy"),
+            "subagent/catalog" => {
+                if let Some(child) = data
+                    .and_then(|d| d.get("childId"))
+                    .and_then(Json::as_str)
+                    .filter(|c| !self.child_sessions.contains(c.as_ref()))
+                {
+                    self.child_sessions.insert(child.into_owned());
+                }
+            }
             _ => {}
         }
+    }
+
+    /// The [`ModelUse`] of `provider` and `model`, added when first named; `None` unless
+    /// both are strings.
+    fn model_use(
+        &mut self,
+        provider: Option<Json<'_>>,
+        model: Option<Json<'_>>,
+    ) -> Option<&mut ModelUse> {
+        let provider = provider.filter(|p| p.kind() == Kind::String)?;
+        let model = model.filter(|m| m.kind() == Kind::String)?;
+        let last = self.last_model.filter(|&i| {
+            self.models
+                .get(i)
+                .is_some_and(|u| provider.str_eq(&u.provider) && model.str_eq(&u.model))
+        });
+        let i = match last {
+            Some(i) => i,
+            None => {
+                let key = (
+                    provider.as_str().unwrap_or_default().into_owned(),
+                    model.as_str().unwrap_or_default().into_owned(),
+                );
+                match self.model_index.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.models.len();
+                        self.models.push(ModelUse {
+                            provider: key.0.clone(),
+                            model: key.1.clone(),
+                            assistant_messages: 0,
+                        });
+                        self.model_index.insert(key, i);
+                        i
+                    }
+                }
+            }
+        };
+        self.last_model = Some(i);
+        self.models.get_mut(i)
     }
 
     /// The counts the `assistant/chunk` members of a packed row add, at their `times` (ms
@@ -460,6 +580,13 @@ impl Stats {
 
     fn close_pending(&mut self) {
         self.orphans.append(&mut self.pending);
+    }
+}
+
+/// Sets `slot` to the string `data[key]`, when it is one (the latest value wins).
+fn latest_text(slot: &mut Option<String>, data: Option<Json<'_>>, key: &str) {
+    if let Some(text) = data.and_then(|d| d.get(key)).and_then(Json::as_str) {
+        *slot = Some(text.into_owned());
     }
 }
 

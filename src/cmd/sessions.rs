@@ -18,6 +18,8 @@ use crate::render::{opt, table, utc, write_rows, write_table};
 #[derive(Debug, Serialize)]
 struct Row {
     id: String,
+    /// The latest `session/title`; `null` when the log has none or cannot be read.
+    title: Option<String>,
     created_at: Option<String>,
     cwd: Option<String>,
     parent_session: Option<String>,
@@ -42,6 +44,7 @@ fn row(
 ) -> Row {
     Row {
         id: header.id.clone(),
+        title: report.and_then(|r| r.stats.title.clone()),
         created_at: header.created_at.map(utc),
         cwd: header.cwd.clone(),
         parent_session: header.parent_session.clone(),
@@ -138,6 +141,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     write_rows(out, args.format, &rows, |out| {
         let mut t = table(&[
             "id",
+            "title",
             "created at",
             "cwd",
             "parent",
@@ -152,6 +156,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         for r in &rows {
             t.add_row(vec![
                 r.id.clone(),
+                opt(r.title.as_deref()),
                 opt(r.created_at.as_deref()),
                 opt(r.cwd.as_deref()),
                 opt(r.parent_session.as_deref()),

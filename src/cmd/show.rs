@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use dsh_session::event::Era;
-use dsh_session::scan::{Report, ScanOptions, TurnRow, Usage};
+use dsh_session::scan::{ModelUse, Report, ScanOptions, TurnRow, Usage};
 use serde::Serialize;
 
 use crate::cli::ShowArgs;
@@ -26,7 +26,23 @@ struct Summary<'a> {
     seed_length: Option<i64>,
     origin: Option<&'a str>,
     delegation_depth: Option<i64>,
+    /// The latest `session/title`.
+    title: Option<&'a str>,
+    /// Every provider/model named, with its assistant messages.
+    models: Vec<ModelJson<'a>>,
+    /// The agent preset in force at the end: the last `agent-preset/selected`, else the
+    /// header's `agentPreset`.
     agent_preset: Option<&'a str>,
+    /// The header's `agentPreset`.
+    header_agent_preset: Option<&'a str>,
+    /// The last `permission/preset`.
+    permission_preset: Option<&'a str>,
+    /// The last `sandbox/mode`.
+    sandbox_mode: Option<&'a str>,
+    /// The last `approval/policy`.
+    approval_policy: Option<&'a str>,
+    /// Child sessions named by `subagent/catalog` events; `null` when none are.
+    child_sessions: Option<usize>,
     status: &'static str,
     events: u64,
     first_event_at: Option<String>,
@@ -51,6 +67,23 @@ struct WarningJson {
     rule: &'static str,
     seq: Option<u64>,
     message: String,
+}
+
+#[derive(Debug, Serialize)]
+struct ModelJson<'a> {
+    provider: &'a str,
+    model: &'a str,
+    assistant_messages: u64,
+}
+
+impl<'a> From<&'a ModelUse> for ModelJson<'a> {
+    fn from(m: &'a ModelUse) -> Self {
+        ModelJson {
+            provider: &m.provider,
+            model: &m.model,
+            assistant_messages: m.assistant_messages,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -123,7 +156,17 @@ fn summary(report: &Report) -> Summary<'_> {
         seed_length: h.and_then(|h| h.seed_length),
         origin: h.and_then(|h| h.origin.as_deref()),
         delegation_depth: h.and_then(|h| h.delegation_depth),
-        agent_preset: h.and_then(|h| h.agent_preset.as_deref()),
+        title: s.title.as_deref(),
+        models: s.models.iter().map(ModelJson::from).collect(),
+        agent_preset: s
+            .selected_agent_preset
+            .as_deref()
+            .or_else(|| h.and_then(|h| h.agent_preset.as_deref())),
+        header_agent_preset: h.and_then(|h| h.agent_preset.as_deref()),
+        permission_preset: s.permission_preset.as_deref(),
+        sandbox_mode: s.sandbox_mode.as_deref(),
+        approval_policy: s.approval_policy.as_deref(),
+        child_sessions: (!s.child_sessions.is_empty()).then_some(s.child_sessions.len()),
         status: report.status.name(),
         events: s.events,
         first_event_at: s.first_time.map(utc),
@@ -170,6 +213,24 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     let mut field = |name: &str, value: String| writeln!(out, "{:<14}{value}", format!("{name}:"));
     field("file", s.file.clone())?;
     field("session id", s.session_id.to_owned())?;
+    if let Some(title) = s.title {
+        field("title", title.to_owned())?;
+    }
+    if !s.models.is_empty() {
+        let models: Vec<String> = s
+            .models
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}/{} ({})",
+                    m.provider,
+                    m.model,
+                    counted(m.assistant_messages as usize, "assistant message")
+                )
+            })
+            .collect();
+        field("models", models.join(", "))?;
+    }
     field(
         "format",
         format!(
@@ -189,7 +250,28 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("seed length", opt(s.seed_length))?;
     field("origin", opt(s.origin))?;
     field("delegation", opt(s.delegation_depth))?;
-    field("agent preset", opt(s.agent_preset))?;
+    field(
+        "agent preset",
+        match (s.agent_preset, s.header_agent_preset) {
+            (Some(now), Some(header)) if now != header => format!("{now} (header: {header})"),
+            (now, _) => opt(now),
+        },
+    )?;
+    for (name, value) in [
+        ("permission", s.permission_preset),
+        ("sandbox", s.sandbox_mode),
+        ("approval", s.approval_policy),
+    ] {
+        if let Some(value) = value {
+            field(name, value.to_owned())?;
+        }
+    }
+    if let Some(n) = s.child_sessions {
+        field(
+            "subagents",
+            format!("{} named", counted(n, "child session")),
+        )?;
+    }
     field(
         "events",
         format!(
@@ -312,4 +394,10 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         })?;
     }
     Ok(())
+}
+
+/// `1 thing`, `2 things`.
+fn counted(n: usize, thing: &str) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    format!("{n} {thing}{plural}")
 }

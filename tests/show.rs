@@ -1,0 +1,259 @@
+//! `show` on hand-made fixtures and on the real samples read in place: exact summary lines
+//! and JSON values.
+
+mod common;
+
+use common::{dsh, fixture, samples};
+use serde_json::{Value, json};
+
+fn stdout(args: &[&str]) -> String {
+    let out = dsh().args(args).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn show_json(path: &std::path::Path) -> Value {
+    let text = stdout(&[
+        "show",
+        "--format",
+        "json",
+        path.to_str().expect("utf-8 path"),
+    ]);
+    serde_json::from_str(&text).expect("one JSON object")
+}
+
+/// The summary lines of `show` (the turn table left out).
+fn summary_lines(path: &std::path::Path) -> Vec<String> {
+    stdout(&["show", path.to_str().expect("utf-8 path")])
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_result_after_step_end_answers_its_call() {
+    // The call's step ends and the next starts before its result is recorded: the derived
+    // history has the result right after the call, so nothing is unanswered.
+    let path = fixture("result-after-step-end.jsonl");
+    let lines = summary_lines(&path);
+    assert!(
+        lines.contains(&"tool calls:   1 calls, 1 results, 0 unanswered".to_owned()),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("unanswered:")),
+        "{lines:#?}"
+    );
+    let show = show_json(&path);
+    assert_eq!(show["status"], "valid");
+    assert_eq!(show["steps"], 2);
+    assert_eq!(show["unanswered_calls"], 0);
+    assert_eq!(show["warnings"], json!([]));
+}
+
+/// The keys `show --format json` adds about the session's title, models and settings.
+fn settings(show: &Value) -> Value {
+    json!({
+        "title": show["title"],
+        "models": show["models"],
+        "agent_preset": show["agent_preset"],
+        "header_agent_preset": show["header_agent_preset"],
+        "permission_preset": show["permission_preset"],
+        "sandbox_mode": show["sandbox_mode"],
+        "approval_policy": show["approval_policy"],
+        "child_sessions": show["child_sessions"],
+    })
+}
+
+fn real(name: &str) -> std::path::PathBuf {
+    samples().join("real").join(name)
+}
+
+#[test]
+fn real_v4_session_shows_its_title_model_presets_and_children() {
+    let path = real("capital-generation.session.v4.jsonl");
+    let lines = summary_lines(&path);
+    assert_eq!(
+        lines[..4],
+        [
+            format!("file:         {}", path.display()),
+            "session id:   session-b34ec611-ab29-4459-9687-cea3088cd560".to_owned(),
+            "title:        指南针下周操作重点分析".to_owned(),
+            "models:       xiaomi-token-plan-cn/mimo-v2.6-flash (23 assistant messages)".to_owned(),
+        ]
+    );
+    for line in [
+        "agent preset: capital-generation (header: cordis)",
+        "permission:   workspace-write",
+        "sandbox:      workspace-write",
+        "approval:     ask",
+        "subagents:    3 child sessions named",
+        "tool calls:   13 calls, 13 results, 0 unanswered",
+    ] {
+        assert!(lines.iter().any(|l| l == line), "no {line:?} in {lines:#?}");
+    }
+    let show = show_json(&path);
+    assert_eq!(
+        settings(&show),
+        json!({
+            "title": "指南针下周操作重点分析",
+            "models": [{
+                "provider": "xiaomi-token-plan-cn",
+                "model": "mimo-v2.6-flash",
+                "assistant_messages": 23,
+            }],
+            "agent_preset": "capital-generation",
+            "header_agent_preset": "cordis",
+            "permission_preset": "workspace-write",
+            "sandbox_mode": "workspace-write",
+            "approval_policy": "ask",
+            "child_sessions": 3,
+        })
+    );
+}
+
+#[test]
+fn real_v3_prefix_without_title_or_model_leaves_them_out() {
+    // The prefix ends before the first title and the first assistant message.
+    let path = real("dumen.prefix.session.v3.jsonl");
+    let lines = summary_lines(&path);
+    for missing in ["title:", "models:", "subagents:"] {
+        assert!(
+            !lines.iter().any(|l| l.starts_with(missing)),
+            "{missing} in {lines:#?}"
+        );
+    }
+    for line in [
+        "agent preset: standard (header: code)",
+        "permission:   danger-full-access",
+        "sandbox:      danger-full-access",
+        "approval:     never",
+    ] {
+        assert!(lines.iter().any(|l| l == line), "no {line:?} in {lines:#?}");
+    }
+    assert_eq!(
+        settings(&show_json(&path)),
+        json!({
+            "title": null,
+            "models": [],
+            "agent_preset": "standard",
+            "header_agent_preset": "code",
+            "permission_preset": "danger-full-access",
+            "sandbox_mode": "danger-full-access",
+            "approval_policy": "never",
+            "child_sessions": null,
+        })
+    );
+}
+
+#[test]
+fn latest_settings_and_every_model_in_first_named_order() {
+    // Two titles, two agent-preset and permission changes, a model only selected, one
+    // named by model/selection, request/context and an assistant message, and a child
+    // named twice by subagent/catalog.
+    let path = fixture("models-presets-and-children.jsonl");
+    let lines = summary_lines(&path);
+    assert_eq!(
+        lines[1..4],
+        [
+            "session id:   s-settings",
+            "title:        Release plan",
+            "models:       openrouter/qwen3-coder (0 assistant messages), deepseek/deepseek-reasoner (1 assistant message), deepseek/deepseek-chat (2 assistant messages)",
+        ]
+    );
+    assert_eq!(
+        lines[12..17],
+        [
+            "agent preset: plan (header: standard)",
+            "permission:   read-only",
+            "sandbox:      workspace-write",
+            "approval:     ask",
+            "subagents:    2 child sessions named",
+        ]
+    );
+    assert_eq!(
+        settings(&show_json(&path)),
+        json!({
+            "title": "Release plan",
+            "models": [
+                {"provider": "openrouter", "model": "qwen3-coder", "assistant_messages": 0},
+                {"provider": "deepseek", "model": "deepseek-reasoner", "assistant_messages": 1},
+                {"provider": "deepseek", "model": "deepseek-chat", "assistant_messages": 2},
+            ],
+            "agent_preset": "plan",
+            "header_agent_preset": "standard",
+            "permission_preset": "read-only",
+            "sandbox_mode": "workspace-write",
+            "approval_policy": "ask",
+            "child_sessions": 2,
+        })
+    );
+}
+
+#[test]
+fn a_v0_log_names_its_model_from_the_assistant_source() {
+    let path = fixture("compaction-and-prune.jsonl");
+    assert_eq!(
+        settings(&show_json(&path)),
+        json!({
+            "title": null,
+            "models": [{"provider": "deepseek", "model": "deepseek-chat", "assistant_messages": 2}],
+            "agent_preset": null,
+            "header_agent_preset": null,
+            "permission_preset": null,
+            "sandbox_mode": null,
+            "approval_policy": null,
+            "child_sessions": null,
+        })
+    );
+    let lines = summary_lines(&path);
+    assert_eq!(
+        lines[2],
+        "models:       deepseek/deepseek-chat (2 assistant messages)"
+    );
+    assert!(lines.contains(&"agent preset: -".to_owned()), "{lines:#?}");
+}
+
+#[test]
+fn sessions_of_a_jsonl_root_show_the_title() {
+    // A copy under a root directory, as `sessions` lists it (the sample itself is read in
+    // place everywhere else).
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("project").join("session");
+    std::fs::create_dir_all(&session).unwrap();
+    std::fs::copy(
+        real("capital-generation.session.v4.jsonl"),
+        session.join("session.v4.jsonl"),
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let rows: Value =
+        serde_json::from_str(&stdout(&["sessions", "--format", "json", root])).unwrap();
+    assert_eq!(rows[0]["title"], "指南针下周操作重点分析");
+    assert_eq!(rows[0]["events"], 188);
+    let table = stdout(&["sessions", root]);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[..3], ["id", "title", "created"]);
+    assert!(table.contains(" 指南针下周操作重点分析 "), "{table}");
+}
+
+#[test]
+fn readme_show_example_is_the_output() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = "$ dsh-session show fixtures/open-turn-after-tool-call.jsonl\n";
+    let example =
+        &readme[readme.find(command).expect("the example in README.md") + command.len()..];
+    let example = &example[..example.find("```").expect("the end of the example")];
+    let out = dsh()
+        .current_dir(root)
+        .args(["show", "fixtures/open-turn-after-tool-call.jsonl"])
+        .output()
+        .expect("runs");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), example);
+}
