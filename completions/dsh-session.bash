@@ -563,7 +563,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__validate)
-            opts="-q -v -h --format --quiet --session --color --verbose --help"
+            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -575,6 +575,10 @@ _dsh__session() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -48,10 +48,14 @@ json\t'One JSON array'
 jsonl\t'One JSON object per line'
 github\t'GitHub Actions workflow commands: `::error` for corrupt and refused logs, `::warning` for torn tails and warnings'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l provider -d 'Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see `dsh-session rules`). Without it, provider findings are warnings' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
+openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
+deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid or carry warnings (in every format), and no summary'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l strict -d 'Fail the gate (exit 1) on any warning, provider findings included'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l at -d 'Show the surface right after the event with this seq (default: the whole log)' -r

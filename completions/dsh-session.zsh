@@ -40,11 +40,15 @@ json\:"One JSON array"
 jsonl\:"One JSON object per line"
 github\:"GitHub Actions workflow commands\: \`\:\:error\` for corrupt and refused logs, \`\:\:warning\` for torn tails and warnings"))' \
 '--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--provider=[Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see \`dsh-session rules\`). Without it, provider findings are warnings]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
+deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-q[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '--quiet[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
+'--strict[Fail the gate (exit 1) on any warning, provider findings included]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \

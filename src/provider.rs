@@ -465,6 +465,66 @@ fn wire_indexes(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<(u64
 mod tests {
     use super::*;
 
+    fn message<'a>(
+        seq: u64,
+        role: WireRole,
+        text: bool,
+        calls: &'a [String],
+        results: &'a [String],
+    ) -> HistoryMessage<'a> {
+        HistoryMessage {
+            seq,
+            line: Some(seq + 2),
+            shape: Shape {
+                role,
+                has_text: text,
+                ..Shape::default()
+            },
+            calls,
+            results,
+        }
+    }
+
+    #[test]
+    fn wire_indexes_count_the_system_prompt_and_user_text_before_results() {
+        let c = ["c1".to_owned(), "c2".to_owned()];
+        let (r1, r2) = (["c1".to_owned()], ["c2".to_owned()]);
+        let history = [
+            message(0, WireRole::User, true, &[], &[]),
+            message(1, WireRole::Assistant, false, &c, &[]),
+            message(2, WireRole::User, false, &[], &r1),
+            // v0: a user message with text and a result sends its text first.
+            message(3, WireRole::User, true, &[], &r2),
+        ];
+        // OpenAI-compatible: system 0, user 1, assistant 2, tool 3, user text 4, tool 5.
+        // Anthropic: user 0, assistant 1, results 2, user text 3, results 4.
+        assert_eq!(
+            wire_indexes(&history, true),
+            [(1, 0), (2, 1), (3, 2), (4, 3)]
+        );
+        let found = check(&history, true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, Rule::P3);
+        assert_eq!(
+            found[0].message,
+            "tool call \"c2\" is answered at seq 3, not right after the call: the text of its user message is sent before it"
+        );
+        let detail = found[0].provider.as_deref().expect("detail");
+        assert_eq!((detail.message_index, detail.anthropic_index), (2, 1));
+        assert_eq!(detail.answer_seq, Some(3));
+    }
+
+    #[test]
+    fn a_result_before_its_call_is_an_orphan_and_the_call_unanswered() {
+        let c = ["c1".to_owned()];
+        let history = [
+            message(0, WireRole::Tool, false, &[], &c),
+            message(1, WireRole::Assistant, false, &c, &[]),
+        ];
+        let rules: Vec<Rule> = check(&history, false).iter().map(|f| f.rule).collect();
+        assert_eq!(rules, [Rule::P2, Rule::P1]);
+    }
+
     #[test]
     fn lone_surrogates_are_found_only_where_unpaired() {
         for (raw, lone) in [

@@ -6,6 +6,9 @@ use std::time::{Duration, UNIX_EPOCH};
 use comfy_table::LineStyle;
 use comfy_table::{ContentArrangement, Table, presets};
 
+use dsh_session::rules::Finding;
+use serde::Serialize;
+
 use crate::cli::ColorChoice;
 
 /// A plain ASCII table with a header row, laid out the same on a terminal and in a pipe.
@@ -169,4 +172,69 @@ pub fn write_one<T: serde::Serialize>(
         crate::cli::TableFormat::Table => text(out)?,
     }
     Ok(())
+}
+
+/// A finding in JSON output (`validate`, `show`): rule, seq, line (or SQLite row), message,
+/// and for provider rules the wire indexes, the call id and the providers that refuse it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingJson {
+    pub rule: &'static str,
+    pub seq: Option<u64>,
+    pub line: Option<u64>,
+    pub row: Option<u64>,
+    pub message: String,
+    /// Provider rules only: the index of the message in the OpenAI-compatible request
+    /// (DeepSeek's and OpenAI's "message index N").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_index: Option<u64>,
+    /// Provider rules only: the index in Anthropic's `messages` array (`messages.N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anthropic_index: Option<u64>,
+    /// Provider rules only: the tool-call id concerned, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// Provider rules only: the providers that refuse the history for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_by: Option<Vec<&'static str>>,
+}
+
+impl From<&Finding> for FindingJson {
+    fn from(f: &Finding) -> Self {
+        let detail = f.provider.as_deref();
+        let refused_by = dsh_session::provider::providers_of(f.rule);
+        FindingJson {
+            rule: f.rule.id(),
+            seq: f.seq,
+            line: f.line,
+            row: f.row,
+            message: f.message.clone(),
+            message_index: detail.map(|d| d.message_index),
+            anthropic_index: detail.map(|d| d.anthropic_index),
+            call_id: detail.and_then(|d| d.call_id.clone()),
+            refused_by: (!refused_by.is_empty())
+                .then(|| refused_by.iter().map(|p| p.name()).collect()),
+        }
+    }
+}
+
+/// Where a warning points: ` at line L (seq S, message index N, call "C")`.
+pub fn place(w: &FindingJson) -> String {
+    let mut at = String::new();
+    if let Some(line) = w.line {
+        at.push_str(&format!(" at line {line}"));
+    }
+    if let Some(row) = w.row {
+        at.push_str(&format!(" at row {row}"));
+    }
+    let mut inside = Vec::new();
+    if let Some(seq) = w.seq {
+        inside.push(format!("seq {seq}"));
+    }
+    if let Some(index) = w.message_index {
+        inside.push(format!("message index {index}"));
+    }
+    if !inside.is_empty() {
+        at.push_str(&format!(" ({})", inside.join(", ")));
+    }
+    at
 }

@@ -1791,17 +1791,19 @@ impl<'o> Scan<'o> {
             self.report
                 .warnings
                 .extend(findings.into_iter().map(|mut w| {
-                let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
-                if w.rule == Rule::P1 && pending.iter().any(|p| Some(p.call_id.as_str()) == call) {
-                    w.message.push_str(
+                    let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
+                    if w.rule == Rule::P1
+                        && pending.iter().any(|p| Some(p.call_id.as_str()) == call)
+                    {
+                        w.message.push_str(
                         " (its turn is still open: `dsh-session repair` closes it as DSH would)",
                     );
-                }
-                if sqlite {
-                    w.row = w.line.take();
-                }
-                w
-            }));
+                    }
+                    if sqlite {
+                        w.row = w.line.take();
+                    }
+                    w
+                }));
         }
         match chosen {
             Some(finding) => {

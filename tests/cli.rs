@@ -61,9 +61,9 @@ fn validate_walks_a_directory_in_path_order() {
         format!(
             "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
   a repair cuts 30 byte(s) at offset 2785: 1 line(s), 0 event(s); 19 events before it are kept
-  warning W1 (seq 17): tool call \"call_7\" has no tool result after it on the surface (its turn is still open: `dsh-session repair` closes it as DSH would)
+  warning P1 at line 15 (seq 17, message index 2): tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
 {root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
-  warning W2 (seq 19): tool result for call \"call_2\" answers no earlier tool call on the surface
+  warning P2 at line 19 (seq 19, message index 1): tool result for call \"call_2\" answers no tool call before it
 {root}/stores/nested/sessions.db [session s-legacy]: valid (12 events, surface 4, head)
 2 valid, 1 torn-tail, 0 corrupt, 0 refused
 "
@@ -104,8 +104,8 @@ fn validate_github_annotations() {
         format!(
             "::error file={root}/bad.jsonl,line=2,title=E1 corrupt::seq 0: invalid event envelope: unexpected key \"x\"
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
-::warning file={root}/--home-ana-proj--/s-01/session.jsonl,title=W1::seq 17: tool call \"call_7\" has no tool result after it on the surface (its turn is still open: `dsh-session repair` closes it as DSH would)
-::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,title=W2::seq 19: tool result for call \"call_2\" answers no earlier tool call on the surface
+::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=15,title=P1::seq 17: tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
+::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it
 "
         )
     );
@@ -358,7 +358,7 @@ fn man_page_and_rules() {
         .unwrap();
     assert_eq!(
         s15,
-        &serde_json::json!({"id": "S15", "class": "corrupt", "section": "§3.2", "summary": "replace does not cite every shadowed seq in sourceEventSeqs"})
+        &serde_json::json!({"id": "S15", "class": "corrupt", "section": "§3.2", "summary": "replace does not cite every shadowed seq in sourceEventSeqs", "providers": []})
     );
     assert_eq!(
         rules.as_array().unwrap().len(),

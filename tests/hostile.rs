@@ -1110,20 +1110,20 @@ fn user_message_without_id_is_m1() {
 }
 
 #[test]
-fn unanswered_tool_calls_then_a_new_turn_are_valid_with_w1_warnings() {
+fn unanswered_tool_calls_then_a_new_turn_are_valid_with_p1_warnings() {
     // Turn 1 ends with three announced calls and no results; turn 2 brings a new user
-    // message. DSH loads it (closers only close an open final turn), so: valid, one W1
+    // message. DSH loads it (closers only close an open final turn), so: valid, one P1
     // per call, all at the announcing assistant/message (seq 3).
     let path = hostile("unanswered-tool-calls-then-new-turn.jsonl");
     let v = expect_at(&path, "valid - - -", 0);
     let warnings = v["warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 3, "{v}");
     for (w, call) in warnings.iter().zip(["call_1", "call_2", "call_3"]) {
-        assert_eq!(w["rule"], "W1", "{w}");
+        assert_eq!(w["rule"], "P1", "{w}");
         assert_eq!(w["seq"], 3, "{w}");
         assert_eq!(
             w["message"],
-            format!("tool call \"{call}\" has no tool result after it on the surface"),
+            format!("tool call \"{call}\" has no tool result after it"),
             "{w}"
         );
     }

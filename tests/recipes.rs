@@ -109,3 +109,46 @@ fn every_readme_recipe_works_on_v0_and_v4() {
         format!("{}/a/session.jsonl: H7\n", tree.path().display())
     );
 }
+
+/// Every `console` example of the README: the `$ ` command run through `sh` from the
+/// crate root (with the binary under test on PATH) prints exactly the lines shown.
+#[test]
+fn every_readme_console_example_prints_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let mut checked = 0;
+    for block in readme.split("```console\n").skip(1) {
+        let block = block.split("```").next().expect("a closed block");
+        let Some((command, expected)) = block.split_once('\n') else {
+            continue;
+        };
+        let command = command
+            .strip_prefix("$ ")
+            .expect("a console block starts with $");
+        if command.contains(" | jq") && !jq_present() {
+            panic!("jq is not installed: the README example `{command}` needs it");
+        }
+        let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+        let path = std::env::join_paths(
+            std::iter::once(bin.parent().expect("bin dir").to_path_buf()).chain(
+                std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+            ),
+        )
+        .expect("PATH");
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("PATH", path)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("sh runs");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected,
+            "README example `{command}`"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 11, "only {checked} examples found");
+}

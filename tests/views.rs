@@ -265,9 +265,9 @@ fn tool_calls_without_results_on_the_surface_warn() {
     assert_eq!(
         warnings("repair/several-calls-some-recorded.jsonl"),
         ["call_a", "call_b", "call_c"].map(|c| (
-            "W1".to_owned(),
+            "P1".to_owned(),
             3,
-            format!("tool call \"{c}\" has no tool result after it on the surface{open}")
+            format!("tool call \"{c}\" has no tool result after it{open}")
         ))
     );
     assert_eq!(warnings("legacy-conversions.jsonl"), []);
@@ -275,10 +275,9 @@ fn tool_calls_without_results_on_the_surface_warn() {
     assert_eq!(
         warnings("compaction-and-prune.jsonl"),
         [(
-            "W2".to_owned(),
+            "P2".to_owned(),
             19,
-            "tool result for call \"call_2\" answers no earlier tool call on the surface"
-                .to_owned()
+            "tool result for call \"call_2\" answers no tool call before it".to_owned()
         )]
     );
 }
@@ -288,10 +287,9 @@ fn a_compaction_that_leaves_a_tool_result_behind_warns() {
     assert_eq!(
         warnings("orphan-result-after-compaction.jsonl"),
         [(
-            "W2".to_owned(),
+            "P2".to_owned(),
             5,
-            "tool result for call \"call_1\" answers no earlier tool call on the surface"
-                .to_owned()
+            "tool result for call \"call_1\" answers no tool call before it".to_owned()
         )]
     );
 }

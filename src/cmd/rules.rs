@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use dsh_session::provider::providers_of;
 use dsh_session::rules::{Class, Rule};
 use serde::Serialize;
 
@@ -16,6 +17,9 @@ struct Row {
     class: &'static str,
     section: &'static str,
     summary: &'static str,
+    /// Provider rules: the profiles (`validate --provider NAME`) that refuse a history
+    /// breaking it; empty for the others.
+    providers: Vec<&'static str>,
 }
 
 /// The class as printed: `corrupt`, `refused`, `torn-tail` or `warning`.
@@ -37,12 +41,20 @@ pub fn run(args: &RulesArgs, out: &mut dyn Write) -> Result<ExitCode> {
             class: class_name(r.class()),
             section: r.section(),
             summary: r.summary(),
+            providers: providers_of(*r).iter().map(|p| p.name()).collect(),
         })
         .collect();
     write_rows(out, args.format, &rows, |out| {
-        let mut t = table(&["rule", "class", "section", "meaning"]);
+        let mut t = table(&["rule", "class", "section", "providers", "meaning"]);
         for r in &rows {
-            t.add_row(vec![r.id, r.class, r.section, r.summary]);
+            let providers = r.providers.join(", ");
+            t.add_row(vec![
+                r.id,
+                r.class,
+                r.section,
+                providers.as_str(),
+                r.summary,
+            ]);
         }
         write_table(out, &t)?;
         Ok(())

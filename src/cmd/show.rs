@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
-use crate::render::{opt, utc, write_aligned, write_one};
+use crate::render::{FindingJson, opt, place, utc, write_aligned, write_one};
 
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
@@ -58,15 +58,8 @@ struct Summary<'a> {
     open_turn: Option<i64>,
     usage: UsageJson,
     /// Findings that do not fail the log (W1, W2, June-era rules).
-    warnings: Vec<WarningJson>,
+    warnings: Vec<FindingJson>,
     per_turn: Vec<TurnJson<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct WarningJson {
-    rule: &'static str,
-    seq: Option<u64>,
-    message: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -181,15 +174,7 @@ fn summary(report: &Report) -> Summary<'_> {
         unanswered_calls: s.pending.len() + s.orphans.len(),
         open_turn: s.open_turn,
         usage: s.usage.into(),
-        warnings: report
-            .warnings
-            .iter()
-            .map(|w| WarningJson {
-                rule: w.rule.id(),
-                seq: w.seq,
-                message: w.message.clone(),
-            })
-            .collect(),
+        warnings: report.warnings.iter().map(FindingJson::from).collect(),
         per_turn: s.turns.iter().map(TurnJson::from).collect(),
     }
 }
@@ -335,10 +320,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         field("generation", format!("v{n} {} ({what})", other.display()))?;
     }
     for w in &s.warnings {
-        field(
-            "warning",
-            format!("{} (seq {}): {}", w.rule, opt(w.seq), w.message),
-        )?;
+        field("warning", format!("{}{}: {}", w.rule, place(w), w.message))?;
     }
     for p in &report.stats.pending {
         field(

@@ -7,13 +7,12 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use dsh_session::layout::discover;
-use dsh_session::rules::Finding;
 use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ProviderName, ValidateArgs};
-use crate::render::{TornTailJson, log_name, paint};
+use crate::render::{FindingJson, TornTailJson, log_name, paint, place};
 use dsh_session::provider::Provider;
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
@@ -74,47 +73,6 @@ impl From<&TornTail> for TornJson {
         TornJson {
             tail: TornTailJson::from(t),
             message: t.message.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct FindingJson {
-    rule: &'static str,
-    seq: Option<u64>,
-    line: Option<u64>,
-    row: Option<u64>,
-    message: String,
-    /// Provider rules only: the index of the message in the OpenAI-compatible request
-    /// (DeepSeek's and OpenAI's "message index N").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message_index: Option<u64>,
-    /// Provider rules only: the index in Anthropic's `messages` array (`messages.N`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    anthropic_index: Option<u64>,
-    /// Provider rules only: the tool-call id concerned, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    call_id: Option<String>,
-    /// Provider rules only: the providers that refuse the history for it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    refused_by: Option<Vec<&'static str>>,
-}
-
-impl From<&Finding> for FindingJson {
-    fn from(f: &Finding) -> Self {
-        let detail = f.provider.as_deref();
-        let refused_by = dsh_session::provider::providers_of(f.rule);
-        FindingJson {
-            rule: f.rule.id(),
-            seq: f.seq,
-            line: f.line,
-            row: f.row,
-            message: f.message.clone(),
-            message_index: detail.map(|d| d.message_index),
-            anthropic_index: detail.map(|d| d.anthropic_index),
-            call_id: detail.and_then(|d| d.call_id.clone()),
-            refused_by: (!refused_by.is_empty())
-                .then(|| refused_by.iter().map(|p| p.name()).collect()),
         }
     }
 }
@@ -409,28 +367,6 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// Where a warning points: ` at line L (seq S, message index N, call "C")`.
-fn place(w: &FindingJson) -> String {
-    let mut at = String::new();
-    if let Some(line) = w.line {
-        at.push_str(&format!(" at line {line}"));
-    }
-    if let Some(row) = w.row {
-        at.push_str(&format!(" at row {row}"));
-    }
-    let mut inside = Vec::new();
-    if let Some(seq) = w.seq {
-        inside.push(format!("seq {seq}"));
-    }
-    if let Some(index) = w.message_index {
-        inside.push(format!("message index {index}"));
-    }
-    if !inside.is_empty() {
-        at.push_str(&format!(" ({})", inside.join(", ")));
-    }
-    at
 }
 
 fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<()> {
