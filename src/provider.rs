@@ -22,7 +22,7 @@
 //!   UTF-16 surrogate has no UTF-8 encoding, so the body cannot be sent as valid JSON.
 
 use crate::json::Json;
-use crate::rules::{Finding, Rule};
+use crate::rules::{Finding, ProviderDetail, Rule};
 
 /// A provider profile: which P-rules a provider enforces (`validate --provider NAME`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -241,24 +241,6 @@ pub struct HistoryMessage<'a> {
     pub calls: &'a [String],
     /// Tool-call ids it answers (`tool-result` blocks or a v4 tool-role message).
     pub results: &'a [String],
-}
-
-/// Where a provider finding points: the wire message indexes the providers count.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderDetail {
-    /// Index in the OpenAI-compatible `messages` array DSH's DeepSeek adapter sends (what
-    /// DeepSeek's and OpenAI's "message index N" count): the request's system prompt, when
-    /// the log has one, is message 0; a user message with text and k results is k + 1
-    /// messages.
-    pub message_index: u64,
-    /// Index in the Anthropic `messages` array (`messages.N`): the system prompt is not a
-    /// message; a harness `system` message becomes a user message (pi-ai adapter); the
-    /// results following one assistant message share one user message.
-    pub anthropic_index: u64,
-    /// The tool-call id concerned (P1, P2, P3, P6).
-    pub call_id: Option<String>,
-    /// P3: the seq of the result that answers the call, too late.
-    pub answer_seq: Option<u64>,
 }
 
 /// The P-findings of a derived history, in history order (one per class and call id, or

@@ -182,7 +182,7 @@ pub struct Finding {
     /// One line: what was expected and what was found.
     pub message: String,
     /// Provider rules (P*) only: the wire indexes and the call id the finding is about.
-    pub provider: Option<Box<crate::provider::ProviderDetail>>,
+    pub provider: Option<Box<ProviderDetail>>,
 }
 
 impl Finding {
@@ -219,4 +219,22 @@ impl fmt::Display for Finding {
         }
         write!(f, ": {}", self.message)
     }
+}
+
+/// Where a provider finding points: the wire message indexes the providers count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderDetail {
+    /// Index in the OpenAI-compatible `messages` array DSH's DeepSeek adapter sends (what
+    /// DeepSeek's and OpenAI's "message index N" count): the request's system prompt, when
+    /// the log has one, is message 0; a user message with text and k results is k + 1
+    /// messages.
+    pub message_index: u64,
+    /// Index in the Anthropic `messages` array (`messages.N`): the system prompt is not a
+    /// message; a harness `system` message becomes a user message (pi-ai adapter); the
+    /// results following one assistant message share one user message.
+    pub anthropic_index: u64,
+    /// The tool-call id concerned (P1, P2, P3, P6).
+    pub call_id: Option<String>,
+    /// P3: the seq of the result that answers the call, too late.
+    pub answer_seq: Option<u64>,
 }

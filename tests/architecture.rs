@@ -1,0 +1,188 @@
+//! The library's modules import one another without a circle (STYLE.md: data flows one
+//! way, load → check → fold → views; repair plans, write applies): every `crate::` path in
+//! `src/` is an edge from the file's module to the module it names, and the graph of those
+//! edges has no cycle. Also keeps files short: none over 1,000 lines but the JSON layer.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The module path of a library source file: `src/load/sqlite.rs` → `load::sqlite`,
+/// `src/view/mod.rs` → `view`.
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+fn library_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            // The binary's own modules (cli, cmd, render) sit beside main.rs.
+            if path.file_name().is_some_and(|n| n != "cmd") {
+                library_files(&path, out);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            if !["main.rs", "cli.rs", "render.rs", "lib.rs"].contains(&name.as_str()) {
+                out.push(path);
+            }
+        }
+    }
+}
+
+/// The modules that `text` names through `crate::a::b` paths (and `super::x` from `module`),
+/// cut to the known modules, longest match first.
+fn imports(text: &str, module: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut add = |path: &str| {
+        let segments: Vec<&str> = path.split("::").collect();
+        for n in (1..=segments.len()).rev() {
+            let candidate = segments[..n].join("::");
+            if known.contains(&candidate) {
+                if candidate != module && !module.starts_with(&format!("{candidate}::")) {
+                    out.insert(candidate);
+                }
+                return;
+            }
+        }
+    };
+    // Skip comments and the tests module: test code may reach anywhere.
+    let code = text.split("#[cfg(test)]").next().unwrap_or(text);
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        for (i, _) in line.match_indices("crate::") {
+            let rest = &line[i + "crate::".len()..];
+            add(&path_prefix(rest));
+        }
+        for (i, _) in line.match_indices("super::") {
+            let rest = &line[i + "super::".len()..];
+            let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+            let path = path_prefix(rest);
+            if parent.is_empty() {
+                add(&path);
+            } else {
+                add(&format!("{parent}::{path}"));
+            }
+        }
+    }
+    // `use crate::{a, b::c}` groups.
+    for (i, _) in code.match_indices("crate::{") {
+        let group = &code[i + "crate::{".len()..];
+        let group = group.split('}').next().unwrap_or("");
+        for item in group.split(',') {
+            add(&path_prefix(item.trim()));
+        }
+    }
+    out
+}
+
+/// The leading `a::b::c` of a path, without the item list or generics that follow.
+fn path_prefix(rest: &str) -> String {
+    rest.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+        .collect::<String>()
+        .trim_end_matches(':')
+        .to_owned()
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    library_files(&src, &mut files);
+    let known: BTreeSet<String> = files.iter().map(|f| module_of(&src, f)).collect();
+    files
+        .iter()
+        .map(|f| {
+            let module = module_of(&src, f);
+            let text = std::fs::read_to_string(f).expect("readable");
+            let deps = imports(&text, &module, &known);
+            (module, deps)
+        })
+        .collect()
+}
+
+/// A cycle in the graph, if any, as the modules along it.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        marks: &mut BTreeMap<String, Mark>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match marks.get(node) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let start = stack.iter().position(|n| n == node).unwrap_or(0);
+                let mut cycle = stack[start..].to_vec();
+                cycle.push(node.to_owned());
+                return Some(cycle);
+            }
+            None => {}
+        }
+        marks.insert(node.to_owned(), Mark::Open);
+        stack.push(node.to_owned());
+        for dep in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(dep, graph, marks, stack) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        marks.insert(node.to_owned(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, graph, &mut marks, &mut Vec::new()) {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_cycle_finder_finds_a_planted_cycle() {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    g.insert("load".into(), BTreeSet::from(["json".to_owned()]));
+    g.insert("json".into(), BTreeSet::new());
+    assert_eq!(find_cycle(&g), None);
+    g.insert("json".into(), BTreeSet::from(["load".to_owned()]));
+    assert_eq!(
+        find_cycle(&g),
+        Some(vec!["json".to_owned(), "load".to_owned(), "json".to_owned()])
+    );
+}
+
+#[test]
+fn modules_import_each_other_without_a_circle() {
+    let g = graph();
+    assert!(g.len() > 10, "{g:?}");
+    if let Some(cycle) = find_cycle(&g) {
+        panic!("import circle: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn no_source_file_is_over_1000_lines_but_the_json_layer() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    library_files(&src, &mut files);
+    for f in files {
+        let lines = std::fs::read_to_string(&f).expect("readable").lines().count();
+        if f.ends_with("json.rs") {
+            continue;
+        }
+        assert!(lines <= 1000, "{} has {lines} lines", f.display());
+    }
+}
