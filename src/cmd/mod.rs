@@ -37,15 +37,21 @@ pub fn scan_readable_as(path: &Path, shown: &Path, options: &ScanOptions) -> Res
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
     }
     if let Some(torn) = &report.torn {
-        eprintln!(
-            "dsh-session: {}: warning: torn tail ({}) from line {}: {} line(s) and {} event(s) after byte offset {} are left out",
-            path.display(),
-            torn.rule,
-            torn.line,
-            torn.lines,
-            torn.events,
-            torn.offset
-        );
+        let name = path.display();
+        match torn.counted() {
+            Some((lines, events)) => eprintln!(
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: {lines} line(s) and {events} event(s) after byte offset {} are left out",
+                torn.rule, torn.line, torn.offset
+            ),
+            None => eprintln!(
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} byte(s) after byte offset {} are left out; {}",
+                torn.rule,
+                torn.line,
+                torn.bytes,
+                torn.offset,
+                torn.uncounted()
+            ),
+        }
     }
     Ok(report)
 }

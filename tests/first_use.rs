@@ -1,0 +1,105 @@
+//! Defects found by trying `dsh-session` as a new user would (issue 13): each failing
+//! input, built in a temporary directory from fixtures or samples, with the exact output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{dsh, samples};
+use serde_json::Value;
+
+/// Runs `dsh-session ARGS` and returns (exit code, stdout, stderr).
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = dsh().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The lines of `text` that start with `prefix`.
+fn lines_with(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The todo-write zstd sample (115 events in 37 lines) with its last frame, which holds
+/// lines 24–37, cut in the middle of its only block: 101 events decode.
+fn torn_inside_a_block(dir: &Path) -> (PathBuf, u64) {
+    let sample = samples()
+        .join("zstd/examples__acp-agent__tests__snapshots__todo-write__session.jsonl.zstd");
+    let bytes = std::fs::read(&sample).unwrap();
+    let map = dsh_session::load::scan_frames(&mut std::io::Cursor::new(&bytes)).unwrap();
+    let &(start, end) = map.complete.last().unwrap();
+    assert_eq!((start, end, bytes.len() as u64), (10636, 11226, 11226));
+    let cut = (start + end) / 2;
+    let path = dir.join("session.jsonl.zstd");
+    std::fs::write(&path, &bytes[..cut as usize]).unwrap();
+    (path, cut)
+}
+
+#[test]
+fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, cut) = torn_inside_a_block(tmp.path());
+    assert_eq!(cut, 10931);
+    let loss = "0 line(s) recovered from the torn frame's decodable part; what its last 288 byte(s) held cannot be counted (they do not decode)";
+
+    let (code, out, _) = run(&["validate", "session.jsonl.zstd"], tmp.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        format!(
+            "session.jsonl.zstd: torn-tail Z3 at line 24: file ends inside the zstd frame at byte offset 10636; the frame's complete lines are kept\n  a repair cuts 295 byte(s) at offset 10636: {loss}; 101 events before it are kept\n0 valid, 1 torn-tail, 0 corrupt, 0 refused\n"
+        )
+    );
+
+    let (code, out, _) = run(
+        &["validate", "--format", "jsonl", "session.jsonl.zstd"],
+        tmp.path(),
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["events"], 101);
+    let t = &v["torn_tail"];
+    assert_eq!(
+        (&t["rule"], &t["offset"], &t["bytes"], &t["line"]),
+        (&"Z3".into(), &10636.into(), &295.into(), &24.into()),
+        "{t}"
+    );
+    // Unknown, not 0: the undecodable bytes held lines 24-37 (14 events).
+    assert!(t["lines"].is_null(), "{t}");
+    assert!(t["events"].is_null(), "{t}");
+    assert_eq!(t["recovered_lines"], 0, "{t}");
+    assert_eq!(t["undecodable_bytes"], 288, "{t}");
+
+    let (code, out, _) = run(&["repair", "--dry-run", "session.jsonl.zstd"], tmp.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        lines_with(&out, "session.jsonl.zstd: would cut"),
+        [format!(
+            "session.jsonl.zstd: would cut 295 byte(s) at offset 10636 (Z3: from line 24; {loss})"
+        )]
+    );
+    let (code, out, _) = run(
+        &["repair", "--dry-run", "--format", "json", "session.jsonl.zstd"],
+        tmp.path(),
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["cut"]["lines"].is_null(), "{v}");
+    assert!(v["cut"]["events"].is_null(), "{v}");
+    assert_eq!(v["cut"]["undecodable_bytes"], 288, "{v}");
+
+    let (code, _, err) = run(&["messages", "session.jsonl.zstd"], tmp.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: session.jsonl.zstd: warning: torn tail (Z3) from line 24: the 295 byte(s) after byte offset 10636 are left out; {loss}\n"
+        )
+    );
+}
