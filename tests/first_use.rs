@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{dsh, samples};
+use common::{dsh, fixture, samples, zstd_log};
 use serde_json::Value;
 
 /// Runs `dsh-session ARGS` and returns (exit code, stdout, stderr).
@@ -24,6 +24,65 @@ fn lines_with(text: &str, prefix: &str) -> Vec<String> {
         .filter(|l| l.starts_with(prefix))
         .map(str::to_owned)
         .collect()
+}
+
+#[test]
+fn the_same_generation_in_the_other_encoding_is_a_conflict_not_a_later_generation() {
+    // FORMAT.md §7.1: one root holds one encoding. Before, each file of the pair said the
+    // other was the LATER generation that DSH reads.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = std::fs::read_to_string(fixture("compaction-and-prune.jsonl")).unwrap();
+    std::fs::write(tmp.path().join("session.jsonl"), &plain).unwrap();
+    std::fs::write(
+        tmp.path().join("session.jsonl.zstd"),
+        zstd_log(&plain, 4).0,
+    )
+    .unwrap();
+    let conflict = "same generation in the other encoding: a DSH root holds one encoding, FORMAT.md §7.1";
+    let (code, out, err) = run(&["show", "session.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "generation"),
+        [format!("generation:   v0 ./session.jsonl.zstd ({conflict})")]
+    );
+    let (code, out, err) = run(&["version", "session.jsonl.zstd"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "other file"),
+        [format!("other file:     v0 ./session.jsonl ({conflict})")]
+    );
+}
+
+#[test]
+fn a_log_under_another_name_is_never_the_earlier_generation() {
+    // `mylog.v3.jsonl` is not a name DSH reads: the canonical v3 beside it is the one DSH
+    // reads, the v2 a frozen predecessor; and a v2 sees v3 as later, not v3's copy.
+    let tmp = tempfile::tempdir().unwrap();
+    let v = |n: u8| fixture(&format!("generations/v{n}/session.v{n}.jsonl"));
+    std::fs::copy(v(3), tmp.path().join("mylog.v3.jsonl")).unwrap();
+    std::fs::copy(v(3), tmp.path().join("session.v3.jsonl")).unwrap();
+    std::fs::copy(v(2), tmp.path().join("session.v2.jsonl")).unwrap();
+    let (code, out, err) = run(&["version", "mylog.v3.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "other file"),
+        [
+            "other file:     v2 ./session.v2.jsonl (frozen predecessor)",
+            "other file:     v3 ./session.v3.jsonl (DSH reads that one: this file's name is not a DSH log name like session.vN.jsonl)",
+        ]
+    );
+    let (code, out, err) = run(&["show", "session.v3.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "generation"),
+        ["generation:   v2 ./session.v2.jsonl (frozen predecessor)"]
+    );
+    let (code, out, err) = run(&["version", "session.v2.jsonl"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        lines_with(&out, "other file"),
+        ["other file:     v3 ./session.v3.jsonl (later generation: DSH reads that one, not this)"]
+    );
 }
 
 /// The todo-write zstd sample (115 events in 37 lines) with its last frame, which holds

@@ -248,13 +248,8 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         }
         field("torn tail", text)?;
     }
-    for (n, other) in dsh_session::layout::generations_beside(&report.path) {
-        let current = dsh_session::layout::generation_of_path(&report.path).unwrap_or(0);
-        let what = if n < current {
-            "frozen predecessor"
-        } else {
-            "LATER generation (DSH reads that one, not this)"
-        };
+    for (n, other, relation) in dsh_session::layout::siblings(&report.path) {
+        let what = relation.describe();
         field("generation", format!("v{n} {} ({what})", other.display()))?;
     }
     for w in &s.warnings {

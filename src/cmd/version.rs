@@ -186,13 +186,8 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         writeln!(out, "format version: {version} ({support})")?;
         writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
         writeln!(out, "compression:    {}", info.encoding)?;
-        let current = dsh_session::layout::generation_of_path(&args.file).unwrap_or(0);
-        for (n, other) in dsh_session::layout::generations_beside(&args.file) {
-            let what = if n < current {
-                "frozen predecessor"
-            } else {
-                "later generation: DSH reads that one"
-            };
+        for (n, other, relation) in dsh_session::layout::siblings(&args.file) {
+            let what = relation.describe();
             writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
         }
         if let (Some(rule), Some(message)) = (info.rule, &info.message) {
