@@ -143,11 +143,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 continue;
             }
             let name = entry.file_name().to_string_lossy();
-            let is_store = entry
-                .path()
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| STORE_EXTENSIONS.contains(&e))
+            let is_store = crate::sqlite::has_store_extension(entry.path())
                 && crate::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());

@@ -195,8 +195,8 @@ enum InputReader {
 }
 
 impl Input {
-    /// Opens `path` (`-` reads standard input) and detects the encoding: a SQLite header
-    /// means a store; a `.zstd` name or a zstd magic at byte 0 means zstd JSONL; anything
+    /// Opens `path` (`-` reads standard input) and detects the encoding: a SQLite header,
+    /// or an empty file named `.db`, `.sqlite` or `.sqlite3` (a pristine store), means a store; a `.zstd` name or a zstd magic at byte 0 means zstd JSONL; anything
     /// else is plain JSONL. Standard input in zstd is spooled to a temporary file, since
     /// frames are located before they are decoded.
     ///
@@ -271,7 +271,12 @@ impl Input {
                 let mut head = Vec::with_capacity(16);
                 (&mut file).take(16).read_to_end(&mut head)?;
                 file.seek(SeekFrom::Start(0))?;
-                let encoding = detect(&head);
+                // An empty file named as a store is a pristine store (no sessions).
+                let encoding = if head.is_empty() && crate::sqlite::has_store_extension(path) {
+                    Encoding::Sqlite
+                } else {
+                    detect(&head)
+                };
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
                     (Encoding::Zstd, _) => InputReader::Zstd(file),

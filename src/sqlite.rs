@@ -380,23 +380,39 @@ impl Store {
     }
 }
 
-/// True when the database header says WAL mode (read and write versions 2, bytes 18–19).
+/// True when the database header says WAL mode (read and write versions 2, bytes 18–19);
+/// false for a file too short to hold them (a pristine, empty store).
 fn is_wal_mode(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 20];
-    std::fs::File::open(path)?.read_exact(&mut head)?;
-    Ok(head[18] == 2 || head[19] == 2)
+    let mut head = Vec::with_capacity(20);
+    std::fs::File::open(path)?.take(20).read_to_end(&mut head)?;
+    Ok(head.len() == 20 && (head[18] == 2 || head[19] == 2))
 }
 
-/// True when `path` is a regular file that starts with the SQLite header.
+/// True when `path` is a regular file that starts with the SQLite header, or an empty
+/// (0-byte) regular file named as a store (`.db`, `.sqlite`, `.sqlite3`): SQLite opens an
+/// empty file as a database with no objects, a pristine store with no sessions (§8, D4).
 pub fn looks_like_store(path: &Path) -> bool {
     // Only a regular file can be a store; reading a pipe here would eat its first bytes.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    let Ok(meta) = std::fs::metadata(path) else {
         return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    if meta.len() == 0 {
+        return has_store_extension(path);
     }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok_and(|()| &head == crate::load::SQLITE_MAGIC)
+}
+
+/// True when the file name ends in one of [`crate::layout::STORE_EXTENSIONS`].
+pub fn has_store_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| crate::layout::STORE_EXTENSIONS.contains(&e))
 }
 
 fn absolute(path: &Path) -> PathBuf {

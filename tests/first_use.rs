@@ -162,3 +162,55 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
         )
     );
 }
+
+#[test]
+fn an_empty_db_file_is_a_pristine_store_with_no_sessions() {
+    // SQLite opens a 0-byte file as an empty database: a pristine store (§8), not a
+    // header-less JSONL log (J1) nor "not a SQLite store".
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["x.db", "y.sqlite", "z.sqlite3"] {
+        std::fs::write(tmp.path().join(name), b"").unwrap();
+        let (code, out, err) = run(&["validate", name], tmp.path());
+        assert_eq!(code, 0, "{name}: {err}");
+        assert_eq!(out, "0 valid, 0 torn-tail, 0 corrupt, 0 refused\n", "{name}");
+        assert_eq!(err, format!("dsh-session: {name}: store holds no sessions\n"));
+        let (code, out, err) = run(&["sessions", "--format", "json", name], tmp.path());
+        assert_eq!((code, out.as_str(), err.as_str()), (0, "[]\n", ""), "{name}");
+    }
+    let (code, out, err) = run(&["sessions", "x.db"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        " id   created at   cwd   parent   seed   origin   depth   events   turns   revision   status\n---- ------------ ----- -------- ------ -------- ------- -------- ------- ---------- --------\n"
+    );
+    let (code, out, _) = run(&["version", "x.db"], tmp.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "file:           x.db\nuser_version:   0\napplication_id: 0x00000000 (0)\nschema:         none (pristine file)\nera:            head\nstore id:       -\nsessions:       0\n"
+    );
+    let (code, _, err) = run(&["show", "x.db"], tmp.path());
+    assert_eq!((code, err.as_str()), (2, "dsh-session: x.db: store holds no sessions\n"));
+    // A directory walk takes it as a store too, and nothing writes to it.
+    let (code, _, err) = run(&["validate", "."], tmp.path());
+    assert_eq!(code, 0);
+    assert!(err.contains("dsh-session: ./x.db: store holds no sessions\n"), "{err}");
+    assert_eq!(std::fs::read(tmp.path().join("x.db")).unwrap(), b"");
+    // Any other empty file is still an empty log.
+    std::fs::write(tmp.path().join("x.jsonl"), b"").unwrap();
+    assert_eq!(
+        common::brief(&common::verdict(&tmp.path().join("x.jsonl"))),
+        "corrupt J1 - 1"
+    );
+}
+
+#[test]
+fn sessions_of_a_directory_without_logs_is_a_usage_error_like_validate() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
+    let message = "dsh-session: empty: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found\n";
+    let (code, out, err) = run(&["sessions", "empty"], tmp.path());
+    assert_eq!((code, out.as_str(), err.as_str()), (2, "", message));
+    let (code, _, err) = run(&["validate", "empty"], tmp.path());
+    assert_eq!((code, err.as_str()), (2, message));
+}

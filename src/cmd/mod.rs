@@ -16,6 +16,15 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 
+/// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
+/// below it is a session log or a SQLite store.
+pub fn no_logs_in(dir: &Path) -> String {
+    format!(
+        "{}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
+        dir.display()
+    )
+}
+
 /// A log that is corrupt or refused: `main` prints it and exits 1.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

@@ -185,10 +185,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     for dir in args.files.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
-            eprintln!(
-                "dsh-session: {}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
-                dir.display()
-            );
+            eprintln!("dsh-session: {}", crate::cmd::no_logs_in(dir));
         }
     }
     let verdicts: Vec<Verdict> = paths
