@@ -270,9 +270,7 @@ pub fn siblings(path: &std::path::Path) -> Vec<(u64, std::path::PathBuf, Sibling
             let relation = match current {
                 Some(c) if n < c => Sibling::Predecessor,
                 Some(c) if n == c => Sibling::OtherEncoding,
-                Some(_) => Sibling::Later {
-                    read: n == highest,
-                },
+                Some(_) => Sibling::Later { read: n == highest },
                 None if n == highest => Sibling::ReadInstead,
                 None => Sibling::Predecessor,
             };

@@ -668,23 +668,52 @@ pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
     out
 }
 
-/// Opens the store at `path` and selects a session: the one named, or the only one.
+/// The index in `ids` of the session `want` names (`--session`): the id equal to it, or
+/// else the only id it is a prefix of, so a short id such as `5c40` will do.
 ///
 /// # Errors
-/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, no
-/// session at all, or several with none named as [`SourceError::Session`]; SQLite errors
-/// as I/O errors.
+/// No id starting with `want` (naming the ids the store holds), or a prefix of several
+/// ids (naming them), as a one-line message.
+pub fn resolve_session(ids: &[String], want: &str) -> Result<usize, String> {
+    if let Some(exact) = ids.iter().position(|id| id == want) {
+        return Ok(exact);
+    }
+    let matching: Vec<usize> = (0..ids.len())
+        .filter(|&i| ids[i].starts_with(want))
+        .collect();
+    match matching[..] {
+        [only] => Ok(only),
+        [] if ids.is_empty() => Err(format!(
+            "store has no session {want:?}: it holds no sessions"
+        )),
+        [] => Err(format!(
+            "store has no session {want:?} and no id starts with it; it holds: {}",
+            list(ids)
+        )),
+        _ => {
+            let names: Vec<String> = matching.iter().map(|&i| ids[i].clone()).collect();
+            Err(format!(
+                "session {want:?} is ambiguous: it starts {} ids: {}; give more of the id",
+                names.len(),
+                list(&names)
+            ))
+        }
+    }
+}
+
+/// Opens the store at `path` and selects a session: the one named (exactly, or by a
+/// unique prefix, see [`resolve_session`]), or the only one.
+///
+/// # Errors
+/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, an
+/// ambiguous prefix, no session at all, or several with none named as
+/// [`SourceError::Session`]; SQLite errors as I/O errors.
 pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, SourceError> {
     let store = Store::open(path)?;
     let rows = store.sessions()?;
     let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
     let index = match session {
-        Some(want) => ids.iter().position(|id| id == want).ok_or_else(|| {
-            SourceError::Session(format!(
-                "store has no session {want:?}; it holds: {}",
-                list(&ids)
-            ))
-        })?,
+        Some(want) => resolve_session(&ids, want).map_err(SourceError::Session)?,
         None if rows.len() == 1 => 0,
         None if rows.is_empty() => {
             return Err(SourceError::Session("store holds no sessions".into()));

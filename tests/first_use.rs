@@ -33,17 +33,16 @@ fn the_same_generation_in_the_other_encoding_is_a_conflict_not_a_later_generatio
     let tmp = tempfile::tempdir().unwrap();
     let plain = std::fs::read_to_string(fixture("compaction-and-prune.jsonl")).unwrap();
     std::fs::write(tmp.path().join("session.jsonl"), &plain).unwrap();
-    std::fs::write(
-        tmp.path().join("session.jsonl.zstd"),
-        zstd_log(&plain, 4).0,
-    )
-    .unwrap();
-    let conflict = "same generation in the other encoding: a DSH root holds one encoding, FORMAT.md §7.1";
+    std::fs::write(tmp.path().join("session.jsonl.zstd"), zstd_log(&plain, 4).0).unwrap();
+    let conflict =
+        "same generation in the other encoding: a DSH root holds one encoding, FORMAT.md §7.1";
     let (code, out, err) = run(&["show", "session.jsonl"], tmp.path());
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         lines_with(&out, "generation"),
-        [format!("generation:   v0 ./session.jsonl.zstd ({conflict})")]
+        [format!(
+            "generation:   v0 ./session.jsonl.zstd ({conflict})"
+        )]
     );
     let (code, out, err) = run(&["version", "session.jsonl.zstd"], tmp.path());
     assert_eq!(code, 0, "{err}");
@@ -144,7 +143,13 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
         )]
     );
     let (code, out, _) = run(
-        &["repair", "--dry-run", "--format", "json", "session.jsonl.zstd"],
+        &[
+            "repair",
+            "--dry-run",
+            "--format",
+            "json",
+            "session.jsonl.zstd",
+        ],
         tmp.path(),
     );
     assert_eq!(code, 0);
@@ -172,10 +177,20 @@ fn an_empty_db_file_is_a_pristine_store_with_no_sessions() {
         std::fs::write(tmp.path().join(name), b"").unwrap();
         let (code, out, err) = run(&["validate", name], tmp.path());
         assert_eq!(code, 0, "{name}: {err}");
-        assert_eq!(out, "0 valid, 0 torn-tail, 0 corrupt, 0 refused\n", "{name}");
-        assert_eq!(err, format!("dsh-session: {name}: store holds no sessions\n"));
+        assert_eq!(
+            out, "0 valid, 0 torn-tail, 0 corrupt, 0 refused\n",
+            "{name}"
+        );
+        assert_eq!(
+            err,
+            format!("dsh-session: {name}: store holds no sessions\n")
+        );
         let (code, out, err) = run(&["sessions", "--format", "json", name], tmp.path());
-        assert_eq!((code, out.as_str(), err.as_str()), (0, "[]\n", ""), "{name}");
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (0, "[]\n", ""),
+            "{name}"
+        );
     }
     let (code, out, err) = run(&["sessions", "x.db"], tmp.path());
     assert_eq!(code, 0, "{err}");
@@ -190,11 +205,17 @@ fn an_empty_db_file_is_a_pristine_store_with_no_sessions() {
         "file:           x.db\nuser_version:   0\napplication_id: 0x00000000 (0)\nschema:         none (pristine file)\nera:            head\nstore id:       -\nsessions:       0\n"
     );
     let (code, _, err) = run(&["show", "x.db"], tmp.path());
-    assert_eq!((code, err.as_str()), (2, "dsh-session: x.db: store holds no sessions\n"));
+    assert_eq!(
+        (code, err.as_str()),
+        (2, "dsh-session: x.db: store holds no sessions\n")
+    );
     // A directory walk takes it as a store too, and nothing writes to it.
     let (code, _, err) = run(&["validate", "."], tmp.path());
     assert_eq!(code, 0);
-    assert!(err.contains("dsh-session: ./x.db: store holds no sessions\n"), "{err}");
+    assert!(
+        err.contains("dsh-session: ./x.db: store holds no sessions\n"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(tmp.path().join("x.db")).unwrap(), b"");
     // Any other empty file is still an empty log.
     std::fs::write(tmp.path().join("x.jsonl"), b"").unwrap();
@@ -213,4 +234,110 @@ fn sessions_of_a_directory_without_logs_is_a_usage_error_like_validate() {
     assert_eq!((code, out.as_str(), err.as_str()), (2, "", message));
     let (code, _, err) = run(&["validate", "empty"], tmp.path());
     assert_eq!((code, err.as_str()), (2, message));
+}
+
+/// A schema 17 store with the sessions `s-01`, `s-01-b` (the same open turn under a longer
+/// id) and `s-compact`.
+fn store_with_prefixed_ids(dir: &Path) -> PathBuf {
+    let db = dir.join("store.db");
+    let conn = common::store::create_store(&db, 17);
+    let open = fixture("open-turn-after-tool-call.jsonl");
+    let longer = dir.join("s-01-b.jsonl");
+    let text = std::fs::read_to_string(&open).unwrap();
+    assert_eq!(text.matches("\"id\":\"s-01\"").count(), 1);
+    std::fs::write(
+        &longer,
+        text.replace("\"id\":\"s-01\"", "\"id\":\"s-01-b\""),
+    )
+    .unwrap();
+    for log in [open, longer, fixture("compaction-and-prune.jsonl")] {
+        common::store::add_session(&conn, 17, &log);
+    }
+    db
+}
+
+#[test]
+fn session_takes_a_unique_id_prefix_and_an_exact_id_wins() {
+    let tmp = tempfile::tempdir().unwrap();
+    store_with_prefixed_ids(tmp.path());
+    let dir = tmp.path();
+    // A unique prefix names its session everywhere --session is read.
+    let (code, out, _) = run(
+        &[
+            "validate",
+            "--format",
+            "jsonl",
+            "--session",
+            "s-c",
+            "store.db",
+        ],
+        dir,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&v["session"], &v["status"]),
+        (&"s-compact".into(), &"valid".into())
+    );
+    let (code, out, _) = run(
+        &["repair", "--dry-run", "--session", "s-01-", "store.db"],
+        dir,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("store.db [session s-01-b]: would append 3 closer record(s):\n"),
+        "{out}"
+    );
+    // The exact id wins over the longer id it is a prefix of.
+    let (code, out, _) = run(&["version", "--session", "s-01", "store.db"], dir);
+    assert_eq!(code, 0);
+    assert_eq!(lines_with(&out, "  "), ["  s-01  format v0 (supported)"]);
+    let (code, out, _) = run(
+        &["show", "--format", "json", "--session", "s-01", "store.db"],
+        dir,
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["session_id"], "s-01", "{v}");
+}
+
+#[test]
+fn an_ambiguous_or_unmatched_session_prefix_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    store_with_prefixed_ids(tmp.path());
+    let dir = tmp.path();
+    let ambiguous =
+        "session \"s-0\" is ambiguous: it starts 2 ids: s-01, s-01-b; give more of the id";
+    for cmd in ["show", "messages", "surface", "replacements", "repair"] {
+        let (code, out, err) = run(&[cmd, "--session", "s-0", "store.db"], dir);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (
+                2,
+                "",
+                format!("dsh-session: store.db: {ambiguous}\n").as_str()
+            ),
+            "{cmd}"
+        );
+    }
+    let (code, _, err) = run(&["version", "--session", "s-0", "store.db"], dir);
+    assert_eq!(
+        (code, err.as_str()),
+        (2, format!("dsh-session: store.db: {ambiguous}\n").as_str())
+    );
+    let (code, out, err) = run(&["validate", "--session", "s-0", "store.db"], dir);
+    assert_eq!(code, 2);
+    assert_eq!(
+        out,
+        "0 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 unreadable\n"
+    );
+    assert_eq!(err, format!("dsh-session: store.db: {ambiguous}\n"));
+    let (code, _, err) = run(&["messages", "--session", "x", "store.db"], dir);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "dsh-session: store.db: store has no session \"x\" and no id starts with it; it holds: s-01, s-01-b, s-compact\n"
+        )
+    );
 }

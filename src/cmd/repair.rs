@@ -131,7 +131,9 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
                 "{name}: {cut_verb} {what} ({}: from line {}; {})",
                 t.rule,
                 t.line,
-                uncounted.as_deref().unwrap_or("what it held cannot be counted")
+                uncounted
+                    .as_deref()
+                    .unwrap_or("what it held cannot be counted")
             )?,
         }
         if t.recovered_lines > 0 {
