@@ -341,3 +341,34 @@ fn an_ambiguous_or_unmatched_session_prefix_is_a_usage_error() {
         )
     );
 }
+
+#[test]
+fn verbose_errors_keep_the_file_and_the_reason_on_the_first_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(&["show", "missing.jsonl"], tmp.path());
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "dsh-session: missing.jsonl: No such file or directory (os error 2)\n"
+        )
+    );
+    let (code, _, err) = run(&["-v", "show", "missing.jsonl"], tmp.path());
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "dsh-session: missing.jsonl: No such file or directory (os error 2)\n  cause 1: No such file or directory (os error 2)\n"
+        )
+    );
+    // A store error has the same shape: `<file>: <what>`, then its cause.
+    std::fs::write(tmp.path().join("x.db"), b"").unwrap();
+    let (code, _, err) = run(&["-v", "messages", "--session", "x", "x.db"], tmp.path());
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "dsh-session: x.db: store has no session \"x\": it holds no sessions\n  cause 1: store has no session \"x\": it holds no sessions\n"
+        )
+    );
+}
