@@ -887,11 +887,12 @@ fn sqlite_magic_followed_by_garbage_is_unreadable_and_untouched() {
     assert_eq!(names, ["store.db"]);
 }
 
-/// `sessions` on a file that is no SQLite store (a JSONL log, an empty `.db`) says so.
+/// `sessions` on a file that is no SQLite store (a JSONL log, a `.db` without the SQLite
+/// header) says so; an empty `.db` is a pristine store (tests/first_use.rs).
 #[test]
 fn sessions_of_a_file_that_is_not_a_store() {
     let tmp = tempfile::tempdir().unwrap();
-    for (name, bytes) in [("log.jsonl", &b"hello\n"[..]), ("empty.db", &b""[..])] {
+    for (name, bytes) in [("log.jsonl", &b"hello\n"[..]), ("text.db", &b"hello\n"[..])] {
         let path = put(&tmp, name, bytes);
         let out = run(&["sessions"], &path);
         assert_eq!(out.status.code(), Some(2), "{name}");
