@@ -47,7 +47,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l for
 json\t'One JSON array'
 jsonl\t'One JSON object per line'
 github\t'GitHub Actions workflow commands: `::error` for corrupt and refused logs, `::warning` for torn tails and warnings'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l provider -d 'Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see `dsh-session rules`). Without it, provider findings are warnings' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
 openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
 deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
@@ -62,7 +62,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l at -
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l format -d 'Output format' -r -f -a "table\t'A text table'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
@@ -72,7 +72,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l at -d 'Derive the messages of the surface right after the event with this seq' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l format -d 'Output format: json (one array) or jsonl (one message per line)' -r -f -a "json\t'One JSON array of messages'
 jsonl\t'One message per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
@@ -88,7 +88,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l dry-r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l no-backup -d 'Do not keep a copy of the original as FILE.bak.<UTC time>'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l depth -d 'Cut both trees after this many levels (at most 1000 are ever walked)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l format -d 'Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`)' -r -f -a "tree\t'Indented trees'
 json\t'One JSON object'
@@ -98,7 +98,7 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l format -d 'Output format' -r -f -a "table\t'A text table'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
@@ -110,7 +110,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "table\t'A text table'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
@@ -119,7 +119,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s h -l he
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l format -d 'Output format' -r -f -a "table\t'A text table'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l session -d 'The session to read from a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"

@@ -39,7 +39,7 @@ _arguments "${_arguments_options[@]}" : \
 json\:"One JSON array"
 jsonl\:"One JSON object per line"
 github\:"GitHub Actions workflow commands\: \`\:\:error\` for corrupt and refused logs, \`\:\:warning\` for torn tails and warnings"))' \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--provider=[Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see \`dsh-session rules\`). Without it, provider findings are warnings]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
 openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
@@ -62,7 +62,7 @@ _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((table\:"A text table"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
@@ -79,7 +79,7 @@ _arguments "${_arguments_options[@]}" : \
 '--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
 '--format=[Output format\: json (one array) or jsonl (one message per line)]:FORMAT:((json\:"One JSON array of messages"
 jsonl\:"One message per line"))' \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
@@ -109,7 +109,7 @@ never\:"Never colour"))' \
 ;;
 (provenance)
 _arguments "${_arguments_options[@]}" : \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--depth=[Cut both trees after this many levels (at most 1000 are ever walked)]:N:_default' \
 '--format=[Output format\: tree (indented text), json, or dot (Graphviz, for \`dot -Tsvg\`)]:FORMAT:((tree\:"Indented trees"
 json\:"One JSON object"
@@ -127,7 +127,7 @@ never\:"Never colour"))' \
 ;;
 (replacements)
 _arguments "${_arguments_options[@]}" : \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--format=[Output format]:FORMAT:((table\:"A text table"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
@@ -146,7 +146,7 @@ _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((table\:"A text table"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
@@ -162,7 +162,7 @@ _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((table\:"A text table"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--session=[The session to read from a SQLite store (optional when the store holds one)]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \

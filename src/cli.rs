@@ -78,7 +78,7 @@ pub enum Command {
     /// refused log is never touched. A backup `FILE.bak.<UTC time>` is kept unless
     /// --no-backup. The repaired log is validated in memory before anything is written.
     #[command(
-        after_help = "Examples:\n  dsh-session repair --dry-run session.jsonl\n  dsh-session repair session.jsonl.zstd\n  dsh-session repair --session 5c40… sessions.db\n\nExit codes:\n  0  repaired, or nothing to repair\n  1  the log is corrupt or refused, or changed during the repair; nothing was written\n  2  usage error, or a file could not be read or written"
+        after_help = "Examples:\n  dsh-session repair --dry-run session.jsonl\n  dsh-session repair session.jsonl.zstd\n  dsh-session repair --session 5c40 sessions.db\n\nExit codes:\n  0  repaired, or nothing to repair\n  1  the log is corrupt or refused, or changed during the repair; nothing was written\n  2  usage error, or a file could not be read or written"
     )]
     Repair(RepairArgs),
 
@@ -151,7 +151,8 @@ pub struct ValidateArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -208,7 +209,8 @@ pub struct SurfaceArgs {
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 }
@@ -228,7 +230,8 @@ pub struct MessagesArgs {
     #[arg(long, value_enum, default_value_t = MessageFormat::Json)]
     pub format: MessageFormat,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 }
@@ -244,7 +247,8 @@ pub struct ProvenanceArgs {
     #[arg(value_name = "SEQ")]
     pub seq: u64,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -275,7 +279,8 @@ pub struct ReplacementsArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -328,7 +333,8 @@ pub struct ShowArgs {
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 }
@@ -344,7 +350,8 @@ pub struct VersionArgs {
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
 
-    /// The session to read from a SQLite store (optional when the store holds one).
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 }

@@ -199,11 +199,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 continue;
             }
             let name = entry.file_name().to_string_lossy();
-            let is_store = entry
-                .path()
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| STORE_EXTENSIONS.contains(&e))
+            let is_store = crate::sqlite::has_store_extension(entry.path())
                 && crate::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
@@ -326,6 +322,64 @@ pub fn generations_beside(path: &std::path::Path) -> Vec<(u64, std::path::PathBu
         .collect();
     out.sort();
     out
+}
+
+/// How a canonical log file beside a log stands to it (GENERATIONS §1.1, FORMAT.md §7.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sibling {
+    /// A lower generation than the log's (or, beside a log under another name, lower than
+    /// the directory's highest): frozen, DSH does not read it.
+    Predecessor,
+    /// A higher generation; `read` when it is the directory's highest, the one DSH reads.
+    Later {
+        /// True for the directory's highest generation.
+        read: bool,
+    },
+    /// The same generation in the other encoding (`session.jsonl` beside
+    /// `session.jsonl.zstd`): a conflict, as one root holds one encoding (§7.1).
+    OtherEncoding,
+    /// The directory's highest generation beside a log whose own name is not a DSH log
+    /// name (`mylog.v3.jsonl`): DSH reads that one and never this.
+    ReadInstead,
+}
+
+impl Sibling {
+    /// The relation in words, as `show` and `version` print it after the file.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Sibling::Predecessor => "frozen predecessor",
+            Sibling::Later { read: true } => "later generation: DSH reads that one, not this",
+            Sibling::Later { read: false } => "later generation, itself superseded",
+            Sibling::OtherEncoding => {
+                "same generation in the other encoding: a DSH root holds one encoding, FORMAT.md §7.1"
+            }
+            Sibling::ReadInstead => {
+                "DSH reads that one: this file's name is not a DSH log name like session.vN.jsonl"
+            }
+        }
+    }
+}
+
+/// [`generations_beside`] `path`, each with how it stands to `path`: only a higher
+/// generation is later, the same generation is the other encoding, and beside a file under
+/// another name only the highest generation is the one DSH reads.
+pub fn siblings(path: &std::path::Path) -> Vec<(u64, std::path::PathBuf, Sibling)> {
+    let beside = generations_beside(path);
+    let highest = beside.iter().map(|(n, _)| *n).max().unwrap_or(0);
+    let current = generation_of_path(path);
+    beside
+        .into_iter()
+        .map(|(n, other)| {
+            let relation = match current {
+                Some(c) if n < c => Sibling::Predecessor,
+                Some(c) if n == c => Sibling::OtherEncoding,
+                Some(_) => Sibling::Later { read: n == highest },
+                None if n == highest => Sibling::ReadInstead,
+                None => Sibling::Predecessor,
+            };
+            (n, other, relation)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -114,6 +114,15 @@ pub trait LineSource: Send {
         None
     }
 
+    /// zstd only: bytes at the end of a torn final frame that do not decode (an incomplete
+    /// frame header or block, or the whole frame when the decoder fails on it), so what they
+    /// held cannot be counted; 0 when everything the file holds of the frame decodes (only
+    /// its checksum, or whole blocks, are missing). Known once [`LineSource::next_line`]
+    /// has returned `Ok(false)`.
+    fn torn_frame_undecodable(&self) -> u64 {
+        0
+    }
+
     /// The backend the lines come from.
     fn backend(&self) -> Backend {
         Backend::Jsonl
@@ -186,8 +195,8 @@ enum InputReader {
 }
 
 impl Input {
-    /// Opens `path` (`-` reads standard input) and detects the encoding: a SQLite header
-    /// means a store; a `.zstd` name or a zstd magic at byte 0 means zstd JSONL; anything
+    /// Opens `path` (`-` reads standard input) and detects the encoding: a SQLite header,
+    /// or an empty file named `.db`, `.sqlite` or `.sqlite3` (a pristine store), means a store; a `.zstd` name or a zstd magic at byte 0 means zstd JSONL; anything
     /// else is plain JSONL. Standard input in zstd is spooled to a temporary file, since
     /// frames are located before they are decoded.
     ///
@@ -262,7 +271,12 @@ impl Input {
                 let mut head = Vec::with_capacity(16);
                 (&mut file).take(16).read_to_end(&mut head)?;
                 file.seek(SeekFrom::Start(0))?;
-                let encoding = detect(&head);
+                // An empty file named as a store is a pristine store (no sessions).
+                let encoding = if head.is_empty() && crate::sqlite::has_store_extension(path) {
+                    Encoding::Sqlite
+                } else {
+                    detect(&head)
+                };
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
                     (Encoding::Zstd, _) => InputReader::Zstd(file),
@@ -396,6 +410,10 @@ pub struct FrameMap {
     pub complete: Vec<(u64, u64)>,
     /// Start offset of a torn final frame (Z3), when the file ends inside one.
     pub torn_at: Option<u64>,
+    /// Bytes at the end of the torn frame after its last complete block (all of it when
+    /// its frame header is cut): they cannot be decoded. 0 without a torn frame, or when
+    /// the file ends at a block boundary or inside the checksum.
+    pub torn_undecodable: u64,
     /// File size in bytes.
     pub len: u64,
 }
@@ -412,6 +430,7 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
     let mut map = FrameMap {
         complete: Vec::new(),
         torn_at: None,
+        torn_undecodable: 0,
         len,
     };
     let mut at = 0u64;
@@ -422,11 +441,13 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
     };
     while at < len {
         let start = at;
-        let torn = |map: &mut FrameMap| {
+        // The file ends inside this frame; the bytes from `decodable_end` on do not decode.
+        let torn = |map: &mut FrameMap, decodable_end: u64| {
             map.torn_at = Some(start);
+            map.torn_undecodable = len - decodable_end;
         };
         if len - at < 4 {
-            torn(&mut map);
+            torn(&mut map, start);
             break;
         }
         let mut magic = [0u8; 4];
@@ -442,7 +463,7 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
             );
         }
         if at >= len {
-            torn(&mut map);
+            torn(&mut map, start);
             break;
         }
         let mut d = [0u8; 1];
@@ -467,12 +488,14 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         let did_bytes = [0u64, 1, 2, 4][usize::from(desc & 3)];
         let rest = u64::from(!single_segment) + did_bytes + fcs_bytes;
         if len - at < rest {
-            torn(&mut map);
+            torn(&mut map, start);
             break;
         }
         r.seek_relative(rest as i64)?;
         at += rest;
         let mut is_torn = false;
+        // End of the last complete block: what follows it does not decode.
+        let mut blocks_end = at;
         loop {
             if len - at < 3 {
                 is_torn = true;
@@ -498,6 +521,7 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
             }
             r.seek_relative(payload as i64)?;
             at += payload;
+            blocks_end = at;
             if last {
                 break;
             }
@@ -505,13 +529,15 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
         if !is_torn && desc & 4 != 0 {
             if len - at < 4 {
                 is_torn = true;
+                // Only the checksum is cut: every block decodes.
+                blocks_end = len;
             } else {
                 r.seek_relative(4)?;
                 at += 4;
             }
         }
         if is_torn {
-            torn(&mut map);
+            torn(&mut map, blocks_end);
             break;
         }
         map.complete.push((start, at));
@@ -550,6 +576,9 @@ struct ZstdLines {
     number: u64,
     /// True once the torn frame's plaintext has been loaded.
     in_torn: bool,
+    /// Bytes of the torn frame that do not decode (see [`FrameMap::torn_undecodable`]),
+    /// the whole frame when the decoder fails on it.
+    torn_undecodable: u64,
     done: bool,
     /// Inside a line longer than [`MAX_LINE_BYTES`]: its bytes are being dropped.
     skipping: bool,
@@ -579,6 +608,7 @@ impl ZstdLines {
             offset: 0,
             number: 0,
             in_torn: false,
+            torn_undecodable: 0,
             done: false,
             skipping: false,
             too_long: false,
@@ -696,7 +726,16 @@ impl ZstdLines {
         (&mut self.file)
             .take(self.map.len - start)
             .read_to_end(&mut bytes)?;
-        Ok(decode_torn_frame(&bytes))
+        Ok(match try_decode_torn_frame(&bytes) {
+            Some(plain) => {
+                self.torn_undecodable = self.map.torn_undecodable;
+                plain
+            }
+            None => {
+                self.torn_undecodable = bytes.len() as u64;
+                Vec::new()
+            }
+        })
     }
 }
 
@@ -704,22 +743,26 @@ impl ZstdLines {
 /// streaming decode without the checksum; all of the plaintext or, on any decoder error
 /// (or past [`MAX_LINE_BYTES`]), nothing.
 pub fn decode_torn_frame(bytes: &[u8]) -> Vec<u8> {
+    try_decode_torn_frame(bytes).unwrap_or_default()
+}
+
+/// [`decode_torn_frame`], with `None` for a decoder error or plaintext past
+/// [`MAX_LINE_BYTES`] (then none of the frame counts as decoded).
+fn try_decode_torn_frame(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut dctx = DCtx::create();
     let mut input = InBuffer::around(bytes);
     let mut plain = Vec::new();
     let mut out = vec![0u8; OUT_CHUNK];
     loop {
         let mut output = OutBuffer::around(&mut out[..]);
-        if dctx.decompress_stream(&mut output, &mut input).is_err() {
-            return Vec::new();
-        }
+        dctx.decompress_stream(&mut output, &mut input).ok()?;
         let produced = output.pos();
         plain.extend_from_slice(&out[..produced]);
         if plain.len() > MAX_LINE_BYTES {
-            return Vec::new();
+            return None;
         }
         if produced == 0 && input.pos() == bytes.len() {
-            return plain;
+            return Some(plain);
         }
     }
 }
@@ -760,6 +803,10 @@ impl LineSource for ZstdLines {
 
     fn torn_frame(&self) -> Option<u64> {
         self.map.torn_at
+    }
+
+    fn torn_frame_undecodable(&self) -> u64 {
+        self.torn_undecodable
     }
 
     fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {

@@ -61,13 +61,18 @@ fn run_cli() -> ExitCode {
         Err(e) => {
             let failed = e.downcast_ref::<cmd::Rejected>().is_some();
             let _ = out.flush();
+            // The first line is `<file>: <what>` with or without -v; -v then lists the
+            // causes one per line, leaving out a cause that only repeats the one before it.
+            eprintln!("dsh-session: {e:#}");
             if verbose {
-                eprintln!("dsh-session: {e}");
+                let mut previous = e.to_string();
                 for (depth, cause) in e.chain().enumerate().skip(1) {
-                    eprintln!("  cause {depth}: {cause}");
+                    let text = cause.to_string();
+                    if text != previous {
+                        eprintln!("  cause {depth}: {text}");
+                    }
+                    previous = text;
                 }
-            } else {
-                eprintln!("dsh-session: {e:#}");
             }
             ExitCode::from(if failed { 1 } else { 2 })
         }

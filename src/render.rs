@@ -65,32 +65,40 @@ pub fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
-/// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
 /// A torn tail as the JSON outputs show it (`validate`'s `torn_tail`, `repair`'s `cut`):
 /// the rule, where it starts (byte offset; SQLite: the first row's seq) and what it holds.
+/// `lines` and `events` are `null` when they cannot be counted: `undecodable_bytes` of a
+/// torn zstd frame do not decode (FORMAT.md §5.5.2).
 #[derive(Debug, serde::Serialize)]
 pub struct TornTailJson {
     pub rule: &'static str,
     pub offset: u64,
     pub bytes: u64,
     pub line: u64,
-    pub lines: u64,
-    pub events: u64,
+    pub lines: Option<u64>,
+    pub events: Option<u64>,
+    /// zstd: complete lines of the torn frame that are kept.
+    pub recovered_lines: u64,
+    pub undecodable_bytes: u64,
 }
 
 impl From<&dsh_session::scan::TornTail> for TornTailJson {
     fn from(t: &dsh_session::scan::TornTail) -> Self {
+        let counted = t.counted();
         TornTailJson {
             rule: t.rule.id(),
             offset: t.offset,
             bytes: t.bytes,
             line: t.line,
-            lines: t.lines,
-            events: t.events,
+            lines: counted.map(|(lines, _)| lines),
+            events: counted.map(|(_, events)| events),
+            recovered_lines: t.recovered_lines,
+            undecodable_bytes: t.undecodable,
         }
     }
 }
 
+/// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
 pub fn log_name(file: &str, session: Option<&str>) -> String {
     match session {
         Some(id) => format!("{file} [session {id}]"),

@@ -123,8 +123,38 @@ pub struct TornTail {
     /// zstd only: complete lines of the torn frame that are kept (a repair writes them
     /// again in its new frame, FORMAT.md §5.4).
     pub recovered_lines: u64,
+    /// zstd only: bytes at the end of the torn frame that do not decode (the file ends
+    /// inside a block or the frame header, or the decoder fails on the frame). When not 0,
+    /// `lines` and `events` count only the decodable part: what these bytes held is unknown.
+    pub undecodable: u64,
     /// Why the tail is torn, in one line.
     pub message: String,
+}
+
+impl TornTail {
+    /// The lines and events the cut drops, `(lines, events)`; `None` when that cannot be
+    /// counted because part of the tail does not decode (`undecodable` > 0, FORMAT.md §5.5.2).
+    pub fn counted(&self) -> Option<(u64, u64)> {
+        (self.undecodable == 0).then_some((self.lines, self.events))
+    }
+
+    /// For messages when [`TornTail::counted`] is `None`: what is known of the loss, e.g.
+    /// `3 line(s) recovered from the torn frame's decodable part; what its last 295 byte(s)
+    /// held cannot be counted (they do not decode)`, with the decoded lines dropped, if any.
+    pub fn uncounted(&self) -> String {
+        let dropped = if self.lines > 0 {
+            format!(
+                ", {} decoded line(s) with {} event(s) dropped",
+                self.lines, self.events
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "{} line(s) recovered from the torn frame's decodable part{dropped}; what its last {} byte(s) held cannot be counted (they do not decode)",
+            self.recovered_lines, self.undecodable
+        )
+    }
 }
 
 /// Token usage totals (FORMAT.md §2.4.4), summed over `assistant/message.data.usage`.
@@ -1645,6 +1675,7 @@ impl<'o> Scan<'o> {
                 lines: 0,
                 events: 0,
                 recovered_lines: torn.recovered_lines,
+                undecodable: lines.torn_frame_undecodable(),
                 message: format!(
                     "file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"
                 ),
@@ -1683,6 +1714,11 @@ impl<'o> Scan<'o> {
                     lines: torn.lines + 1,
                     events: torn.events + first.events,
                     recovered_lines: torn.recovered_lines,
+                    undecodable: if at.is_some() {
+                        lines.torn_frame_undecodable()
+                    } else {
+                        0
+                    },
                     message: first.message,
                 }
             }

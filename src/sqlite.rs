@@ -380,23 +380,39 @@ impl Store {
     }
 }
 
-/// True when the database header says WAL mode (read and write versions 2, bytes 18–19).
+/// True when the database header says WAL mode (read and write versions 2, bytes 18–19);
+/// false for a file too short to hold them (a pristine, empty store).
 fn is_wal_mode(path: &Path) -> std::io::Result<bool> {
-    let mut head = [0u8; 20];
-    std::fs::File::open(path)?.read_exact(&mut head)?;
-    Ok(head[18] == 2 || head[19] == 2)
+    let mut head = Vec::with_capacity(20);
+    std::fs::File::open(path)?.take(20).read_to_end(&mut head)?;
+    Ok(head.len() == 20 && (head[18] == 2 || head[19] == 2))
 }
 
-/// True when `path` is a regular file that starts with the SQLite header.
+/// True when `path` is a regular file that starts with the SQLite header, or an empty
+/// (0-byte) regular file named as a store (`.db`, `.sqlite`, `.sqlite3`): SQLite opens an
+/// empty file as a database with no objects, a pristine store with no sessions (§8, D4).
 pub fn looks_like_store(path: &Path) -> bool {
     // Only a regular file can be a store; reading a pipe here would eat its first bytes.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+    let Ok(meta) = std::fs::metadata(path) else {
         return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    if meta.len() == 0 {
+        return has_store_extension(path);
     }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok_and(|()| &head == crate::load::SQLITE_MAGIC)
+}
+
+/// True when the file name ends in one of [`crate::layout::STORE_EXTENSIONS`].
+pub fn has_store_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| crate::layout::STORE_EXTENSIONS.contains(&e))
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -655,23 +671,52 @@ pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
     out
 }
 
-/// Opens the store at `path` and selects a session: the one named, or the only one.
+/// The index in `ids` of the session `want` names (`--session`): the id equal to it, or
+/// else the only id it is a prefix of, so a short id such as `5c40` will do.
 ///
 /// # Errors
-/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, no
-/// session at all, or several with none named as [`SourceError::Session`]; SQLite errors
-/// as I/O errors.
+/// No id starting with `want` (naming the ids the store holds), or a prefix of several
+/// ids (naming them), as a one-line message.
+pub fn resolve_session(ids: &[String], want: &str) -> Result<usize, String> {
+    if let Some(exact) = ids.iter().position(|id| id == want) {
+        return Ok(exact);
+    }
+    let matching: Vec<usize> = (0..ids.len())
+        .filter(|&i| ids[i].starts_with(want))
+        .collect();
+    match matching[..] {
+        [only] => Ok(only),
+        [] if ids.is_empty() => Err(format!(
+            "store has no session {want:?}: it holds no sessions"
+        )),
+        [] => Err(format!(
+            "store has no session {want:?} and no id starts with it; it holds: {}",
+            list(ids)
+        )),
+        _ => {
+            let names: Vec<String> = matching.iter().map(|&i| ids[i].clone()).collect();
+            Err(format!(
+                "session {want:?} is ambiguous: it starts {} ids: {}; give more of the id",
+                names.len(),
+                list(&names)
+            ))
+        }
+    }
+}
+
+/// Opens the store at `path` and selects a session: the one named (exactly, or by a
+/// unique prefix, see [`resolve_session`]), or the only one.
+///
+/// # Errors
+/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, an
+/// ambiguous prefix, no session at all, or several with none named as
+/// [`SourceError::Session`]; SQLite errors as I/O errors.
 pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, SourceError> {
     let store = Store::open(path)?;
     let rows = store.sessions()?;
     let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
     let index = match session {
-        Some(want) => ids.iter().position(|id| id == want).ok_or_else(|| {
-            SourceError::Session(format!(
-                "store has no session {want:?}; it holds: {}",
-                list(&ids)
-            ))
-        })?,
+        Some(want) => resolve_session(&ids, want).map_err(SourceError::Session)?,
         None if rows.len() == 1 => 0,
         None if rows.is_empty() => {
             return Err(SourceError::Session("store holds no sessions".into()));

@@ -29,7 +29,11 @@ fn library_files(dir: &Path, out: &mut Vec<PathBuf>) {
                 library_files(&path, out);
             }
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
             if !["main.rs", "cli.rs", "render.rs", "lib.rs"].contains(&name.as_str()) {
                 out.push(path);
             }
@@ -160,7 +164,11 @@ fn the_cycle_finder_finds_a_planted_cycle() {
     g.insert("json".into(), BTreeSet::from(["load".to_owned()]));
     assert_eq!(
         find_cycle(&g),
-        Some(vec!["json".to_owned(), "load".to_owned(), "json".to_owned()])
+        Some(vec![
+            "json".to_owned(),
+            "load".to_owned(),
+            "json".to_owned()
+        ])
     );
 }
 
@@ -179,7 +187,10 @@ fn no_source_file_is_over_1000_lines_but_the_json_layer() {
     let mut files = Vec::new();
     library_files(&src, &mut files);
     for f in files {
-        let lines = std::fs::read_to_string(&f).expect("readable").lines().count();
+        let lines = std::fs::read_to_string(&f)
+            .expect("readable")
+            .lines()
+            .count();
         if f.ends_with("json.rs") {
             continue;
         }

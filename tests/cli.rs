@@ -444,9 +444,10 @@ fn a_missing_file_is_one_line_and_verbose_lists_its_causes() {
             .unwrap(),
     );
     assert_eq!(code, Some(2));
+    // -v keeps the first line `<file>: <what>` and adds the causes (issue 13).
     assert_eq!(
         err,
-        "dsh-session: /nonexistent/x.jsonl\n  cause 1: No such file or directory (os error 2)\n"
+        "dsh-session: /nonexistent/x.jsonl: No such file or directory (os error 2)\n  cause 1: No such file or directory (os error 2)\n"
     );
 }
 

@@ -33,6 +33,15 @@ pub fn log_path(path: PathBuf) -> Result<PathBuf> {
     Ok(log)
 }
 
+/// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
+/// below it is a session log or a SQLite store.
+pub fn no_logs_in(dir: &Path) -> String {
+    format!(
+        "{}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
+        dir.display()
+    )
+}
+
 /// A log that is corrupt or refused: `main` prints it and exits 1.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -54,15 +63,21 @@ pub fn scan_readable_as(path: &Path, shown: &Path, options: &ScanOptions) -> Res
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
     }
     if let Some(torn) = &report.torn {
-        eprintln!(
-            "dsh-session: {}: warning: torn tail ({}) from line {}: {} line(s) and {} event(s) after byte offset {} are left out",
-            path.display(),
-            torn.rule,
-            torn.line,
-            torn.lines,
-            torn.events,
-            torn.offset
-        );
+        let name = path.display();
+        match torn.counted() {
+            Some((lines, events)) => eprintln!(
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: {lines} line(s) and {events} event(s) after byte offset {} are left out",
+                torn.rule, torn.line, torn.offset
+            ),
+            None => eprintln!(
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} byte(s) after byte offset {} are left out; {}",
+                torn.rule,
+                torn.line,
+                torn.bytes,
+                torn.offset,
+                torn.uncounted()
+            ),
+        }
     }
     Ok(report)
 }

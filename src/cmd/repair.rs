@@ -19,7 +19,9 @@ use crate::render::{TornTailJson, log_name};
 struct Cut {
     #[serde(flatten)]
     tail: TornTailJson,
-    recovered_lines: u64,
+    /// What is known of the loss when it cannot be counted ([`dsh_session::scan::TornTail::uncounted`]).
+    #[serde(skip)]
+    uncounted: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,7 +80,7 @@ fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
         status,
         cut: plan.cut.as_ref().map(|t| Cut {
             tail: TornTailJson::from(t),
-            recovered_lines: t.recovered_lines,
+            uncounted: t.counted().is_none().then(|| t.uncounted()),
         }),
         closers: plan
             .closers
@@ -157,16 +159,28 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
         } else {
             format!("{} byte(s) at offset {}", c.tail.bytes, c.tail.offset)
         };
-        writeln!(
-            out,
-            "{name}: {cut_verb} {what} ({}: from line {}, {} line(s), {} event(s) lost)",
-            c.tail.rule, c.tail.line, c.tail.lines, c.tail.events
-        )?;
-        if c.recovered_lines > 0 {
+        let t = &c.tail;
+        match (&c.uncounted, t.lines, t.events) {
+            (None, Some(lines), Some(events)) => writeln!(
+                out,
+                "{name}: {cut_verb} {what} ({}: from line {}, {lines} line(s), {events} event(s) lost)",
+                t.rule, t.line
+            )?,
+            (uncounted, ..) => writeln!(
+                out,
+                "{name}: {cut_verb} {what} ({}: from line {}; {})",
+                t.rule,
+                t.line,
+                uncounted
+                    .as_deref()
+                    .unwrap_or("what it held cannot be counted")
+            )?,
+        }
+        if t.recovered_lines > 0 {
             writeln!(
                 out,
                 "{name}: {} complete line(s) of the torn frame are written again",
-                c.recovered_lines
+                t.recovered_lines
             )?;
         }
     }

@@ -107,6 +107,13 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 report.as_ref(),
             ));
         }
+        if rows.is_empty()
+            && dsh_session::layout::discover(std::slice::from_ref(path))
+                .0
+                .is_empty()
+        {
+            bail!(crate::cmd::no_logs_in(path));
+        }
     } else {
         if path.is_file() && !dsh_session::sqlite::looks_like_store(path) {
             bail!(

@@ -302,21 +302,21 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         ),
     )?;
     if let Some(t) = &report.torn {
-        field(
-            "torn tail",
-            format!(
-                "{} from line {}: {} line(s), {} event(s) after byte offset {}",
-                t.rule, t.line, t.lines, t.events, t.offset
-            ),
-        )?;
-    }
-    for (n, other) in dsh_session::layout::generations_beside(&report.path) {
-        let current = dsh_session::layout::generation_of_path(&report.path).unwrap_or(0);
-        let what = if n < current {
-            "frozen predecessor"
-        } else {
-            "LATER generation (DSH reads that one, not this)"
+        let loss = match t.counted() {
+            Some((lines, events)) => format!("{lines} line(s), {events} event(s)"),
+            None => format!("{} byte(s)", t.bytes),
         };
+        let mut text = format!(
+            "{} from line {}: {loss} after byte offset {}",
+            t.rule, t.line, t.offset
+        );
+        if t.counted().is_none() {
+            text = format!("{text}; {}", t.uncounted());
+        }
+        field("torn tail", text)?;
+    }
+    for (n, other, relation) in dsh_session::layout::siblings(&report.path) {
+        let what = relation.describe();
         field("generation", format!("v{n} {} ({what})", other.display()))?;
     }
     for w in &s.warnings {

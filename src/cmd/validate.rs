@@ -66,6 +66,9 @@ struct TornJson {
     #[serde(flatten)]
     tail: TornTailJson,
     message: String,
+    /// What is known of the loss when it cannot be counted ([`dsh_session::scan::TornTail::uncounted`]).
+    #[serde(skip)]
+    uncounted: Option<String>,
 }
 
 impl From<&TornTail> for TornJson {
@@ -73,6 +76,7 @@ impl From<&TornTail> for TornJson {
         TornJson {
             tail: TornTailJson::from(t),
             message: t.message.clone(),
+            uncounted: t.counted().is_none().then(|| t.uncounted()),
         }
     }
 }
@@ -207,10 +211,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     for dir in args.files.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
-            eprintln!(
-                "dsh-session: {}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
-                dir.display()
-            );
+            eprintln!("dsh-session: {}", crate::cmd::no_logs_in(dir));
         }
     }
     let gate = Gate {
@@ -407,11 +408,22 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             }
             let message = v.message.as_deref().unwrap_or_default();
             writeln!(out, "{name}: {status} {rule}{place}: {message}")?;
-            if let Some(TornJson { tail: t, .. }) = &v.torn_tail {
+            if let Some(TornJson {
+                tail: t, uncounted, ..
+            }) = &v.torn_tail
+            {
+                let loss = match (uncounted, t.lines, t.events) {
+                    (None, Some(lines), Some(events)) => {
+                        format!("{lines} line(s), {events} event(s)")
+                    }
+                    (uncounted, ..) => uncounted
+                        .clone()
+                        .unwrap_or_else(|| "what it held cannot be counted".into()),
+                };
                 writeln!(
                     out,
-                    "  a repair cuts {} byte(s) at offset {}: {} line(s), {} event(s); {} events before it are kept",
-                    t.bytes, t.offset, t.lines, t.events, v.events
+                    "  a repair cuts {} byte(s) at offset {}: {loss}; {} events before it are kept",
+                    t.bytes, t.offset, v.events
                 )?;
             }
         }

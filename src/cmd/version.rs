@@ -52,22 +52,29 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let (info, ok) = match Store::open(&args.file) {
         Ok(store) => {
             let mut sessions = Vec::new();
-            for (_, s) in store.sessions().with_context(|| file.clone())? {
+            let rows = store.sessions().with_context(|| file.clone())?;
+            // `--session` names one session, exactly or by a unique prefix.
+            let wanted = match &args.session {
+                Some(want) => {
+                    let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
+                    let index = dsh_session::sqlite::resolve_session(&ids, want)
+                        .map_err(|why| anyhow::anyhow!("{file}: {why}"))?;
+                    Some(index)
+                }
+                None => None,
+            };
+            for (i, (_, s)) in rows.into_iter().enumerate() {
                 match s {
-                    Ok(s)
-                        if args
-                            .session
-                            .as_ref()
-                            .is_none_or(|want| *want == s.header.id) =>
-                    {
-                        sessions.push(StoreSession {
-                            supported: s.header.version == Some(0),
-                            id: s.header.id,
-                            format_version: s.header.version,
-                        })
-                    }
+                    Ok(s) if wanted.is_none_or(|w| w == i) => sessions.push(StoreSession {
+                        supported: s.header.version == Some(0),
+                        id: s.header.id,
+                        format_version: s.header.version,
+                    }),
                     Ok(_) => {}
-                    Err(f) => eprintln!("dsh-session: {file}: {f}"),
+                    Err(f) if wanted.is_none_or(|w| w == i) => {
+                        eprintln!("dsh-session: {file}: {f}")
+                    }
+                    Err(_) => {}
                 }
             }
             let ok = sessions.iter().all(|s| s.supported);
@@ -186,13 +193,8 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         writeln!(out, "format version: {version} ({support})")?;
         writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
         writeln!(out, "compression:    {}", info.encoding)?;
-        let current = dsh_session::layout::generation_of_path(&args.file).unwrap_or(0);
-        for (n, other) in dsh_session::layout::generations_beside(&args.file) {
-            let what = if n < current {
-                "frozen predecessor"
-            } else {
-                "later generation: DSH reads that one"
-            };
+        for (n, other, relation) in dsh_session::layout::siblings(&args.file) {
+            let what = relation.describe();
             writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
         }
         if let (Some(rule), Some(message)) = (info.rule, &info.message) {
