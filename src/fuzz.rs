@@ -26,7 +26,7 @@ pub fn jsonl_line(data: &[u8]) {
                 ev.is_ignorable(),
             );
         }
-        if let Some(Ok(row)) = crate::packed::packed_row(root) {
+        if let Some(Ok(row)) = crate::load::packed::packed_row(root) {
             for k in 0..row.len().min(64) {
                 let member = row.member_json(k);
                 assert!(
@@ -70,9 +70,9 @@ pub fn zstd_frames(data: &[u8]) {
 /// A schema 17 `source_event_seqs` BLOB: decoding never panics, and what decodes
 /// re-encodes to the same bytes.
 pub fn varint(data: &[u8]) {
-    if let Ok(seqs) = crate::sqlite::decode_source_seqs(data) {
+    if let Ok(seqs) = crate::load::sqlite::decode_source_seqs(data) {
         assert_eq!(
-            crate::sqlite::encode_source_seqs(&seqs),
+            crate::load::sqlite::encode_source_seqs(&seqs),
             data,
             "canonical encodings round-trip"
         );

@@ -18,8 +18,8 @@ use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
 use crate::json::{Document, Json, JsonError, Kind, Skips};
+use crate::load::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 
@@ -702,14 +702,16 @@ const STAGES: usize = 8;
 /// # Errors
 /// As [`scan_path`].
 pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanError> {
-    if options.session.is_some() || !crate::sqlite::looks_like_store(path) {
+    if options.session.is_some() || !crate::load::sqlite::looks_like_store(path) {
         return Ok(vec![scan_path(path, options)?]);
     }
-    let ids = match crate::sqlite::Store::open(path) {
+    let ids = match crate::load::sqlite::Store::open(path) {
         Ok(store) => store
             .session_ids()
             .map_err(|e| LoadError::Store(e.into()))?,
-        Err(crate::sqlite::StoreError::Refused(_)) => return Ok(vec![scan_path(path, options)?]),
+        Err(crate::load::sqlite::StoreError::Refused(_)) => {
+            return Ok(vec![scan_path(path, options)?]);
+        }
         Err(e) => return Err(LoadError::Store(e).into()),
     };
     ids.into_iter()
@@ -1064,7 +1066,8 @@ impl<'o> Scan<'o> {
                 ),
             );
         }
-        if let (Some(version), Some(named)) = (version, crate::layout::generation_of_path(path))
+        if let (Some(version), Some(named)) =
+            (version, crate::load::layout::generation_of_path(path))
             && version != named as f64
         {
             self.report.header = Some(header.clone());
@@ -2109,13 +2112,13 @@ fn later_header_problem(json: Json<'_>, era: Era) -> Option<String> {
         })
 }
 
-/// H7 (§6.3): `cwd` absolute string (on either platform: [`crate::layout::is_absolute_cwd`]),
+/// H7 (§6.3): `cwd` absolute string (on either platform: [`crate::load::layout::is_absolute_cwd`]),
 /// `parentSession` string, `seedLength` non-negative.
 fn header_fields_problem(json: Json<'_>) -> Option<String> {
     if let Some(cwd) = json.get("cwd")
         && !cwd
             .as_str()
-            .is_some_and(|c| crate::layout::is_absolute_cwd(&c))
+            .is_some_and(|c| crate::load::layout::is_absolute_cwd(&c))
     {
         return Some(format!(
             "header cwd must be an absolute path string, found {}",
@@ -2146,7 +2149,7 @@ fn header_fields_problem(json: Json<'_>) -> Option<String> {
 /// names the header implies (§7.1) must match. A loose file is not checked.
 fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
     let name = path.file_name()?.to_str()?;
-    if !crate::layout::is_session_file_name(name) {
+    if !crate::load::layout::is_session_file_name(name) {
         return None;
     }
     let session_dir = path.parent()?;
@@ -2157,8 +2160,11 @@ fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option
     if !in_store {
         return None;
     }
-    let want_session = crate::layout::encode_segment_units(id);
-    let want_project = cwd.map_or_else(|| "_no-cwd".to_owned(), crate::layout::project_key_units);
+    let want_session = crate::load::layout::encode_segment_units(id);
+    let want_project = cwd.map_or_else(
+        || "_no-cwd".to_owned(),
+        crate::load::layout::project_key_units,
+    );
     let session = session_dir.file_name()?.to_str()?;
     if session != want_session || project != want_project {
         return Some(format!(

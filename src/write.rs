@@ -25,9 +25,9 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::load::Encoding;
+use crate::load::sqlite::sidecar;
 use crate::rules::Finding;
 use crate::scan::{self, Report, ScanOptions, Status, TornTail};
-use crate::sqlite::sidecar;
 
 /// Environment variable that makes a repair stop right after the named step, for tests
 /// that prove a crash at any point is recoverable: `backup`, `truncate`, `append-half`,
@@ -57,7 +57,7 @@ pub struct Plan {
     /// Size, mtime and hash of the region to rewrite, as scanned.
     fingerprint: Fingerprint,
     /// SQLite only: the session's row count, last seq and data length, as scanned.
-    pub(crate) row_set: Option<crate::sqlite::RowSet>,
+    pub(crate) row_set: Option<crate::load::sqlite::RowSet>,
     /// zstd only: an interrupted repair's journal to complete instead of a new plan.
     pub resume: Option<Journal>,
     /// Provider findings the repaired history still has, and why DSH's closers leave them
@@ -238,7 +238,7 @@ fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
     };
     let row_set = match (&report.session, report.encoding) {
         (Some(session), Encoding::Sqlite) => Some(
-            crate::sqlite::Store::open(path)
+            crate::load::sqlite::Store::open(path)
                 .map_err(io::Error::other)?
                 .row_set(session)?,
         ),
@@ -344,7 +344,7 @@ pub fn apply(plan: &mut Plan, backup: bool) -> Result<(), RepairError> {
     match plan.encoding {
         Encoding::Plain => apply_plain(plan),
         Encoding::Zstd => apply_zstd(plan),
-        Encoding::Sqlite => crate::sqlite::apply_repair(plan),
+        Encoding::Sqlite => crate::load::sqlite::apply_repair(plan),
     }
 }
 

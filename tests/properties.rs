@@ -44,8 +44,8 @@ proptest! {
 
     #[test]
     fn varints_round_trip(seqs in proptest::collection::vec(0u64..(1 << 53), 0..20), noise in proptest::collection::vec(any::<u8>(), 0..20)) {
-        let encoded = dsh_session::sqlite::encode_source_seqs(&seqs);
-        prop_assert_eq!(dsh_session::sqlite::decode_source_seqs(&encoded).unwrap(), seqs);
+        let encoded = dsh_session::load::sqlite::encode_source_seqs(&seqs);
+        prop_assert_eq!(dsh_session::load::sqlite::decode_source_seqs(&encoded).unwrap(), seqs);
         dsh_session::fuzz::varint(&noise);
     }
 }

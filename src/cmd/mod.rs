@@ -18,13 +18,13 @@ use anyhow::{Context, Result};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 
 /// The log a command reads at `path`: the path itself, or for a session directory its
-/// current generation ([`dsh_session::layout::current_generation`]), named on standard
+/// current generation ([`dsh_session::load::layout::current_generation`]), named on standard
 /// error so the user knows which file was read.
 pub fn log_path(path: PathBuf) -> Result<PathBuf> {
     if !path.is_dir() {
         return Ok(path);
     }
-    let log = dsh_session::layout::current_generation(&path)
+    let log = dsh_session::load::layout::current_generation(&path)
         .with_context(|| path.display().to_string())?;
     eprintln!(
         "dsh-session: reading {} (the current generation of the session directory)",

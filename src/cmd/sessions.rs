@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::header::Header;
+use dsh_session::load::sqlite::{Store, StoreError};
 use dsh_session::scan::{self, ScanOptions};
-use dsh_session::sqlite::{Store, StoreError};
 use serde::Serialize;
 
 use crate::cli::SessionsArgs;
@@ -78,7 +78,7 @@ pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
                 .filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| p.is_file())
-                .filter_map(|p| dsh_session::layout::generation_of_path(&p).map(|n| (n, p)))
+                .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
                 .max();
             if let Some((_, file)) = current {
                 found.push(file);
@@ -108,14 +108,14 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ));
         }
         if rows.is_empty()
-            && dsh_session::layout::discover(std::slice::from_ref(path))
+            && dsh_session::load::layout::discover(std::slice::from_ref(path))
                 .0
                 .is_empty()
         {
             bail!(crate::cmd::no_logs_in(path));
         }
     } else {
-        if path.is_file() && !dsh_session::sqlite::looks_like_store(path) {
+        if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
             bail!(
                 "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
                 path.display()

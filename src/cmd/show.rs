@@ -315,7 +315,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         }
         field("torn tail", text)?;
     }
-    for (n, other, relation) in dsh_session::layout::siblings(&report.path) {
+    for (n, other, relation) in dsh_session::load::layout::siblings(&report.path) {
         let what = relation.describe();
         field("generation", format!("v{n} {} ({what})", other.display()))?;
     }

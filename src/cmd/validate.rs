@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use dsh_session::layout::discover;
+use dsh_session::load::layout::discover;
 use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
 use rayon::prelude::*;
 use serde::Serialize;

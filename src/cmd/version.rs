@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use dsh_session::event::Era;
+use dsh_session::load::sqlite::{Schema, Store, StoreError, looks_like_store};
 use dsh_session::scan::{self, ScanOptions, Status};
-use dsh_session::sqlite::{Schema, Store, StoreError, looks_like_store};
 use serde::Serialize;
 
 use crate::cli::VersionArgs;
@@ -57,7 +57,7 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
             let wanted = match &args.session {
                 Some(want) => {
                     let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
-                    let index = dsh_session::sqlite::resolve_session(&ids, want)
+                    let index = dsh_session::load::sqlite::resolve_session(&ids, want)
                         .map_err(|why| anyhow::anyhow!("{file}: {why}"))?;
                     Some(index)
                 }
@@ -193,7 +193,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         writeln!(out, "format version: {version} ({support})")?;
         writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
         writeln!(out, "compression:    {}", info.encoding)?;
-        for (n, other, relation) in dsh_session::layout::siblings(&args.file) {
+        for (n, other, relation) in dsh_session::load::layout::siblings(&args.file) {
             let what = relation.describe();
             writeln!(out, "other file:     v{n} {} ({what})", other.display())?;
         }

@@ -48,7 +48,7 @@ pub fn create_store(db: &Path, schema: u32) -> Connection {
 
 /// Varint-delta encoding of `source_event_seqs` (§8.3).
 pub fn encode_seqs(seqs: &[u64]) -> Vec<u8> {
-    dsh_session::sqlite::encode_source_seqs(seqs)
+    dsh_session::load::sqlite::encode_source_seqs(seqs)
 }
 
 fn data_column(conn_schema: u32, text: &str) -> rusqlite::types::Value {

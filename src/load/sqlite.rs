@@ -24,7 +24,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::event::Era;
 use crate::header::Header;
 use crate::json::{Document, Json, MAX_SAFE_INTEGER, Skips, write_js_string};
-use crate::load::{Backend, Line, LineSource, SourceError};
+use crate::load::line::{Backend, Line, LineSource, MAX_LINE_BYTES, SQLITE_MAGIC, SourceError};
 use crate::rules::{Finding, Rule};
 
 /// `PRAGMA application_id` of a HEAD store: ASCII `DSHP`.
@@ -34,7 +34,7 @@ pub const APPLICATION_ID: i64 = 0x4453_4850;
 pub const MAX_PACKED_DATA_BYTES: usize = 1_048_576;
 
 /// Largest decompressed `data` of a scalar row, in bytes; a bigger one is a defect.
-pub const MAX_DATA_BYTES: usize = crate::load::MAX_LINE_BYTES;
+pub const MAX_DATA_BYTES: usize = MAX_LINE_BYTES;
 
 const ROWS_PER_BATCH: usize = 2048;
 
@@ -405,14 +405,14 @@ pub fn looks_like_store(path: &Path) -> bool {
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == crate::load::SQLITE_MAGIC)
+        .is_ok_and(|()| &head == SQLITE_MAGIC)
 }
 
-/// True when the file name ends in one of [`crate::layout::STORE_EXTENSIONS`].
+/// True when the file name ends in one of [`crate::load::layout::STORE_EXTENSIONS`].
 pub fn has_store_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| crate::layout::STORE_EXTENSIONS.contains(&e))
+        .is_some_and(|e| crate::load::layout::STORE_EXTENSIONS.contains(&e))
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -512,7 +512,7 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
     };
     if cwd
         .as_ref()
-        .is_some_and(|c| !crate::layout::is_absolute_cwd(c))
+        .is_some_and(|c| !crate::load::layout::is_absolute_cwd(c))
     {
         return bad(format!("cwd must be NULL or absolute, found {cwd:?}"));
     }

@@ -199,8 +199,8 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 continue;
             }
             let name = entry.file_name().to_string_lossy();
-            let is_store = crate::sqlite::has_store_extension(entry.path())
-                && crate::sqlite::looks_like_store(entry.path());
+            let is_store = crate::load::sqlite::has_store_extension(entry.path())
+                && crate::load::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
             } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
