@@ -1,0 +1,195 @@
+//! Making a repair durable: the only code in dsh-session that writes (FORMAT.md §5.4).
+//!
+//! A repair is planned from a scan that already checked "stored events + closers"
+//! (`ScanOptions::append_closers`), then applied per backend:
+//!
+//! * plain JSONL: truncate to the end of the last good line, fsync; append the closer
+//!   lines in one write, fsync;
+//! * zstd JSONL: truncate to the start of the torn frame, fsync; append one checksummed
+//!   frame holding the lines recovered from the torn frame and the closers, fsync;
+//! * SQLite: one `BEGIN IMMEDIATE` transaction that re-checks the schema and the row set,
+//!   deletes the torn rows, inserts the closers and bumps `revision` (schema 17).
+//!
+//! Safety: nothing is written unless the scan found no corruption and no refusal; a
+//! backup of the original is made first (fsynced, named `FILE.bak.<UTC timestamp>`);
+//! size, mtime and a hash of the region to cut are re-checked right before writing, so a
+//! live writer's appends are never overwritten. Each step is fsynced (file, then its
+//! directory), and a crash between steps leaves a log that a second repair completes to
+//! the same bytes: after the truncation the log has no torn tail and the same open turn,
+//! and a half-written append is itself a torn tail.
+
+pub mod durable;
+pub mod plain;
+pub mod plan;
+pub mod sqlite;
+pub mod zstd_jsonl;
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub use plan::{CRASH_EXIT, CRASH_HOOK, Journal, Plan, RepairError, journal_path};
+pub use zstd_jsonl::zstd_frame;
+
+use crate::load::Encoding;
+use crate::load::sqlite::sidecar;
+use crate::scan::{self, Report, ScanOptions, Status, TornTail};
+use durable::{crash_point, sync_dir};
+use plan::{fingerprint, read_journal};
+
+/// Scans the log and plans its repair.
+///
+/// # Errors
+/// [`RepairError::Refused`] for a corrupt or refused log (including one whose closers
+/// would not validate); scan errors.
+pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
+    if let Some(journal) = read_journal(path)? {
+        let size = std::fs::metadata(path)?.len();
+        if size < journal.offset {
+            return Err(RepairError::Changed(format!(
+                "the journal {} cuts at byte {} but the log has {size} bytes",
+                journal_path(path).display(),
+                journal.offset
+            )));
+        }
+        return Ok(Plan {
+            path: path.to_path_buf(),
+            session: None,
+            encoding: Encoding::Zstd,
+            cut: None,
+            closers: Vec::new(),
+            recovered: Vec::new(),
+            backup: None,
+            fingerprint: fingerprint(path, journal.offset)?,
+            row_set: None,
+            resume: Some(journal),
+            stays: Vec::new(),
+        });
+    }
+    let options = ScanOptions {
+        session: session.map(str::to_owned),
+        append_closers: true,
+        turn_rows: true,
+        ..ScanOptions::default()
+    };
+    let report = scan::scan_path(path, &options)?;
+    plan_from_report(path, report)
+}
+
+fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
+    if let (Status::Corrupt | Status::Refused, Some(finding)) =
+        (report.status, report.finding.clone())
+    {
+        return Err(RepairError::Refused {
+            status: report.status.name(),
+            finding,
+        });
+    }
+    let cut = report.torn.clone();
+    let tail_from = match (&cut, report.encoding) {
+        (_, Encoding::Sqlite) => 0,
+        (Some(t), _) => t.offset,
+        (None, _) => report.size.unwrap_or(0),
+    };
+    let recovered = match (&cut, report.encoding) {
+        (Some(t), Encoding::Zstd) if t.recovered_lines > 0 => recovered_lines(path, t)?,
+        _ => Vec::new(),
+    };
+    let row_set = match (&report.session, report.encoding) {
+        (Some(session), Encoding::Sqlite) => Some(
+            crate::load::sqlite::Store::open(path)
+                .map_err(io::Error::other)?
+                .row_set(session)?,
+        ),
+        _ => None,
+    };
+    let stored_events = report.stats.events - report.closers.len() as u64;
+    let stays = crate::repair::staying(&report.warnings, &report.stats, stored_events);
+    Ok(Plan {
+        row_set,
+        resume: None,
+        stays,
+        path: path.to_path_buf(),
+        session: report.session.clone(),
+        encoding: report.encoding,
+        cut,
+        closers: report.closers,
+        recovered,
+        backup: None,
+        fingerprint: fingerprint(path, tail_from)?,
+    })
+}
+
+fn recovered_lines(path: &Path, torn: &TornTail) -> io::Result<Vec<String>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(torn.offset))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    let plain = crate::load::decode_torn_frame(&bytes);
+    Ok(plain
+        .split(|b| *b == b'\n')
+        .take(torn.recovered_lines as usize)
+        .map(|l| String::from_utf8_lossy(l).into_owned())
+        .collect())
+}
+
+/// A name for the backup that does not exist yet: `FILE.bak.<YYYYMMDDTHHMMSSZ>`, with
+/// `.1`, `.2` … appended when needed.
+fn backup_path(path: &Path) -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now())
+        .to_string()
+        .replace(['-', ':'], "");
+    let base = sidecar(path, &format!(".bak.{stamp}"));
+    let mut candidate = base.clone();
+    let mut n = 0;
+    while candidate.exists() {
+        n += 1;
+        candidate = sidecar(&base, &format!(".{n}"));
+    }
+    candidate
+}
+
+/// Applies a plan. With `backup`, copies the original first.
+///
+/// # Errors
+/// [`RepairError::Changed`] when the file changed since the scan; I/O and SQLite errors.
+pub fn apply(plan: &mut Plan, backup: bool) -> Result<(), RepairError> {
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let now = fingerprint(&plan.path, plan.fingerprint.tail_from)?;
+    if now != plan.fingerprint {
+        let what = if now.size != plan.fingerprint.size {
+            format!("size {} → {}", plan.fingerprint.size, now.size)
+        } else {
+            "modification time or tail bytes differ".to_owned()
+        };
+        return Err(RepairError::Changed(what));
+    }
+    if backup {
+        let to = backup_path(&plan.path);
+        if plan.encoding == Encoding::Sqlite {
+            let conn = rusqlite::Connection::open_with_flags(
+                &plan.path,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )?;
+            conn.backup(
+                rusqlite::MAIN_DB,
+                &to,
+                None::<fn(rusqlite::backup::Progress)>,
+            )?;
+        } else {
+            std::fs::copy(&plan.path, &to)?;
+        }
+        File::open(&to)?.sync_all()?;
+        sync_dir(&to)?;
+        plan.backup = Some(to);
+    }
+    crash_point("backup");
+    match plan.encoding {
+        Encoding::Plain => plain::apply_plain(plan),
+        Encoding::Zstd => zstd_jsonl::apply_zstd(plan),
+        Encoding::Sqlite => sqlite::apply_repair(plan),
+    }
+}

@@ -1,0 +1,19 @@
+//! Repairing a plain JSONL log: cut the torn tail, append the closers (FORMAT.md §5.4).
+
+use std::fs::OpenOptions;
+
+use crate::write::durable::{append, truncate};
+use crate::write::plan::{Plan, RepairError};
+
+pub fn apply_plain(plan: &Plan) -> Result<(), RepairError> {
+    let file = match &plan.cut {
+        Some(t) => truncate(plan, t.offset)?,
+        None => OpenOptions::new().write(true).open(&plan.path)?,
+    };
+    if !plan.closers.is_empty() {
+        let mut batch = plan.closers.join("\n");
+        batch.push('\n');
+        append(file, batch.as_bytes(), &plan.path)?;
+    }
+    Ok(())
+}
