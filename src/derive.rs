@@ -4,6 +4,8 @@
 //! stored (or legacy-converted) bytes. June 2026 built new messages; those are assembled
 //! from the stored values' raw text, key order as June wrote them.
 
+/// Characters kept for a one-line preview of an event or surface entry.
+pub const PREVIEW_CHARS: usize = 60;
 use std::borrow::Cow;
 
 use crate::check::Logical;

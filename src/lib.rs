@@ -12,4 +12,5 @@ pub mod repair;
 pub mod replay;
 pub mod rules;
 pub mod scan;
+pub mod view;
 pub mod write;

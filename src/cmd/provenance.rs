@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use dsh_session::provenance::{self, Status, TreeNode};
 use dsh_session::replay::ProvenanceIndex;
-use dsh_session::scan::{NodeInfo, ScanOptions};
+use dsh_session::scan::ScanOptions;
+use dsh_session::view::nodes::NodeInfo;
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};

@@ -8,23 +8,30 @@
 //! first finding of each stage; the reported finding is the first of the earliest stage.
 //! So the verdict is HEAD's, while the file is read once and never held in memory.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender};
+pub mod torn;
 
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::check::header::{header_fields_problem, later_header_problem, store_layout_mismatch};
 use crate::check::{self, Logical};
 use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
 use crate::header::Header;
-use crate::json::{Document, Json, JsonError, Kind, Skips};
+use crate::json::{Document, Json, Kind};
 use crate::load::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
+use crate::load::read_ahead::{
+    BATCHES_AHEAD, PackedAhead, Prepared, ReadAhead, leading_seq, read_ahead,
+};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
+use crate::view::nodes::{NodeInfo, node_info};
+use torn::TornScan;
+pub use torn::TornTail;
 
-/// Characters kept for a surface entry's preview.
-pub const PREVIEW_CHARS: usize = 60;
+pub use crate::derive::PREVIEW_CHARS;
 
 /// What a scan should keep besides the verdict.
 #[derive(Clone, Default)]
@@ -100,60 +107,6 @@ impl Status {
             Status::Corrupt => "corrupt",
             Status::Refused => "refused",
         }
-    }
-}
-
-/// The torn tail a repair would cut (FORMAT.md §5.5).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TornTail {
-    /// J2 (a final line without newline), J6 (a defect with no `turn/end` after it) or
-    /// Z3 (a torn final zstd frame).
-    pub rule: Rule,
-    /// Where the cut starts, in bytes from the start of the file (for zstd: the torn
-    /// frame's start).
-    pub offset: u64,
-    /// Bytes that would be removed from the file.
-    pub bytes: u64,
-    /// First dropped line (1-based, decoded text).
-    pub line: u64,
-    /// Lines dropped, a final partial line included.
-    pub lines: u64,
-    /// Events in the dropped lines that decode (packed rows count their members).
-    pub events: u64,
-    /// zstd only: complete lines of the torn frame that are kept (a repair writes them
-    /// again in its new frame, FORMAT.md §5.4).
-    pub recovered_lines: u64,
-    /// zstd only: bytes at the end of the torn frame that do not decode (the file ends
-    /// inside a block or the frame header, or the decoder fails on the frame). When not 0,
-    /// `lines` and `events` count only the decodable part: what these bytes held is unknown.
-    pub undecodable: u64,
-    /// Why the tail is torn, in one line.
-    pub message: String,
-}
-
-impl TornTail {
-    /// The lines and events the cut drops, `(lines, events)`; `None` when that cannot be
-    /// counted because part of the tail does not decode (`undecodable` > 0, FORMAT.md §5.5.2).
-    pub fn counted(&self) -> Option<(u64, u64)> {
-        (self.undecodable == 0).then_some((self.lines, self.events))
-    }
-
-    /// For messages when [`TornTail::counted`] is `None`: what is known of the loss, e.g.
-    /// `3 line(s) recovered from the torn frame's decodable part; what its last 295 byte(s)
-    /// held cannot be counted (they do not decode)`, with the decoded lines dropped, if any.
-    pub fn uncounted(&self) -> String {
-        let dropped = if self.lines > 0 {
-            format!(
-                ", {} decoded line(s) with {} event(s) dropped",
-                self.lines, self.events
-            )
-        } else {
-            String::new()
-        };
-        format!(
-            "{} line(s) recovered from the torn frame's decodable part{dropped}; what its last {} byte(s) held cannot be counted (they do not decode)",
-            self.recovered_lines, self.undecodable
-        )
     }
 }
 
@@ -654,19 +607,6 @@ pub struct Report {
     pub closers: Vec<String>,
     /// With `ScanOptions::node_info`: what each asked-for event is.
     pub nodes: std::collections::HashMap<u64, NodeInfo>,
-}
-
-/// One event as provenance views show it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NodeInfo {
-    /// The (converted) type.
-    pub ty: String,
-    /// `data.turn`, when present.
-    pub turn: Option<i64>,
-    /// `data.step`, when present.
-    pub step: Option<i64>,
-    /// A one-line preview (at most 60 characters).
-    pub preview: String,
 }
 
 impl Report {
@@ -1856,389 +1796,5 @@ impl<'o> Scan<'o> {
             None => self.report.status = Status::Valid,
         }
         self.report
-    }
-}
-
-/// Batches in the channel from the reader thread to the scan.
-const BATCHES_AHEAD: usize = 2;
-/// Lines per batch, and bytes after which a batch is sent early.
-const BATCH_LINES: usize = 256;
-const BATCH_BYTES: usize = 1 << 20;
-/// A batch of at least this many bytes (long lines) is processed before the reader reads
-/// on, so that long lines are not held twice: memory stays within one long line.
-const BIG_BATCH_BYTES: usize = 16 << 20;
-
-/// What the reader thread works out about a line ahead of the scan.
-#[derive(Default)]
-struct Prepared {
-    /// When the scan will parse the line (a complete line of valid UTF-8): its skip
-    /// index, or why it is not JSON.
-    parsed: Option<Result<Skips, JsonError>>,
-    /// Whether the line is a packed row.
-    packed: PackedAhead,
-}
-
-/// Whether a line is a packed row, as the reader thread found out.
-#[derive(Default)]
-enum PackedAhead {
-    /// Not looked at (the line was not parsed ahead): the scan looks itself.
-    #[default]
-    NotRead,
-    /// Any other record, or any record in a dialect without packed rows.
-    NotPacked,
-    /// A packed row: its span, or why it is invalid.
-    Row(Result<PackedSpan, String>),
-}
-
-/// What the reader thread hands the scan, in input order.
-enum ReadAhead {
-    /// A line, with what was worked out about it ahead.
-    Line(Line, Prepared),
-    /// A run of empty lines after an empty line, skipped in bulk
-    /// ([`LineSource::skip_empty_lines`]): the first empty line is already a defect, so the
-    /// scan only counts the rest.
-    EmptyLines(u64),
-    /// The source failed; nothing follows.
-    Stopped(SourceError),
-}
-
-/// The reader thread: reads `lines` and checks each line's JSON, in batches, until the
-/// input ends, the source fails, or the scan hangs up. Lines whose leading seq is not in
-/// `wanted_seqs` (a view's second pass) are not parsed: the scan counts them unparsed.
-fn read_ahead(
-    lines: &mut dyn LineSource,
-    wanted_seqs: Option<&HashSet<u64>>,
-    packed_rows: bool,
-    batches: &SyncSender<Vec<ReadAhead>>,
-    processed: &Receiver<Vec<(Line, Prepared)>>,
-) {
-    let mut batch = Vec::new();
-    let mut bytes = 0;
-    // Batches sent and not yet processed.
-    let mut in_flight = 0usize;
-    // Lines are read into one buffer that grows once, and handed over in an exact-size
-    // copy (growing a new buffer for every line cost more than the copy).
-    let mut read = Line::default();
-    loop {
-        match lines.next_line(&mut read) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                batch.push(ReadAhead::Stopped(e));
-                break;
-            }
-        }
-        let fits = read.bytes.capacity() <= 2 * read.bytes.len() + 64;
-        let mut line = Line {
-            // A long line, or a buffer the source filled exactly, moves instead.
-            bytes: if fits || read.bytes.len() > BATCH_BYTES {
-                std::mem::take(&mut read.bytes)
-            } else {
-                read.bytes.as_slice().to_vec()
-            },
-            defect: read.defect.take(),
-            index: read.index.take(),
-            ..read
-        };
-        let unwanted = wanted_seqs
-            .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
-        let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
-        let mut prepared = Prepared::default();
-        if let Some(text) = wants_parse
-            .then(|| std::str::from_utf8(&line.bytes).ok())
-            .flatten()
-        {
-            // Decoded with its index (SQLite), or parsed here.
-            let parsed = match line.index.take() {
-                Some(index) => Ok(index),
-                None => Document::parse(text).map(Document::into_skips),
-            };
-            if let Ok(skips) = &parsed {
-                let root = Json::indexed_root(text, skips);
-                prepared.packed = match packed_rows.then(|| packed_span(root)) {
-                    Some(Some(row)) => PackedAhead::Row(row),
-                    _ => PackedAhead::NotPacked,
-                };
-            }
-            prepared.parsed = Some(parsed);
-        }
-        let empty = line.terminated && line.bytes.is_empty();
-        bytes += line.bytes.len();
-        batch.push(ReadAhead::Line(line, prepared));
-        if empty {
-            match lines.skip_empty_lines() {
-                Ok(0) => {}
-                Ok(n) => batch.push(ReadAhead::EmptyLines(n)),
-                Err(e) => {
-                    batch.push(ReadAhead::Stopped(e));
-                    break;
-                }
-            }
-        }
-        if batch.len() >= BATCH_LINES || bytes >= BATCH_BYTES {
-            if batches.send(std::mem::take(&mut batch)).is_err() {
-                return;
-            }
-            in_flight += 1;
-            in_flight -= processed.try_iter().count();
-            if bytes >= BIG_BATCH_BYTES {
-                // Wait until the scan is done with every batch sent, the long lines
-                // included, before reading more.
-                while in_flight > 0 {
-                    if processed.recv().is_err() {
-                        return;
-                    }
-                    in_flight -= 1;
-                }
-            }
-            bytes = 0;
-        }
-    }
-
-    let _ = batches.send(batch);
-}
-
-/// The seq of a line written in DSH's own key order, `{"type":"…","seq":N,…`, read without
-/// parsing the line; `None` for anything else (packed rows, other key orders, escapes).
-fn leading_seq(line: &[u8]) -> Option<u64> {
-    let rest = line.strip_prefix(b"{\"type\":\"")?;
-    let close = memchr::memchr2(b'"', b'\\', rest)?;
-    if rest[close] != b'"' {
-        return None;
-    }
-    let rest = rest[close + 1..].strip_prefix(b",\"seq\":")?;
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits > 15 || rest.get(digits) != Some(&b',') {
-        return None;
-    }
-    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
-}
-
-/// What a provenance view shows of an event.
-fn node_info(logical: &Logical<'_>) -> NodeInfo {
-    let data = logical.data();
-    let int = |k: &str| data.and_then(|d| d.get(k)).and_then(Json::as_safe_integer);
-    let preview = if let Some(message) = logical.message() {
-        derive::preview(Some(message), PREVIEW_CHARS)
-    } else {
-        let d = data.unwrap_or_else(|| Json::parse("null").expect("literal"));
-        let text = match logical.type_str() {
-            "tool/call" => format!(
-                "{}({})",
-                d.get("name").and_then(Json::as_str).unwrap_or_default(),
-                d.get("arguments")
-                    .and_then(Json::as_str)
-                    .unwrap_or_default()
-            ),
-            "assistant/chunk" => {
-                let chunk = d.get("chunk");
-                let kind = chunk
-                    .and_then(|c| c.get("type"))
-                    .and_then(Json::as_str)
-                    .unwrap_or_default()
-                    .into_owned();
-                let text = chunk
-                    .and_then(|c| c.get("text").or(c.get("argumentsDelta")))
-                    .and_then(Json::as_str)
-                    .unwrap_or_default()
-                    .into_owned();
-                format!("{kind} {text}").trim_end().to_owned()
-            }
-            _ => d.raw().to_owned(),
-        };
-        derive::one_line(&text, PREVIEW_CHARS)
-    };
-    NodeInfo {
-        ty: logical.type_str().to_owned(),
-        turn: int("turn"),
-        step: int("step"),
-        preview,
-    }
-}
-
-/// The header keys of v1 (v0's) and v2–v4 (GENERATIONS §4, §5): exact sets, `isSeeded` a
-/// boolean from v2 on, `seedLength` retired.
-fn later_header_problem(json: Json<'_>, era: Era) -> Option<String> {
-    let keys: &[&str] = match era {
-        Era::V1 => &[
-            "type",
-            "version",
-            "id",
-            "createdAt",
-            "delegationDepth",
-            "cwd",
-            "parentSession",
-            "seedLength",
-            "origin",
-            "agentPreset",
-        ],
-        Era::V2 | Era::V3 | Era::V4 => &[
-            "type",
-            "version",
-            "id",
-            "createdAt",
-            "isSeeded",
-            "delegationDepth",
-            "cwd",
-            "parentSession",
-            "origin",
-            "agentPreset",
-        ],
-        _ => return None,
-    };
-    if era != Era::V1 {
-        if json.has("seedLength") {
-            return Some(
-                "seedLength is retired from v2 on (the inherited cut is a tagged session/end-seed)"
-                    .into(),
-            );
-        }
-        if json.get("isSeeded").and_then(Json::as_bool).is_none() {
-            return Some(format!(
-                "isSeeded must be a boolean, found {}",
-                check::shown(json.get("isSeeded"))
-            ));
-        }
-    }
-    json.keys()
-        .into_iter()
-        .find(|k| !keys.iter().any(|want| k.str_eq(want)))
-        .map(|k| {
-            format!(
-                "unexpected header key {} in a {} header",
-                k.raw(),
-                era.name()
-            )
-        })
-}
-
-/// H7 (§6.3): `cwd` absolute string (on either platform: [`crate::load::layout::is_absolute_cwd`]),
-/// `parentSession` string, `seedLength` non-negative.
-fn header_fields_problem(json: Json<'_>) -> Option<String> {
-    if let Some(cwd) = json.get("cwd")
-        && !cwd
-            .as_str()
-            .is_some_and(|c| crate::load::layout::is_absolute_cwd(&c))
-    {
-        return Some(format!(
-            "header cwd must be an absolute path string, found {}",
-            check::shown(Some(cwd))
-        ));
-    }
-    if let Some(parent) = json.get("parentSession")
-        && parent.kind() != Kind::String
-    {
-        return Some(format!(
-            "header parentSession must be a string, found {}",
-            check::shown(Some(parent))
-        ));
-    }
-    if let Some(seed) = json.get("seedLength")
-        && seed.as_seq().is_none()
-    {
-        return Some(format!(
-            "header seedLength must be a non-negative safe integer, found {}",
-            check::shown(Some(seed))
-        ));
-    }
-    None
-}
-
-/// When `path` sits in a DSH store layout (`<root>/<project>/<session>/session.jsonl[.zstd]`
-/// with a `--…--` or `_no-cwd` project directory), the project and session directory
-/// names the header implies (§7.1) must match. A loose file is not checked.
-fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    if !crate::load::layout::is_session_file_name(name) {
-        return None;
-    }
-    let session_dir = path.parent()?;
-    let project_dir = session_dir.parent()?;
-    let project = project_dir.file_name()?.to_str()?;
-    let in_store = project == "_no-cwd"
-        || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
-    if !in_store {
-        return None;
-    }
-    let want_session = crate::load::layout::encode_segment_units(id);
-    let want_project = cwd.map_or_else(
-        || "_no-cwd".to_owned(),
-        crate::load::layout::project_key_units,
-    );
-    let session = session_dir.file_name()?.to_str()?;
-    if session != want_session || project != want_project {
-        return Some(format!(
-            "header id and cwd name {want_project}/{want_session}/{name}, but the file is {project}/{session}/{name}"
-        ));
-    }
-    None
-}
-
-/// Bookkeeping for the torn-tail rules while lines stream past.
-#[derive(Debug, Default)]
-struct TornScan {
-    first: Option<Defect>,
-    /// Lines after the first defect.
-    lines: u64,
-    /// Decodable events after the first defect.
-    events: u64,
-    /// End of the last good line, in decoded bytes.
-    committed_end: u64,
-    /// Number of the line after the last one read.
-    next_line: u64,
-    /// Lines of a torn zstd frame accepted before any defect.
-    recovered_lines: u64,
-}
-
-#[derive(Debug)]
-struct Defect {
-    rule: Rule,
-    line: u64,
-    seq: Option<u64>,
-    events: u64,
-    message: String,
-    from_torn_frame: bool,
-    /// `(expected, found)` for a J4 seq gap.
-    seq_gap: Option<(u64, String)>,
-}
-
-impl TornScan {
-    fn defect(&mut self, line: &Line, events: u64, rule: Rule, message: String) {
-        if self.first.is_none() {
-            self.first = Some(Defect {
-                rule,
-                line: line.number,
-                seq: None,
-                events,
-                message,
-                from_torn_frame: line.from_torn_frame,
-                seq_gap: None,
-            });
-        }
-    }
-}
-
-impl Defect {
-    /// The J5 (or, for SQLite, Q7) finding for this first defect, once a `turn/end`
-    /// shows it is committed.
-    fn j5(&self, turn_end_line: u64, sqlite: bool) -> Finding {
-        if sqlite {
-            let message = format!(
-                "invalid committed physical row at seq {}: {}; a turn/end follows at row {turn_end_line}",
-                self.line, self.message
-            );
-            return Finding::new(Rule::Q7, None, Some(self.line), message);
-        }
-        let message = match &self.seq_gap {
-            Some((expected, got)) => format!(
-                "seq gap in committed region at line {} (expected {expected}, got {got}); a turn/end follows at line {turn_end_line}",
-                self.line
-            ),
-            None => format!(
-                "unparsable committed event at line {}; a turn/end follows at line {turn_end_line}",
-                self.line
-            ),
-        };
-        Finding::new(Rule::J5, None, Some(self.line), message)
     }
 }
