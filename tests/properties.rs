@@ -229,7 +229,7 @@ proptest! {
         prop_assert!(repaired.starts_with(kept), "kept lines changed");
         let report = scan_path(&path, &ScanOptions::default()).unwrap();
         prop_assert_eq!(report.status, Status::Valid, "{:?}", report.finding);
-        prop_assert_eq!(report.stats.open_turn, None);
+        prop_assert_eq!(report.open_turn.open_turn, None);
         // A second repair has nothing to do.
         prop_assert!(dsh_session::write::plan(&path, None).unwrap().is_empty());
     }

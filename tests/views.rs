@@ -321,3 +321,40 @@ fn progress_reaches_the_end_of_plain_and_zstd_logs() {
     let starts: Vec<u64> = frame_starts.iter().map(|&s| s as u64).collect();
     assert_eq!(seen(&path), starts);
 }
+
+/// `--at` a seq past the stored log is beyond it, even when the log ends in an open turn:
+/// the closers DSH would append on load are checked, never shown as stored events. (Before
+/// views were split from the scan, `surface --at 5` here showed the surface after a
+/// closer at seq 5 that is not in the file.)
+#[test]
+fn at_a_seq_past_the_stored_log_is_beyond_it_even_with_an_open_turn() {
+    let path = fixture("repair/several-calls-some-recorded.jsonl");
+    for command in ["surface", "messages"] {
+        let out = common::dsh()
+            .args([command, "--at", "5"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(out.stdout.is_empty(), "{command}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("--at 5 is beyond the log"), "{command}: {err}");
+    }
+    // The last stored seq still works.
+    let out = common::dsh()
+        .args(["surface", "--at", "4", "--format", "jsonl"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let seqs: Vec<u64> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(seqs, [2, 3]);
+}

@@ -4,6 +4,7 @@
 //! Every function here looks at one event and returns the first rule it breaks, so the
 //! session scan (`scan.rs`) can apply them in the stage order of §6.5.
 
+pub mod closers;
 pub mod header;
 
 use std::borrow::Cow;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use dsh_session::replay::SurfaceEntry;
 use dsh_session::scan::ScanOptions;
+use dsh_session::view::surface_at::SurfaceAt;
 
 use crate::cli::{MessageFormat, MessagesArgs};
 use crate::cmd::scan_readable;
@@ -13,20 +14,19 @@ use crate::cmd::scan_readable;
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
-        at: args.at,
         keep_messages: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let report = scan_readable(&args.file, &options)?;
-    let owned;
+    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
+    let report = match args.at {
+        Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
+        None => scan_readable(&args.file, &options, &mut [])?,
+    };
     let entries: Vec<&SurfaceEntry> = match args.at {
         None => report.replay.entries(),
-        Some(at) => match &report.surface_at {
-            Some(entries) => {
-                owned = entries;
-                owned.iter().collect()
-            }
+        Some(at) => match &snapshot.entries {
+            Some(entries) => entries.iter().collect(),
             None => bail!("{}: --at {at} is beyond the log", args.file.display()),
         },
     };

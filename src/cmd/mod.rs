@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::view::View;
 
 /// The log a command reads at `path`: the path itself, or for a session directory its
 /// current generation ([`dsh_session::load::layout::current_generation`]), named on standard
@@ -50,14 +51,24 @@ pub struct Rejected(pub String);
 /// Scans a log for a command that needs a readable log: a corrupt or refused log is a
 /// [`Rejected`] error naming the rule; a torn tail is reported on standard error and
 /// left out of the replay, as DSH does.
-pub fn scan_readable(path: &Path, options: &ScanOptions) -> Result<Report> {
-    scan_readable_as(path, path, options)
+pub fn scan_readable(
+    path: &Path,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report> {
+    scan_readable_as(path, path, options, views)
 }
 
 /// [`scan_readable`] of the log at `path`, named `shown` in messages (standard input
 /// spooled to a temporary file is still `-` to the user).
-pub fn scan_readable_as(path: &Path, shown: &Path, options: &ScanOptions) -> Result<Report> {
-    let report = scan::scan_path(path, options).with_context(|| shown.display().to_string())?;
+pub fn scan_readable_as(
+    path: &Path,
+    shown: &Path,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report> {
+    let report =
+        scan::scan_path_with(path, options, views).with_context(|| shown.display().to_string())?;
     let path = shown;
     if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());

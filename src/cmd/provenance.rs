@@ -1,7 +1,7 @@
 //! `provenance FILE SEQ`: status, ancestors and descendants of one event
 //! (FORMAT.md §1.2, §3).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use dsh_session::provenance::{self, Status, TreeNode};
 use dsh_session::replay::ProvenanceIndex;
 use dsh_session::scan::ScanOptions;
-use dsh_session::view::nodes::NodeInfo;
+use dsh_session::view::nodes::{NodeInfo, Nodes};
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};
@@ -32,8 +32,8 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         None
     };
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let report = scan_readable_as(path, &args.file, &options)?;
-    let events = report.stats.events;
+    let report = scan_readable_as(path, &args.file, &options, &mut [])?;
+    let events = report.events;
     if args.seq >= events {
         bail!(
             "{}: seq {} is beyond the log: its last seq is {}",
@@ -52,15 +52,17 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut seqs = BTreeSet::new();
     up.seqs(&mut seqs);
     down.seqs(&mut seqs);
+    let wanted: HashSet<u64> = seqs.iter().copied().collect();
     let options = ScanOptions {
         session: args.session.clone(),
-        node_info: Some(seqs.iter().copied().collect()),
+        only_seqs: Some(wanted.clone()),
         ..ScanOptions::default()
     };
     // The first pass reported the verdict and any torn tail; this one only collects.
-    let nodes = dsh_session::scan::scan_path(path, &options)
-        .with_context(|| args.file.display().to_string())?
-        .nodes;
+    let mut collected = Nodes::new(wanted);
+    dsh_session::scan::scan_path_with(path, &options, &mut [&mut collected])
+        .with_context(|| args.file.display().to_string())?;
+    let nodes = collected.nodes;
     match args.format {
         ProvenanceFormat::Tree => write_tree(out, args.seq, &status, &up, &down, &nodes)?,
         ProvenanceFormat::Json => {

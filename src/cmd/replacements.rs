@@ -30,7 +30,7 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         replacements: true,
         ..ScanOptions::default()
     };
-    let report = scan_readable(&args.file, &options)?;
+    let report = scan_readable(&args.file, &options, &mut [])?;
     let rows: Vec<Row<'_>> = report
         .replay
         .replacements()

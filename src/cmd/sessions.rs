@@ -9,6 +9,7 @@ use anyhow::{Context, Result, bail};
 use dsh_session::header::Header;
 use dsh_session::load::sqlite::{Store, StoreError};
 use dsh_session::scan::{self, ScanOptions};
+use dsh_session::view::stats::Stats;
 use serde::Serialize;
 
 use crate::cli::SessionsArgs;
@@ -40,21 +41,21 @@ fn row(
     header: &Header,
     revision: Option<i64>,
     file: Option<String>,
-    report: Option<&scan::Report>,
+    report: Option<&(scan::Report, Stats)>,
 ) -> Row {
     Row {
         id: header.id.clone(),
-        title: report.and_then(|r| r.stats.title.clone()),
+        title: report.and_then(|(_, s)| s.title.clone()),
         created_at: header.created_at.map(utc),
         cwd: header.cwd.clone(),
         parent_session: header.parent_session.clone(),
         seed_length: header.seed_length,
         origin: header.origin.clone(),
         delegation_depth: header.delegation_depth,
-        events: report.map(|r| r.stats.events),
-        turns: report.map(|r| r.stats.turn_count),
+        events: report.map(|(r, _)| r.events),
+        turns: report.map(|(_, s)| s.turn_count),
         revision,
-        status: report.map_or("unreadable", |r| r.status.name()),
+        status: report.map_or("unreadable", |(r, _)| r.status.name()),
         file,
     }
 }
@@ -89,16 +90,23 @@ pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// Scans one session with the counts view (turns, title); `None` when it cannot be read.
+fn scan_counting(path: &std::path::Path, options: &ScanOptions) -> Option<(scan::Report, Stats)> {
+    let mut stats = Stats::default();
+    let report = scan::scan_path_with(path, options, &mut [&mut stats]).ok()?;
+    Some((report, stats))
+}
+
 /// Runs `sessions`.
 pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let path = &args.store;
     let mut rows = Vec::new();
     if path.is_dir() {
         for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
-            let report = scan::scan_path(&file, &ScanOptions::default()).ok();
+            let report = scan_counting(&file, &ScanOptions::default());
             let header = report
                 .as_ref()
-                .and_then(|r| r.header.clone())
+                .and_then(|(r, _)| r.header.clone())
                 .unwrap_or_default();
             rows.push(row(
                 &header,
@@ -138,7 +146,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                         session: Some(s.header.id.clone()),
                         ..ScanOptions::default()
                     };
-                    let report = scan::scan_path(path, &options).ok();
+                    let report = scan_counting(path, &options);
                     rows.push(row(&s.header, s.revision, None, report.as_ref()));
                 }
                 Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use dsh_session::event::Era;
-use dsh_session::scan::{ModelUse, Report, ScanOptions, TurnRow, Usage};
+use dsh_session::scan::{Report, ScanOptions};
+use dsh_session::view::provider::ProviderRules;
+use dsh_session::view::stats::{ModelUse, Stats, TurnRow, Usage};
 use serde::Serialize;
 
 use crate::cli::ShowArgs;
@@ -130,11 +132,11 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
     }
 }
 
-fn summary(report: &Report) -> Summary<'_> {
+fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
     let h = report.header.as_ref();
-    let s = &report.stats;
+    let open = &report.open_turn;
     let mut by_reason = s.end_reasons.clone();
-    if s.open_turn.is_some() {
+    if open.open_turn.is_some() {
         by_reason.insert("still open".to_owned(), 1);
     }
     Summary {
@@ -171,8 +173,8 @@ fn summary(report: &Report) -> Summary<'_> {
         replacements: report.replay.replacement_count(),
         tool_calls: s.tool_calls,
         tool_results: s.tool_results,
-        unanswered_calls: s.pending.len() + s.orphans.len(),
-        open_turn: s.open_turn,
+        unanswered_calls: open.pending.len() + open.orphans.len(),
+        open_turn: open.open_turn,
         usage: s.usage.into(),
         warnings: report.warnings.iter().map(FindingJson::from).collect(),
         per_turn: s.turns.iter().map(TurnJson::from).collect(),
@@ -181,15 +183,17 @@ fn summary(report: &Report) -> Summary<'_> {
 
 /// Runs `show`.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let mut stats = Stats::with_turn_rows();
+    let mut provider = ProviderRules::default();
     let report = scan_readable(
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
-            turn_rows: true,
             ..ScanOptions::default()
         },
+        &mut [&mut stats, &mut provider],
     )?;
-    let sum = summary(&report);
+    let sum = summary(&report, &stats);
     write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
     Ok(ExitCode::SUCCESS)
 }
@@ -322,7 +326,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     for w in &s.warnings {
         field("warning", format!("{}{}: {}", w.rule, place(w), w.message))?;
     }
-    for p in &report.stats.pending {
+    for p in &report.open_turn.pending {
         field(
             "unanswered",
             format!(
@@ -331,7 +335,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             ),
         )?;
     }
-    for p in &report.stats.orphans {
+    for p in &report.open_turn.orphans {
         field(
             "unanswered",
             format!(

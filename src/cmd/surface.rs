@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use dsh_session::replay::{SurfaceEntry, SurfaceOp};
 use dsh_session::scan::ScanOptions;
+use dsh_session::view::surface_at::SurfaceAt;
 use serde::Serialize;
 
 use crate::cli::SurfaceArgs;
@@ -53,23 +54,25 @@ fn row(position: Option<usize>, shadowed_by: Option<u64>, e: &SurfaceEntry) -> R
 /// Runs `surface`.
 pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
-        at: args.at,
         keep_shadowed: args.all,
         replacements: args.all,
         previews: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let report = scan_readable(&args.file, &options)?;
+    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
+    let report = match args.at {
+        Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
+        None => scan_readable(&args.file, &options, &mut [])?,
+    };
     let entries: Vec<&SurfaceEntry> = match args.at {
         None => report.replay.entries(),
-        Some(at) => match &report.surface_at {
+        Some(at) => match &snapshot.entries {
             Some(entries) => entries.iter().collect(),
             None => bail!(
                 "{}: --at {at} is beyond the log: its last replayed seq is {}",
                 args.file.display(),
                 report
-                    .stats
                     .events
                     .checked_sub(1)
                     .map_or("none".into(), |s| s.to_string())

@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::cli::{ListFormat, ProviderName, ValidateArgs};
 use crate::render::{FindingJson, TornTailJson, log_name, paint, place};
 use dsh_session::provider::Provider;
+use dsh_session::view::provider::ProviderRules;
 
 /// Version of the JSON object layout below; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -125,7 +126,7 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
         message: finding
             .map(|f| f.message.clone())
             .or(torn.map(|t| t.message.clone())),
-        events: report.stats.events,
+        events: report.events,
         surface_len: report.replay.len(),
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
@@ -184,7 +185,7 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
         progress: progress.as_ref().map(|p| p.1.clone()),
         ..ScanOptions::default()
     };
-    let result = scan::scan_all(path, &options);
+    let result = scan::scan_all(path, &options, &|| vec![Box::new(ProviderRules::default())]);
     if let Some((bar, _)) = progress {
         bar.finish_and_clear();
     }

@@ -8,12 +8,13 @@
 //! first finding of each stage; the reported finding is the first of the earliest stage.
 //! So the verdict is HEAD's, while the file is read once and never held in memory.
 
+pub mod report;
 pub mod torn;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::check::closers::{OpenTurn, closers_for_open_turn};
 use crate::check::header::{header_fields_problem, later_header_problem, store_layout_mismatch};
 use crate::check::{self, Logical};
 use crate::derive;
@@ -25,9 +26,10 @@ use crate::load::read_ahead::{
     BATCHES_AHEAD, PackedAhead, Prepared, ReadAhead, leading_seq, read_ahead,
 };
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::replay::{Replay, SurfaceEntry, SurfaceInput};
+use crate::replay::{Replay, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
-use crate::view::nodes::{NodeInfo, node_info};
+use crate::view::{Checked, PackedChunks, View};
+pub use report::{Report, Status};
 use torn::TornScan;
 pub use torn::TornTail;
 
@@ -38,8 +40,6 @@ pub use crate::derive::PREVIEW_CHARS;
 pub struct ScanOptions {
     /// Told the bytes read so far (plain JSONL), for a progress bar.
     pub progress: Option<crate::load::ProgressFn>,
-    /// Snapshot the surface right after the event with this seq (`surface --at`).
-    pub at: Option<u64>,
     /// Keep each surface entry's derived message bytes (`messages`).
     pub keep_messages: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
@@ -48,9 +48,6 @@ pub struct ScanOptions {
     pub session: Option<String>,
     /// Record the provenance index (`provenance`).
     pub provenance: bool,
-    /// Keep one row per turn in [`Stats::turns`] (`show`, `sessions`); memory grows with
-    /// the number of turns, so `validate` leaves it off.
-    pub turn_rows: bool,
     /// Keep the entries replaces shadowed (`surface --all`).
     pub keep_shadowed: bool,
     /// Keep each replace's details ([`Replay::replacements`]: `replacements`,
@@ -60,9 +57,10 @@ pub struct ScanOptions {
     /// Give each surface entry its one-line preview ([`SurfaceEntry::preview`], shown by
     /// `surface`); off, previews are empty and the fold does not decode message text.
     pub previews: bool,
-    /// Collect a [`NodeInfo`] for each of these seqs (`provenance`'s second pass, over a log
-    /// the first pass already checked: other events are counted, not checked).
-    pub node_info: Option<std::collections::HashSet<u64>>,
+    /// A second pass over a log a first pass already checked (`provenance`'s node
+    /// details): only the events with these seqs reach the views, unchecked; the others
+    /// are counted, not parsed.
+    pub only_seqs: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
     /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
     pub append_closers: bool,
@@ -71,548 +69,15 @@ pub struct ScanOptions {
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanOptions")
-            .field("at", &self.at)
             .field("keep_messages", &self.keep_messages)
             .field("header_only", &self.header_only)
             .field("session", &self.session)
             .field("provenance", &self.provenance)
-            .field("turn_rows", &self.turn_rows)
             .field("keep_shadowed", &self.keep_shadowed)
             .field("replacements", &self.replacements)
             .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .finish_non_exhaustive()
-    }
-}
-
-/// The verdict on a log (FORMAT.md §6.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Status {
-    /// Every check passed.
-    Valid,
-    /// Valid, but uncommitted bytes follow the committed region; a repair cuts them.
-    TornTail,
-    /// Damaged or malformed.
-    Corrupt,
-    /// Intact but not to be interpreted by this reader.
-    Refused,
-}
-
-impl Status {
-    /// `valid`, `torn-tail`, `corrupt` or `refused`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Valid => "valid",
-            Status::TornTail => "torn-tail",
-            Status::Corrupt => "corrupt",
-            Status::Refused => "refused",
-        }
-    }
-}
-
-/// Token usage totals (FORMAT.md §2.4.4), summed over `assistant/message.data.usage`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
-    /// `inputTokens` (uncached input).
-    pub input: u64,
-    /// `outputTokens`.
-    pub output: u64,
-    /// `cacheReadTokens`.
-    pub cache_read: u64,
-    /// `cacheWriteTokens`.
-    pub cache_write: u64,
-    /// `reasoningTokens`.
-    pub reasoning: u64,
-}
-
-impl Usage {
-    fn add(&mut self, usage: Json<'_>) {
-        let [input, output, cache_read, cache_write, reasoning] = usage
-            .lookup([
-                "inputTokens",
-                "outputTokens",
-                "cacheReadTokens",
-                "cacheWriteTokens",
-                "reasoningTokens",
-            ])
-            .map(|n| n.and_then(Json::as_seq).unwrap_or(0));
-        self.input += input;
-        self.output += output;
-        self.cache_read += cache_read;
-        self.cache_write += cache_write;
-        self.reasoning += reasoning;
-    }
-}
-
-/// One turn, for `show`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TurnRow {
-    /// The turn number (`data.turn`).
-    pub turn: i64,
-    /// Seq of its `turn/start`.
-    pub start_seq: u64,
-    /// Seq of its `turn/end`, when it ended.
-    pub end_seq: Option<u64>,
-    /// The end reason's `kind` (`completed`, `aborted`, …) or `open`.
-    pub reason: String,
-    /// `step/start` events in the turn.
-    pub steps: u64,
-    /// `tool/call` events in the turn.
-    pub tool_calls: u64,
-    /// Usage summed over the turn's assistant messages.
-    pub usage: Usage,
-    /// v2 and later: records in the turn's embedded assistant streams
-    /// (`assistant/message` and `assistant/attempt` `data.stream`, GENERATIONS §5).
-    pub stream_records: u64,
-    /// Time of `turn/start`, ms since the Unix epoch.
-    pub start_time: Option<i64>,
-    /// Time of `turn/end`, ms since the Unix epoch.
-    pub end_time: Option<i64>,
-}
-
-/// A tool call announced by an assistant message that has no result yet
-/// (FORMAT.md §5.2 `pending`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingCall {
-    /// The call id as text.
-    pub call_id: String,
-    /// The call id as `JSON.stringify` prints it, quotes included.
-    pub call_id_raw: String,
-    /// The call id as a JavaScript template literal inserts it (`String(id)`), escaped for
-    /// use inside a JSON string.
-    pub call_id_in_text: String,
-    /// The announcing message's `data.step` as `JSON.stringify` prints it, when present.
-    pub step_raw: Option<String>,
-    /// Seq of the announcing `assistant/message`.
-    pub announced_seq: u64,
-    /// Seq of the `tool/call`, when one was recorded.
-    pub call_seq: Option<u64>,
-    /// The announcing step.
-    pub step: Option<i64>,
-}
-
-/// One provider and model a session used (`show`'s `models`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelUse {
-    /// The provider id (`provider`), as decoded text.
-    pub provider: String,
-    /// The model id (`model`), as decoded text.
-    pub model: String,
-    /// `assistant/message` events whose message `source` names this provider and model
-    /// (FORMAT.md §2.4.2 source kind `model`); 0 for a model only selected or requested.
-    pub assistant_messages: u64,
-}
-
-/// Counts and totals for `show`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Events replayed (the torn tail excluded).
-    pub events: u64,
-    /// Time of the first event, ms since the Unix epoch.
-    pub first_time: Option<i64>,
-    /// Time of the last event, ms since the Unix epoch.
-    pub last_time: Option<i64>,
-    /// Events per type (converted types).
-    pub types: BTreeMap<String, u64>,
-    /// Every turn, in order (only with `ScanOptions::turn_rows`).
-    pub turns: Vec<TurnRow>,
-    /// Number of `turn/start` events.
-    pub turn_count: u64,
-    /// Ended turns by their end reason's `kind`.
-    pub end_reasons: BTreeMap<String, u64>,
-    /// Keep [`Stats::turns`].
-    keep_turn_rows: bool,
-    /// `step/start` events.
-    pub steps: u64,
-    /// `tool/call` events.
-    pub tool_calls: u64,
-    /// `tool/result` events (replacements included).
-    pub tool_results: u64,
-    /// Usage over all assistant messages.
-    pub usage: Usage,
-    /// The open turn at the end of the log, if any.
-    pub open_turn: Option<i64>,
-    /// The open step at the end of the log, if any.
-    pub open_step: Option<i64>,
-    /// Calls of the open turn's open step still without a result: repair closes these.
-    pub pending: Vec<PendingCall>,
-    /// Calls whose step or turn closed without a result (committed orphans).
-    pub orphans: Vec<PendingCall>,
-    /// Number of `session/end-seed` events.
-    pub end_seeds: u64,
-    /// `session/end-seed` events with `data.inherited: true` (the v2+ seeded cut).
-    pub tagged_end_seeds: u64,
-    /// The open turn's `data.turn` as `JSON.stringify` prints it.
-    pub open_turn_raw: Option<String>,
-    /// The open step's `data.step` as `JSON.stringify` prints it.
-    pub open_step_raw: Option<String>,
-    /// The latest `session/title` event's `data.title` (a string).
-    pub title: Option<String>,
-    /// Every provider and model named by `model/selection`, `request/context` (their
-    /// `data.provider` and `data.model`) or an assistant message's `source`, in the order
-    /// first named.
-    pub models: Vec<ModelUse>,
-    /// Where each `(provider, model)` of [`Stats::models`] is, so that a log naming many
-    /// models costs one hash look-up per event, not a walk over the list.
-    model_index: HashMap<(String, String), usize>,
-    /// Which entry of [`Stats::models`] the last event named (the usual next one).
-    last_model: Option<usize>,
-    /// The last `agent-preset/selected` event's `data.agentPreset`: the preset in force at
-    /// the end, over the header's `agentPreset`.
-    pub selected_agent_preset: Option<String>,
-    /// The last `permission/preset` event's `data.preset`.
-    pub permission_preset: Option<String>,
-    /// The last `sandbox/mode` event's `data.mode`.
-    pub sandbox_mode: Option<String>,
-    /// The last `approval/policy` event's `data.policy`.
-    pub approval_policy: Option<String>,
-    /// The child sessions `subagent/catalog` events name (`data.childId`), each once.
-    pub child_sessions: BTreeSet<String>,
-}
-
-impl Stats {
-    /// §5.2's scan, plus the counts `show` prints.
-    fn record(&mut self, seq: u64, logical: &Logical<'_>, dialect: &Dialect) {
-        let ty = logical.type_str();
-        let time = logical.ev.time_value();
-        self.count(ty, time);
-        let data = logical.data();
-        // Every member of `data` read below, in one pass.
-        let [
-            turn,
-            step,
-            reason,
-            stream,
-            content,
-            usage,
-            call_id,
-            inherited,
-        ] = data.map_or([None; 8], |d| {
-            d.lookup([
-                "turn",
-                "step",
-                "reason",
-                "stream",
-                "content",
-                "usage",
-                "callId",
-                "inherited",
-            ])
-        });
-        let int = |v: Option<Json<'_>>| v.and_then(Json::as_safe_integer);
-        let raw = |v: Option<Json<'_>>| v.map(crate::json::js_token);
-        match ty {
-            "turn/start" => {
-                self.close_pending();
-                self.open_turn = Some(int(turn).unwrap_or(0));
-                self.open_turn_raw = raw(turn);
-                self.open_step = None;
-                self.open_step_raw = None;
-                self.turn_count += 1;
-                if self.keep_turn_rows {
-                    self.turns.push(TurnRow {
-                        turn: int(turn).unwrap_or(0),
-                        start_seq: seq,
-                        reason: "open".into(),
-                        start_time: time,
-                        ..TurnRow::default()
-                    });
-                }
-            }
-            "turn/end" => {
-                self.close_pending();
-                let was_open = self.open_turn.take().is_some();
-                self.open_turn_raw = None;
-                self.open_step = None;
-                self.open_step_raw = None;
-                let kind = reason
-                    .and_then(|r| r.get("kind"))
-                    .and_then(Json::as_str)
-                    .map_or_else(|| "unknown".to_owned(), |k| k.into_owned());
-                if was_open {
-                    *self.end_reasons.entry(kind.clone()).or_insert(0) += 1;
-                }
-                if let Some(row) = self.open_row() {
-                    row.end_seq = Some(seq);
-                    row.reason = kind;
-                    row.end_time = time;
-                }
-            }
-            "step/start" => {
-                self.steps += 1;
-                self.open_step = int(step);
-                self.open_step_raw = raw(step);
-                if let Some(row) = self.open_row() {
-                    row.steps += 1;
-                }
-            }
-            "step/end" => {
-                self.close_pending();
-                self.open_step = None;
-                self.open_step_raw = None;
-            }
-            "assistant/attempt" | "assistant/message" => {
-                let records = stream.map_or(0, |st| st.len() as u64);
-                if let Some(row) = self.open_row() {
-                    row.stream_records += records;
-                }
-                if ty == "assistant/attempt" {
-                    return;
-                }
-                let (content, source) = match dialect.projection {
-                    Projection::Stored => {
-                        let [content, source] = logical
-                            .message()
-                            .map_or([None; 2], |m| m.lookup(["content", "source"]));
-                        (content, source)
-                    }
-                    // June assistant messages name no model.
-                    Projection::June => (content, None),
-                };
-                if let Some(source) = source {
-                    let [provider, model] = source.lookup(["provider", "model"]);
-                    if let Some(used) = self.model_use(provider, model) {
-                        used.assistant_messages += 1;
-                    }
-                }
-                if let Some(usage) = usage.filter(|u| u.is_object()) {
-                    self.usage.add(usage);
-                    if let Some(row) = self.open_row() {
-                        row.usage.add(usage);
-                    }
-                }
-                let step_raw = raw(step);
-                let step = int(step);
-                for block in content.into_iter().flat_map(Json::elements) {
-                    if block.get("type").is_some_and(|t| t.str_eq("tool-call"))
-                        && let Some(id) = block.get("id")
-                    {
-                        let call_id = id.as_str().unwrap_or_default().into_owned();
-                        match self.pending.iter_mut().find(|p| p.call_id == call_id) {
-                            Some(p) => {
-                                p.call_seq = None;
-                                p.step = step;
-                                p.step_raw.clone_from(&step_raw);
-                            }
-                            None => self.pending.push(PendingCall {
-                                call_id,
-                                call_id_raw: crate::json::js_token(id),
-                                call_id_in_text: {
-                                    let mut quoted = String::new();
-                                    crate::json::write_js_string(
-                                        &mut quoted,
-                                        &crate::json::js_string_conversion(id),
-                                    );
-                                    quoted[1..quoted.len() - 1].to_owned()
-                                },
-                                step_raw: step_raw.clone(),
-                                announced_seq: seq,
-                                call_seq: None,
-                                step,
-                            }),
-                        }
-                    }
-                }
-            }
-            "tool/call" => {
-                self.tool_calls += 1;
-                if let Some(row) = self.open_row() {
-                    row.tool_calls += 1;
-                }
-                let id = call_id.and_then(Json::as_str);
-                if let Some(p) = self
-                    .pending
-                    .iter_mut()
-                    .find(|p| id.as_deref() == Some(p.call_id.as_str()))
-                {
-                    p.call_seq = Some(seq);
-                }
-            }
-            "tool/result" => {
-                self.tool_results += 1;
-                let id = match dialect.projection {
-                    Projection::Stored => logical
-                        .message()
-                        .and_then(|m| m.get("source"))
-                        .and_then(|s| s.get("callId")),
-                    Projection::June => call_id,
-                };
-                let id = id.and_then(Json::as_str);
-                let pending = self.pending.len();
-                self.pending
-                    .retain(|p| id.as_deref() != Some(p.call_id.as_str()));
-                // A result recorded after its call's step (or turn) closed still answers
-                // it: the derived history puts it right after the call, and `validate`,
-                // `messages` and `surface` count the call as answered.
-                if self.pending.len() == pending
-                    && let Some(i) = self
-                        .orphans
-                        .iter()
-                        .rposition(|p| id.as_deref() == Some(p.call_id.as_str()))
-                {
-                    self.orphans.remove(i);
-                }
-            }
-            "session/end-seed" => {
-                self.end_seeds += 1;
-                if inherited.and_then(Json::as_bool) == Some(true) {
-                    self.tagged_end_seeds += 1;
-                }
-            }
-            // The members below are read only for their own event types, so other events
-            // pay nothing for them.
-            "session/title" => latest_text(&mut self.title, data, "title"),
-            "model/selection" | "request/context" => {
-                let [provider, model] = data.map_or([None; 2], |d| d.lookup(["provider", "model"]));
-                self.model_use(provider, model);
-            }
-            "agent-preset/selected" => {
-                latest_text(&mut self.selected_agent_preset, data, "agentPreset");
-            }
-            "permission/preset" => latest_text(&mut self.permission_preset, data, "preset"),
-            "sandbox/mode" => latest_text(&mut self.sandbox_mode, data, "mode"),
-            "approval/policy" => latest_text(&mut self.approval_policy, data, "policy"),
-            "subagent/catalog" => {
-                if let Some(child) = data
-                    .and_then(|d| d.get("childId"))
-                    .and_then(Json::as_str)
-                    .filter(|c| !self.child_sessions.contains(c.as_ref()))
-                {
-                    self.child_sessions.insert(child.into_owned());
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The [`ModelUse`] of `provider` and `model`, added when first named; `None` unless
-    /// both are strings.
-    fn model_use(
-        &mut self,
-        provider: Option<Json<'_>>,
-        model: Option<Json<'_>>,
-    ) -> Option<&mut ModelUse> {
-        let provider = provider.filter(|p| p.kind() == Kind::String)?;
-        let model = model.filter(|m| m.kind() == Kind::String)?;
-        let last = self.last_model.filter(|&i| {
-            self.models
-                .get(i)
-                .is_some_and(|u| provider.str_eq(&u.provider) && model.str_eq(&u.model))
-        });
-        let i = match last {
-            Some(i) => i,
-            None => {
-                let key = (
-                    provider.as_str().unwrap_or_default().into_owned(),
-                    model.as_str().unwrap_or_default().into_owned(),
-                );
-                match self.model_index.get(&key) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.models.len();
-                        self.models.push(ModelUse {
-                            provider: key.0.clone(),
-                            model: key.1.clone(),
-                            assistant_messages: 0,
-                        });
-                        self.model_index.insert(key, i);
-                        i
-                    }
-                }
-            }
-        };
-        self.last_model = Some(i);
-        self.models.get_mut(i)
-    }
-
-    /// The counts the `assistant/chunk` members of a packed row add, at their `times` (ms
-    /// since epoch, in order); they change no turn state.
-    fn record_chunks(&mut self, times: &[i64]) {
-        self.count_n(
-            "assistant/chunk",
-            times.len() as u64,
-            times.first().copied(),
-        );
-        self.last_time = times.last().copied().or(self.last_time);
-    }
-
-    /// Counts one event of type `ty` at `time` (ms since epoch, when it has one).
-    fn count(&mut self, ty: &str, time: Option<i64>) {
-        self.count_n(ty, 1, time);
-        if time.is_some() {
-            self.last_time = time;
-        }
-    }
-
-    /// Counts `n` events of type `ty`, the first at `first_time`.
-    fn count_n(&mut self, ty: &str, n: u64, first_time: Option<i64>) {
-        self.events += n;
-        if self.first_time.is_none() {
-            self.first_time = first_time;
-        }
-        if let Some(count) = self.types.get_mut(ty) {
-            *count += n;
-        } else {
-            self.types.insert(ty.to_owned(), n);
-        }
-    }
-
-    fn open_row(&mut self) -> Option<&mut TurnRow> {
-        self.turns.last_mut().filter(|r| r.end_seq.is_none())
-    }
-
-    fn close_pending(&mut self) {
-        self.orphans.append(&mut self.pending);
-    }
-}
-
-/// Sets `slot` to the string `data[key]`, when it is one (the latest value wins).
-fn latest_text(slot: &mut Option<String>, data: Option<Json<'_>>, key: &str) {
-    if let Some(text) = data.and_then(|d| d.get(key)).and_then(Json::as_str) {
-        *slot = Some(text.into_owned());
-    }
-}
-
-/// Everything a scan found out about one log.
-#[derive(Debug, Clone)]
-pub struct Report {
-    /// The path given.
-    pub path: PathBuf,
-    /// The session id, for a SQLite store.
-    pub session: Option<String>,
-    /// The encoding detected.
-    pub encoding: Encoding,
-    /// File size in bytes (unknown for standard input).
-    pub size: Option<u64>,
-    /// The era detected from the header.
-    pub era: Option<Era>,
-    /// The header, when its first line was JSON.
-    pub header: Option<Header>,
-    /// The verdict.
-    pub status: Status,
-    /// The finding behind a `corrupt` or `refused` verdict.
-    pub finding: Option<Finding>,
-    /// Findings that do not fail the log.
-    pub warnings: Vec<Finding>,
-    /// The torn tail, for `torn-tail`.
-    pub torn: Option<TornTail>,
-    /// The fold, when the log was read far enough to replay it.
-    pub replay: Replay,
-    /// The surface right after `ScanOptions::at`, when asked for.
-    pub surface_at: Option<Vec<SurfaceEntry>>,
-    /// Counts for `show`.
-    pub stats: Stats,
-    /// With `ScanOptions::append_closers`: the closer records a repair appends, already
-    /// checked together with the log.
-    pub closers: Vec<String>,
-    /// With `ScanOptions::node_info`: what each asked-for event is.
-    pub nodes: std::collections::HashMap<u64, NodeInfo>,
-}
-
-impl Report {
-    /// True for `valid` and `torn-tail`.
-    pub fn is_ok(&self) -> bool {
-        matches!(self.status, Status::Valid | Status::TornTail)
     }
 }
 
@@ -641,16 +106,28 @@ const STAGES: usize = 8;
 ///
 /// # Errors
 /// As [`scan_path`].
-pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanError> {
+pub fn scan_all(
+    path: &Path,
+    options: &ScanOptions,
+    views: &dyn Fn() -> Vec<Box<dyn View>>,
+) -> Result<Vec<Report>, ScanError> {
+    let scan_one = |options: &ScanOptions| {
+        let mut owned = views();
+        let mut borrowed: Vec<&mut dyn View> = owned
+            .iter_mut()
+            .map(|v| &mut **v as &mut dyn View)
+            .collect();
+        scan_path_with(path, options, &mut borrowed)
+    };
     if options.session.is_some() || !crate::load::sqlite::looks_like_store(path) {
-        return Ok(vec![scan_path(path, options)?]);
+        return Ok(vec![scan_one(options)?]);
     }
     let ids = match crate::load::sqlite::Store::open(path) {
         Ok(store) => store
             .session_ids()
             .map_err(|e| LoadError::Store(e.into()))?,
         Err(crate::load::sqlite::StoreError::Refused(_)) => {
-            return Ok(vec![scan_path(path, options)?]);
+            return Ok(vec![scan_one(options)?]);
         }
         Err(e) => return Err(LoadError::Store(e).into()),
     };
@@ -660,19 +137,33 @@ pub fn scan_all(path: &Path, options: &ScanOptions) -> Result<Vec<Report>, ScanE
                 session: Some(id),
                 ..options.clone()
             };
-            scan_path(path, &options)
+            scan_one(&options)
         })
         .collect()
 }
 
-/// Scans the log at `path` (`-` for standard input).
+/// Scans the log at `path` (`-` for standard input) with no view: the verdict, the fold
+/// and the load-time state only.
 ///
 /// # Errors
 /// [`ScanError`] when the file cannot be opened or read; every problem with its content
 /// is a [`Finding`] in the [`Report`] instead.
 pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError> {
+    scan_path_with(path, options, &mut [])
+}
+
+/// Scans the log at `path` and tells `views` of every stored event, in seq order, and of
+/// the finished report (FORMAT.md §6.5 for the order of the checks).
+///
+/// # Errors
+/// As [`scan_path`].
+pub fn scan_path_with(
+    path: &Path,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report, ScanError> {
     let input = Input::open_with_progress(path, options.progress.clone())?;
-    let mut scan = Scan::new(&input, options);
+    let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
         Ok(mut lines) => scan.run(&mut *lines, path)?,
         Err(e) => scan.source_stopped(e)?,
@@ -680,8 +171,18 @@ pub fn scan_path(path: &Path, options: &ScanOptions) -> Result<Report, ScanError
     Ok(scan.finish())
 }
 
-struct Scan<'o> {
+struct Scan<'o, 'v, 'w> {
     options: &'o ScanOptions,
+    /// The views the command composed, told of every stored event.
+    views: &'v mut [&'w mut dyn View],
+    /// Views are told of events (off while DSH's closers are checked but not kept).
+    telling: bool,
+    /// The seq the fold last took without a finding.
+    last_folded: Option<u64>,
+    /// `session/end-seed` events with `data.inherited: true` (the v2+ seeded cut, G8).
+    tagged_end_seeds: u64,
+    /// An event type of the v0 alpha dialect was seen (era detection).
+    alpha_types: bool,
     report: Report,
     dialect: &'static Dialect,
     /// Header id as stored inside its quotes, for legacy ids.
@@ -697,14 +198,17 @@ struct Scan<'o> {
     unknown_seen: std::collections::HashSet<String>,
     /// When closers were checked: how many events the stored log holds.
     stored_events: Option<u64>,
-    /// The request header in force has a non-empty system prompt (FORMAT.md §4).
-    system_prompt: bool,
 }
 
-impl<'o> Scan<'o> {
-    fn new(input: &Input, options: &'o ScanOptions) -> Self {
+impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
+    fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
         Scan {
             options,
+            views,
+            telling: true,
+            last_folded: None,
+            tagged_end_seeds: 0,
+            alpha_types: false,
             report: Report {
                 path: input.path.clone(),
                 session: None,
@@ -717,24 +221,19 @@ impl<'o> Scan<'o> {
                 warnings: Vec::new(),
                 torn: None,
                 replay: Replay::new(&crate::event::HEAD),
-                surface_at: None,
-                stats: Stats {
-                    keep_turn_rows: options.turn_rows,
-                    ..Stats::default()
-                },
+                events: 0,
+                open_turn: OpenTurn::default(),
                 closers: Vec::new(),
-                nodes: std::collections::HashMap::new(),
             },
             dialect: &crate::event::HEAD,
             id_body: String::new(),
             stages: Default::default(),
             next_index: 0,
             // A node-info pass re-reads a log the first pass checked: no fold needed.
-            per_event_failed: options.node_info.is_some(),
+            per_event_failed: options.only_seqs.is_some(),
             sqlite_session: None,
             unknown_seen: std::collections::HashSet::new(),
             stored_events: None,
-            system_prompt: false,
         }
     }
 
@@ -850,7 +349,7 @@ impl<'o> Scan<'o> {
             let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
             // Unbounded, so that the scan never waits on it (one message per batch).
             let (processed, processed_in) = std::sync::mpsc::channel();
-            let skip = options.node_info.as_ref();
+            let skip = options.only_seqs.as_ref();
             let packed_rows = self.dialect.packed_rows;
             threads.spawn(move || read_ahead(reader, skip, packed_rows, &batches, &processed_in));
             for batch in batches_in {
@@ -882,7 +381,7 @@ impl<'o> Scan<'o> {
         // DSH validates the stored events followed by the closers it would append (§5.1,
         // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
         let checks_closers = self.options.append_closers
-            || (self.dialect.strict && self.options.node_info.is_none());
+            || (self.dialect.strict && self.options.only_seqs.is_none());
         if checks_closers && !self.decided_before(STAGES) {
             self.append_closers(last_number + 1);
         }
@@ -894,19 +393,21 @@ impl<'o> Scan<'o> {
     /// stored log unless `ScanOptions::append_closers` (repair) asks for the closed one.
     fn append_closers(&mut self, mut line: u64) {
         let era = self.report.era.unwrap_or(Era::Head);
-        let closers =
-            crate::repair::closers_for_open_turn(&self.report.stats, era, self.next_index);
+        let closers = closers_for_open_turn(&self.report.open_turn, era, self.next_index);
         if closers.is_empty() {
             return;
         }
         self.stored_events = Some(self.next_index);
         let saved = (!self.options.append_closers).then(|| {
             (
-                self.report.stats.clone(),
+                self.report.open_turn.clone(),
+                self.report.events,
                 self.report.replay.clone(),
                 self.report.warnings.len(),
             )
         });
+        // Unless a repair keeps them, the closers are checked, not shown.
+        self.telling = self.options.append_closers;
         for closer in &closers {
             let Some(ev) = Json::parse(closer).ok().and_then(Event::from_object) else {
                 // Built by this crate from validated tokens; never expected.
@@ -918,8 +419,10 @@ impl<'o> Scan<'o> {
             self.process(ev, line);
             line += 1;
         }
-        if let Some((stats, replay, warnings)) = saved {
-            self.report.stats = stats;
+        self.telling = true;
+        if let Some((open_turn, events, replay, warnings)) = saved {
+            self.report.open_turn = open_turn;
+            self.report.events = events;
             self.report.replay = replay;
             self.report.warnings.truncate(warnings);
         }
@@ -1119,7 +622,7 @@ impl<'o> Scan<'o> {
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
     fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
-        if let Some(wanted) = &self.options.node_info
+        if let Some(wanted) = &self.options.only_seqs
             && let Some(seq) = leading_seq(&line.bytes)
             && !wanted.contains(&seq)
             && seq == self.next_index
@@ -1318,10 +821,10 @@ impl<'o> Scan<'o> {
     /// about one of them.
     fn process_packed(&mut self, json: Json<'_>, row: &PackedSpan, line: u64) {
         let wanted =
-            self.options.node_info.as_ref().is_some_and(|want| {
+            self.options.only_seqs.as_ref().is_some_and(|want| {
                 (row.seq0..row.seq0 + row.len() as u64).any(|s| want.contains(&s))
             });
-        if !wanted && self.options.node_info.is_some() {
+        if !wanted && self.options.only_seqs.is_some() {
             // A view's second pass: nothing to collect here, and nothing to check again.
             self.next_index += row.len() as u64;
             return;
@@ -1348,21 +851,33 @@ impl<'o> Scan<'o> {
                 self.after_fold(seq, line, result);
             }
         }
-        self.report.stats.record_chunks(&row.times);
+        self.report.events += row.times.len() as u64;
+        self.report.open_turn.record_chunks(&row.times);
+        if self.telling {
+            let chunks = PackedChunks {
+                first_seq: row.seq0,
+                times: &row.times,
+                folded: self.last_folded.is_some_and(|s| s + 1 == self.next_index),
+                replay: &self.report.replay,
+            };
+            for view in self.views.iter_mut() {
+                view.on_packed_chunks(&chunks);
+            }
+        }
     }
 
     /// Every stage's checks on one stored event, then the fold.
     fn process(&mut self, ev: Event<'_>, line: u64) {
         let seq = self.next_index;
         self.next_index += 1;
-        if let Some(wanted) = &self.options.node_info
+        if let Some(wanted) = &self.options.only_seqs
             && !self.dialect.legacy_conversions
         {
             // A view's second pass over a log the first pass checked: only collect. (Legacy
             // conversions read the fold's state, so those dialects take the full path.)
             if wanted.contains(&seq) {
                 let logical = Logical::stored(ev);
-                self.report.nodes.insert(seq, node_info(&logical));
+                self.tell(seq, line, &logical);
             }
             return;
         }
@@ -1372,7 +887,7 @@ impl<'o> Scan<'o> {
         if !self.dialect.strict {
             let logical = Logical::stored(ev);
             self.fold(seq, line, &logical);
-            self.report.stats.record(seq, &logical, self.dialect);
+            self.record(seq, line, &logical);
             return;
         }
         // P4: L1–L3 over the whole list, each its own scan.
@@ -1473,14 +988,55 @@ impl<'o> Scan<'o> {
                 self.fold(seq, line, &logical);
             }
         }
-        self.report.stats.record(seq, &logical, self.dialect);
+        self.record(seq, line, &logical);
+    }
+
+    /// The scan's own bookkeeping of an event (its count, §5.2's state, G8's end seeds),
+    /// then the views are told of it.
+    fn record(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
+        self.report.events += 1;
+        self.report.open_turn.record(seq, logical, self.dialect);
+        let ty = logical.type_str();
+        if ty == "session/end-seed"
+            && logical
+                .data()
+                .and_then(|d| d.get("inherited"))
+                .and_then(Json::as_bool)
+                == Some(true)
+        {
+            self.tagged_end_seeds += 1;
+        }
+        if !self.alpha_types
+            && self.report.era == Some(Era::Head)
+            && crate::event::V0_ALPHA_TYPES.contains(&ty)
+        {
+            self.alpha_types = true;
+        }
         if self
             .options
-            .node_info
+            .only_seqs
             .as_ref()
-            .is_some_and(|want| want.contains(&seq))
+            .is_none_or(|wanted| wanted.contains(&seq))
         {
-            self.report.nodes.insert(seq, node_info(&logical));
+            self.tell(seq, line, logical);
+        }
+    }
+
+    /// Hands one event to every view.
+    fn tell(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
+        if !self.telling {
+            return;
+        }
+        let event = Checked {
+            seq,
+            line,
+            event: logical,
+            dialect: self.dialect,
+            folded: self.last_folded == Some(seq),
+            replay: &self.report.replay,
+        };
+        for view in self.views.iter_mut() {
+            view.on_event(&event);
         }
     }
 
@@ -1521,14 +1077,6 @@ impl<'o> Scan<'o> {
             return;
         }
         let ty = logical.type_str();
-        if ty == "request/header" {
-            // The system prompt in force is sent as the request's first message.
-            self.system_prompt = logical
-                .data()
-                .and_then(|d| d.get("header"))
-                .and_then(|h| h.get("system"))
-                .is_some_and(Json::is_nonempty_string);
-        }
         let result = if self.dialect.is_surface_type(ty) {
             let projected = derive::project(logical, self.dialect.projection);
             let message = logical.message().or(logical.data());
@@ -1588,8 +1136,8 @@ impl<'o> Scan<'o> {
         self.after_fold(seq, line, result);
     }
 
-    /// Records a fold failure (the per-event stage stops there, as upstream does), or takes
-    /// the `--at` snapshot.
+    /// Records a fold failure (the per-event stage stops there, as upstream does), or that
+    /// the fold took the event.
     fn after_fold(&mut self, seq: u64, line: u64, result: Result<(), (Rule, String)>) {
         if let Err((rule, message)) = result {
             self.fail(
@@ -1597,9 +1145,8 @@ impl<'o> Scan<'o> {
                 Finding::new(rule, Some(seq), Some(line), message),
             );
             self.per_event_failed = true;
-        } else if self.options.at == Some(seq) {
-            self.report.surface_at =
-                Some(self.report.replay.entries().into_iter().cloned().collect());
+        } else {
+            self.last_folded = Some(seq);
         }
     }
 
@@ -1685,7 +1232,7 @@ impl<'o> Scan<'o> {
             .ok()
             .and_then(|h| h.get("isSeeded"))
             .and_then(Json::as_bool);
-        let tagged = self.report.stats.tagged_end_seeds > 0;
+        let tagged = self.tagged_end_seeds > 0;
         let problem = match (seeded, tagged) {
             (Some(true), false) => {
                 "the header says isSeeded but no session/end-seed {inherited: true} marks the inherited cut"
@@ -1753,36 +1300,10 @@ impl<'o> Scan<'o> {
         self.report
             .warnings
             .extend(self.report.replay.warnings().iter().cloned());
-        let alpha_types = self
-            .report
-            .stats
-            .types
-            .keys()
-            .any(|t| crate::event::V0_ALPHA_TYPES.contains(&t.as_str()));
-        if self.report.era == Some(Era::Head) && (self.report.replay.alpha_dialect() || alpha_types)
+        if self.report.era == Some(Era::Head)
+            && (self.report.replay.alpha_dialect() || self.alpha_types)
         {
             self.report.era = Some(Era::V0Alpha);
-        }
-        if chosen.is_none() {
-            let pending = &self.report.stats.pending;
-            let sqlite = self.sqlite_session.is_some();
-            let findings = self.report.replay.provider_findings(self.system_prompt);
-            self.report
-                .warnings
-                .extend(findings.into_iter().map(|mut w| {
-                    let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
-                    if w.rule == Rule::P1
-                        && pending.iter().any(|p| Some(p.call_id.as_str()) == call)
-                    {
-                        w.message.push_str(
-                        " (its turn is still open: `dsh-session repair` closes it as DSH would)",
-                    );
-                    }
-                    if sqlite {
-                        w.row = w.line.take();
-                    }
-                    w
-                }));
         }
         match chosen {
             Some(finding) => {
@@ -1794,6 +1315,9 @@ impl<'o> Scan<'o> {
             }
             None if self.report.torn.is_some() => self.report.status = Status::TornTail,
             None => self.report.status = Status::Valid,
+        }
+        for view in self.views.iter_mut() {
+            view.finish(&mut self.report);
         }
         self.report
     }

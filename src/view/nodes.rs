@@ -1,8 +1,11 @@
 //! What each asked-for event is, for `provenance`'s trees (FORMAT.md §1.2, §3).
 
+use std::collections::{HashMap, HashSet};
+
 use crate::check::Logical;
 use crate::derive::{self, PREVIEW_CHARS};
 use crate::json::Json;
+use crate::view::{Checked, View};
 
 /// One event as provenance views show it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,5 +59,31 @@ pub(crate) fn node_info(logical: &Logical<'_>) -> NodeInfo {
         turn: int("turn"),
         step: int("step"),
         preview,
+    }
+}
+
+/// Collects a [`NodeInfo`] for each of a few seqs (`provenance`'s trees).
+#[derive(Debug, Default)]
+pub struct Nodes {
+    wanted: HashSet<u64>,
+    /// What each wanted event is, by seq.
+    pub nodes: HashMap<u64, NodeInfo>,
+}
+
+impl Nodes {
+    /// Collects the events with these seqs.
+    pub fn new(wanted: HashSet<u64>) -> Self {
+        Nodes {
+            wanted,
+            nodes: HashMap::new(),
+        }
+    }
+}
+
+impl View for Nodes {
+    fn on_event(&mut self, event: &Checked<'_, '_>) {
+        if self.wanted.contains(&event.seq) {
+            self.nodes.insert(event.seq, node_info(event.event));
+        }
     }
 }

@@ -35,6 +35,8 @@ pub use zstd_jsonl::zstd_frame;
 use crate::load::Encoding;
 use crate::load::sqlite::sidecar;
 use crate::scan::{self, Report, ScanOptions, Status, TornTail};
+use crate::view::provider::ProviderRules;
+use crate::view::stats::Stats;
 use durable::{crash_point, sync_dir};
 use plan::{fingerprint, read_journal};
 
@@ -70,14 +72,16 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
     let options = ScanOptions {
         session: session.map(str::to_owned),
         append_closers: true,
-        turn_rows: true,
         ..ScanOptions::default()
     };
-    let report = scan::scan_path(path, &options)?;
-    plan_from_report(path, report)
+    // The provider rules say what stays after the closers; the turn rows say why.
+    let mut turns = Stats::with_turn_rows();
+    let mut provider = ProviderRules::default();
+    let report = scan::scan_path_with(path, &options, &mut [&mut turns, &mut provider])?;
+    plan_from_report(path, report, &turns)
 }
 
-fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
+fn plan_from_report(path: &Path, report: Report, turns: &Stats) -> Result<Plan, RepairError> {
     if let (Status::Corrupt | Status::Refused, Some(finding)) =
         (report.status, report.finding.clone())
     {
@@ -104,8 +108,8 @@ fn plan_from_report(path: &Path, report: Report) -> Result<Plan, RepairError> {
         ),
         _ => None,
     };
-    let stored_events = report.stats.events - report.closers.len() as u64;
-    let stays = crate::repair::staying(&report.warnings, &report.stats, stored_events);
+    let stored_events = report.events - report.closers.len() as u64;
+    let stays = crate::repair::staying(&report.warnings, turns, stored_events);
     Ok(Plan {
         row_set,
         resume: None,

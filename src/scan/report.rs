@@ -1,0 +1,78 @@
+//! What a scan found out about one log: the verdict, the findings, the fold and the
+//! load-time state (FORMAT.md §6.2).
+
+use std::path::PathBuf;
+
+use crate::check::closers::OpenTurn;
+use crate::event::Era;
+use crate::header::Header;
+use crate::load::Encoding;
+use crate::replay::Replay;
+use crate::rules::Finding;
+use crate::scan::torn::TornTail;
+
+/// The verdict on a log (FORMAT.md §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// Every check passed.
+    Valid,
+    /// Valid, but uncommitted bytes follow the committed region; a repair cuts them.
+    TornTail,
+    /// Damaged or malformed.
+    Corrupt,
+    /// Intact but not to be interpreted by this reader.
+    Refused,
+}
+
+impl Status {
+    /// `valid`, `torn-tail`, `corrupt` or `refused`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Valid => "valid",
+            Status::TornTail => "torn-tail",
+            Status::Corrupt => "corrupt",
+            Status::Refused => "refused",
+        }
+    }
+}
+
+/// Everything a scan found out about one log.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The path given.
+    pub path: PathBuf,
+    /// The session id, for a SQLite store.
+    pub session: Option<String>,
+    /// The encoding detected.
+    pub encoding: Encoding,
+    /// File size in bytes (unknown for standard input).
+    pub size: Option<u64>,
+    /// The era detected from the header.
+    pub era: Option<Era>,
+    /// The header, when its first line was JSON.
+    pub header: Option<Header>,
+    /// The verdict.
+    pub status: Status,
+    /// The finding behind a `corrupt` or `refused` verdict.
+    pub finding: Option<Finding>,
+    /// Findings that do not fail the log.
+    pub warnings: Vec<Finding>,
+    /// The torn tail, for `torn-tail`.
+    pub torn: Option<TornTail>,
+    /// The fold, when the log was read far enough to replay it.
+    pub replay: Replay,
+    /// Events read and replayed (the torn tail excluded; packed rows count their members).
+    pub events: u64,
+    /// §5.2's state at the end of the stored log: the open turn and its unanswered calls.
+    pub open_turn: OpenTurn,
+    /// With `ScanOptions::append_closers`: the closer records a repair appends, already
+    /// checked together with the log.
+    pub closers: Vec<String>,
+}
+
+impl Report {
+    /// True for `valid` and `torn-tail`.
+    pub fn is_ok(&self) -> bool {
+        matches!(self.status, Status::Valid | Status::TornTail)
+    }
+}
