@@ -6,6 +6,7 @@
 
 pub mod closers;
 pub mod header;
+pub mod stages;
 
 use std::borrow::Cow;
 

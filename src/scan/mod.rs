@@ -16,9 +16,12 @@ use std::path::Path;
 
 use crate::check::closers::{OpenTurn, closers_for_open_turn};
 use crate::check::header::{header_fields_problem, later_header_problem, store_layout_mismatch};
+use crate::check::stages::{
+    BACKEND, LEGACY_DELTA, PER_EVENT, Place, STAGES, Stages, per_event_checks,
+};
 use crate::check::{self, Logical};
 use crate::derive;
-use crate::event::{Dialect, Era, Event, Projection, UnknownTypes};
+use crate::event::{Dialect, Era, Event, Projection};
 use crate::header::Header;
 use crate::json::{Document, Json, Kind};
 use crate::load::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
@@ -88,17 +91,6 @@ pub enum ScanError {
     #[error(transparent)]
     Load(#[from] LoadError),
 }
-
-// HEAD's check stages (FORMAT.md §6.5), earliest first.
-const BACKEND: usize = 0;
-const LEGACY_DELTA: usize = 1;
-const LEGACY_MODE: usize = 2;
-const LEGACY_FALLBACK: usize = 3;
-const CONVERT: usize = 4;
-const UNKNOWN: usize = 5;
-const CLOSER_SCAN: usize = 6;
-const PER_EVENT: usize = 7;
-const STAGES: usize = 8;
 
 /// Scans every session at `path`: one report for a JSONL log; one per session for a
 /// SQLite store (none for a store without sessions; one refused report when the store
@@ -187,15 +179,11 @@ struct Scan<'o, 'v, 'w> {
     dialect: &'static Dialect,
     /// Header id as stored inside its quotes, for legacy ids.
     id_body: String,
-    stages: [Option<Finding>; STAGES],
+    stages: Stages,
     /// Events accepted so far (their seqs are 0..next_index).
     next_index: u64,
-    /// The per-event stage stopped at its first failure, as upstream does.
-    per_event_failed: bool,
     /// The session id, when reading a SQLite store.
     sqlite_session: Option<String>,
-    /// Unknown types already warned about (W3), once each.
-    unknown_seen: std::collections::HashSet<String>,
     /// When closers were checked: how many events the stored log holds.
     stored_events: Option<u64>,
 }
@@ -227,24 +215,12 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             },
             dialect: &crate::event::HEAD,
             id_body: String::new(),
-            stages: Default::default(),
+            // A second pass re-reads a log the first pass checked: no fold needed.
+            stages: Stages::new(options.only_seqs.is_some()),
             next_index: 0,
-            // A node-info pass re-reads a log the first pass checked: no fold needed.
-            per_event_failed: options.only_seqs.is_some(),
             sqlite_session: None,
-            unknown_seen: std::collections::HashSet::new(),
             stored_events: None,
         }
-    }
-
-    /// Records the first finding of a stage.
-    fn fail(&mut self, stage: usize, finding: Finding) {
-        self.stages[stage].get_or_insert(finding);
-    }
-
-    /// True when a stage at or before `stage` already failed, so its checks can be skipped.
-    fn decided_before(&self, stage: usize) -> bool {
-        self.stages[..stage].iter().any(Option::is_some)
     }
 
     /// Why the line source stopped: an I/O or session error ends the scan with an error; a
@@ -254,7 +230,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
             SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
             SourceError::Finding(f) => {
-                self.fail(BACKEND, f);
+                self.stages.fail(BACKEND, f);
                 Ok(())
             }
         }
@@ -293,7 +269,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 } else {
                     "file contains no newline: the header line is incomplete"
                 };
-                self.fail(
+                self.stages.fail(
                     BACKEND,
                     Finding::new(
                         Rule::J1,
@@ -312,7 +288,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
         torn.next_line = 2;
         self.read_records(lines, torn)?;
-        if !self.decided_before(LEGACY_DELTA) {
+        if !self.stages.decided_before(LEGACY_DELTA) {
             self.check_store_path(path);
         }
         Ok(())
@@ -382,7 +358,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
         let checks_closers = self.options.append_closers
             || (self.dialect.strict && self.options.only_seqs.is_none());
-        if checks_closers && !self.decided_before(STAGES) {
+        if checks_closers && !self.stages.decided_before(STAGES) {
             self.append_closers(last_number + 1);
         }
         Ok(())
@@ -413,7 +389,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 // Built by this crate from validated tokens; never expected.
                 let what =
                     format!("internal error: a computed closer is not a JSON object: {closer}");
-                self.fail(PER_EVENT, Finding::new(Rule::E1, None, None, what));
+                self.stages
+                    .fail(PER_EVENT, Finding::new(Rule::E1, None, None, what));
                 break;
             };
             self.process(ev, line);
@@ -433,7 +410,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn read_header(&mut self, line: &Line, path: &Path) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
         let header_fail = |scan: &mut Self, rule, message: String| {
-            scan.fail(BACKEND, Finding::new(rule, None, Some(1), message));
+            scan.stages
+                .fail(BACKEND, Finding::new(rule, None, Some(1), message));
             false
         };
         let json = match Json::parse(&text) {
@@ -614,8 +592,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if era != Era::June2026
             && let Some(what) = header_fields_problem(json)
         {
-            self.fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
-            self.per_event_failed = true;
+            self.stages
+                .fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
+            self.stages.per_event_failed = true;
         }
         true
     }
@@ -695,7 +674,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if let Ok(json) = parsed
             && json.is_null()
         {
-            self.fail(
+            self.stages.fail(
                 BACKEND,
                 Finding::new(
                     Rule::J7,
@@ -722,7 +701,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 };
                 if is_turn_end(json) {
                     let f = first.j5(line.number, self.sqlite_session.is_some());
-                    self.fail(BACKEND, f);
+                    self.stages.fail(BACKEND, f);
                     return false;
                 }
                 torn.events += members;
@@ -799,7 +778,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                             .as_ref()
                             .expect("just set")
                             .j5(line.number, self.sqlite_session.is_some());
-                        self.fail(BACKEND, f);
+                        self.stages.fail(BACKEND, f);
                         return false;
                     }
                     return true;
@@ -843,7 +822,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         for _ in &row.times {
             let seq = self.next_index;
             self.next_index += 1;
-            if !self.per_event_failed && !self.decided_before(PER_EVENT) {
+            if !self.stages.per_event_failed && !self.stages.decided_before(PER_EVENT) {
                 let result = self
                     .report
                     .replay
@@ -881,109 +860,27 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             return;
         }
-        let at = |rule, message: String| Finding::new(rule, Some(seq), Some(line), message);
-        let stored_ty = ev.type_name();
-        let stored_ty = stored_ty.as_deref().unwrap_or("");
         if !self.dialect.strict {
             let logical = Logical::stored(ev);
             self.fold(seq, line, &logical);
             self.record(seq, line, &logical);
             return;
         }
-        // P4: L1–L3 over the whole list, each its own scan.
-        if stored_ty == "request/header-delta" {
-            self.fail(
-                LEGACY_DELTA,
-                at(
-                    Rule::L1,
-                    "legacy request/header-delta event (delta header format unsupported)".into(),
-                ),
-            );
-        }
-        if stored_ty == "mode/set" {
-            self.fail(LEGACY_MODE, at(Rule::L2, "legacy mode/set event".into()));
-        }
-        if stored_ty == "request/header" {
-            if ev.data.is_none_or(Json::is_null) {
-                self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header data is null or absent (upstream's fallback scan fails with an internal type error)".into()));
-            } else if check::is_fallback_reason(ev.data) {
-                self.fail(
-                    LEGACY_FALLBACK,
-                    at(
-                        Rule::L3,
-                        "request/header with the retired reason \"fallback\"".into(),
-                    ),
-                );
-            }
-        }
-        // P4: conversions, then M1–M8.
         let replay = &self.report.replay;
-        let converted = if self.dialect.legacy_conversions {
-            check::convert(ev, &self.id_body, &|s| {
-                replay.message_id(s).map(str::to_owned)
-            })
-        } else {
-            Ok(Logical::stored(ev))
-        };
-        let logical = match converted {
-            Ok(l) => l,
-            Err((rule, message)) => {
-                self.fail(CONVERT, at(rule, message));
-                Logical::stored(ev)
-            }
-        };
-        let is_message = matches!(
-            logical.type_str(),
-            "user/message"
-                | "assistant/message"
-                | "tool/result"
-                | "system/message"
-                | "developer/message"
-        ) && self.dialect.is_surface_type(logical.type_str());
-        // Messages are checked here, in HEAD's conversion stage (§6.5), and only here: a
-        // failure decides that stage, so the per-event stage never sees a broken message.
-        if is_message
-            && !self.decided_before(CONVERT + 1)
-            && let Err((rule, message)) = check::check_message_in(&logical, self.dialect)
-        {
-            self.fail(CONVERT, at(rule, message));
-        }
-        // P5: U1.
-        if !self.decided_before(UNKNOWN) && check::is_unknown_required(&logical, self.dialect) {
-            let ty = logical.ev.ty.map_or("absent", Json::raw);
-            match self.dialect.unknown_types {
-                UnknownTypes::Refuse => self.fail(
-                    UNKNOWN,
-                    at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
-                ),
-                UnknownTypes::Warn => {
-                    if self.unknown_seen.insert(ty.to_owned()) {
-                        let mut w = at(Rule::W3, format!("event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque", self.dialect.era.name()));
-                        w.class = Class::Warning;
-                        self.report.warnings.push(w);
-                    }
-                }
-                UnknownTypes::Accept => {}
-            }
-        }
-        // P6: the closer scan dereferences data of three types.
-        if check::breaks_closer_scan(&logical) {
-            self.fail(
-                CLOSER_SCAN,
-                at(
-                    Rule::E8,
-                    format!(
-                        "{} has null or absent data (the closer scan fails on it)",
-                        logical.type_str()
-                    ),
-                ),
-            );
-        }
+        let logical = self.stages.check_event(
+            ev,
+            Place { seq, line },
+            self.dialect,
+            &self.id_body,
+            &|s| replay.message_id(s).map(str::to_owned),
+            &mut self.report.warnings,
+        );
         // P7: envelope, request header, messages, E7, surface.
-        if !self.per_event_failed && !self.decided_before(PER_EVENT) {
-            if let Err((rule, message)) = self.per_event_checks(&logical, seq) {
-                self.fail(PER_EVENT, at(rule, message));
-                self.per_event_failed = true;
+        if !self.stages.per_event_failed && !self.stages.decided_before(PER_EVENT) {
+            if let Err((rule, message)) = per_event_checks(&logical, seq, self.dialect) {
+                let finding = Finding::new(rule, Some(seq), Some(line), message);
+                self.stages.fail(PER_EVENT, finding);
+                self.stages.per_event_failed = true;
             } else {
                 self.fold(seq, line, &logical);
             }
@@ -1040,40 +937,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
     }
 
-    fn per_event_checks(&self, logical: &Logical<'_>, index: u64) -> Result<(), check::Broken> {
-        check::check_envelope(logical)?;
-        let ty = logical.type_str();
-        if ty == "request/header" {
-            check::check_request_header(logical.data())?;
-        }
-        if ty == "request/header"
-            && self.dialect.system_head
-            && logical
-                .data()
-                .and_then(|d| d.get("header"))
-                .is_some_and(|h| h.has("system"))
-        {
-            return Err((Rule::G7, "request/header.header.system is forbidden from v3 on: the system prompt is a system/message".into()));
-        }
-        if ty == "request/header" && check::is_fallback_reason(logical.data()) {
-            return Err((
-                Rule::R4,
-                "request/header reason \"fallback\" is retired".into(),
-            ));
-        }
-        let seq = logical.ev.seq_value().unwrap_or(index);
-        if seq != index {
-            return Err((
-                Rule::E7,
-                format!("seed must be contiguous from 0: seq {seq} at index {index}"),
-            ));
-        }
-        Ok(())
-    }
-
     /// Feeds the surface fold (S1–S18).
     fn fold(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
-        if self.per_event_failed {
+        if self.stages.per_event_failed {
             return;
         }
         let ty = logical.type_str();
@@ -1140,11 +1006,11 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// the fold took the event.
     fn after_fold(&mut self, seq: u64, line: u64, result: Result<(), (Rule, String)>) {
         if let Err((rule, message)) = result {
-            self.fail(
+            self.stages.fail(
                 PER_EVENT,
                 Finding::new(rule, Some(seq), Some(line), message),
             );
-            self.per_event_failed = true;
+            self.stages.per_event_failed = true;
         } else {
             self.last_folded = Some(seq);
         }
@@ -1176,7 +1042,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     "complete frame contains a torn JSONL record: {}",
                     first.message
                 );
-                self.fail(
+                self.stages.fail(
                     BACKEND,
                     Finding::new(Rule::Z7, first.seq, Some(first.line), message),
                 );
@@ -1242,7 +1108,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             _ => return,
         };
-        self.fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
+        self.stages
+            .fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
@@ -1274,13 +1141,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             store_layout_mismatch(path, &id_units, cwd_units.as_deref())
         };
         if let Some(problem) = problem {
-            self.fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
+            self.stages
+                .fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
         }
     }
 
     fn finish(mut self) -> Report {
         self.check_seeded_cut();
-        let mut chosen = self.stages.iter_mut().find_map(Option::take);
+        let mut chosen = self.stages.first();
         if let (Some(stored), Some(f)) = (self.stored_events, chosen.as_mut())
             && f.seq.is_some_and(|s| s >= stored)
         {
