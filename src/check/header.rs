@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::check;
 use crate::event::Era;
+use crate::header::Header;
 use crate::json::{Json, Kind};
+use crate::rules::Rule;
 
 /// The header keys of v1 (v0's) and v2–v4 (GENERATIONS §4, §5): exact sets, `isSeeded` a
 /// boolean from v2 on, `seedLength` retired.
@@ -98,11 +100,7 @@ pub(crate) fn header_fields_problem(json: Json<'_>) -> Option<String> {
 /// When `path` sits in a DSH store layout (`<root>/<project>/<session>/session.jsonl[.zstd]`
 /// with a `--…--` or `_no-cwd` project directory), the project and session directory
 /// names the header implies (§7.1) must match. A loose file is not checked.
-pub(crate) fn store_layout_mismatch(
-    path: &Path,
-    id: &[u16],
-    cwd: Option<&[u16]>,
-) -> Option<String> {
+fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     if !crate::load::layout::is_session_file_name(name) {
         return None;
@@ -127,4 +125,255 @@ pub(crate) fn store_layout_mismatch(
         ));
     }
     None
+}
+
+/// What the header line says (FORMAT.md §6.2, §6.3; GENERATIONS.md §1, §5–§7).
+#[derive(Debug)]
+pub struct HeaderCheck {
+    /// The header's fields, when the line is JSON.
+    pub header: Option<Header>,
+    /// The header id as stored inside its quotes (for legacy message ids, §9.3.1).
+    pub id_body: String,
+    /// The era the header belongs to, or the finding that stops the load: H2, H3, G1,
+    /// G2, H4, G8 or H5, in HEAD's order.
+    pub verdict: Result<Era, (Rule, String)>,
+    /// H7's finding, checked later, at P7 (§6.5).
+    pub h7: Option<String>,
+}
+
+/// Checks the header line `text` of the log at `path` (whose name may carry a generation,
+/// G2): the version gate first (§6.2), then the header's shape for its era (H4, G8), the
+/// retired fields (H5), and H7 for later.
+pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
+    let json = match Json::parse(text) {
+        Ok(j) => j,
+        Err(e) => {
+            return HeaderCheck {
+                header: None,
+                id_body: String::new(),
+                verdict: Err((Rule::H2, format!("header line is not valid JSON: {e}"))),
+                h7: None,
+            };
+        }
+    };
+    let get = |k| json.get(k);
+    let header = Header {
+        raw: text.to_string(),
+        id: get("id")
+            .map(|v| {
+                v.as_str()
+                    .map_or_else(|| v.raw().to_owned(), |s| s.into_owned())
+            })
+            .unwrap_or_default(),
+        version: get("version").and_then(Json::as_safe_integer),
+        created_at: get("createdAt").and_then(Json::as_safe_integer),
+        cwd: get("cwd").and_then(Json::as_str).map(|s| s.into_owned()),
+        parent_session: get("parentSession")
+            .and_then(Json::as_str)
+            .map(|s| s.into_owned()),
+        seed_length: get("seedLength").and_then(Json::as_safe_integer),
+        origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
+        delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
+        agent_preset: get("agentPreset")
+            .and_then(Json::as_str)
+            .map(|s| s.into_owned()),
+    };
+    let id_body = get("id")
+        .and_then(Json::raw_str_body)
+        .unwrap_or_default()
+        .to_owned();
+    let stop = |header: Header, rule: Rule, message: String| HeaderCheck {
+        header: Some(header),
+        id_body: id_body.clone(),
+        verdict: Err((rule, message)),
+        h7: None,
+    };
+    // The version gate runs on the parsed line before any shape check (§6.2): a version
+    // this build cannot read is refused first; a readable one must match the file name's
+    // generation (GENERATIONS §1.1, §1.3).
+    let version = json
+        .is_object()
+        .then(|| get("version").and_then(Json::as_f64))
+        .flatten();
+    let later = version
+        .filter(|v| v.fract() == 0.0)
+        .and_then(|v| Era::of_version(v as i64));
+    if let Some(version) = version
+        && version != 0.0
+        && later.is_none()
+    {
+        let shown = get("version").map_or("?", Json::raw);
+        if version > 0.0 {
+            let id = header.id.clone();
+            return stop(
+                header,
+                Rule::G1,
+                format!(
+                    "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader (raw log: {})",
+                    id,
+                    path.display()
+                ),
+            );
+        }
+        let id = header.id.clone();
+        return stop(
+            header,
+            Rule::H3,
+            format!(
+                "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path (raw log: {})",
+                id,
+                path.display()
+            ),
+        );
+    }
+    if let (Some(version), Some(named)) = (version, crate::load::layout::generation_of_path(path))
+        && version != named as f64
+    {
+        let shown = get("version").map_or("?", Json::raw);
+        return stop(
+            header,
+            Rule::G2,
+            format!(
+                "file name says format v{named} but the header says version {shown} ({})",
+                path.display()
+            ),
+        );
+    }
+    let era = if let Some(later) = later {
+        later
+    } else if json.is_object()
+        && !json.has("delegationDepth")
+        && !json.has("origin")
+        && !json.has("agentPreset")
+    {
+        Era::June2026
+    } else {
+        Era::Head
+    };
+    let safe_nonneg = |k| get(k).is_some_and(|v| v.as_seq().is_some() && !v.is_negative_zero());
+    let shape = if !json.is_object() {
+        Some(format!("expected an object, found {}", json.kind().name()))
+    } else if !get("type").is_some_and(|t| t.str_eq("session")) {
+        Some(format!(
+            "type must be \"session\", found {}",
+            check::shown(get("type"))
+        ))
+    } else if !get("version").is_some_and(|v| v.kind() == Kind::Number) {
+        Some(format!(
+            "version must be a number, found {}",
+            check::shown(get("version"))
+        ))
+    } else if !get("id").is_some_and(|v| v.kind() == Kind::String) {
+        Some(format!(
+            "id must be a string, found {}",
+            check::shown(get("id"))
+        ))
+    } else if era == Era::June2026 {
+        (!get("createdAt").is_some_and(|v| v.kind() == Kind::Number)).then(|| {
+            format!(
+                "createdAt must be a number, found {}",
+                check::shown(get("createdAt"))
+            )
+        })
+    } else if !safe_nonneg("createdAt") {
+        Some(format!(
+            "createdAt must be a non-negative safe integer, found {}",
+            check::shown(get("createdAt"))
+        ))
+    } else if !safe_nonneg("delegationDepth") {
+        Some(format!(
+            "delegationDepth must be a non-negative safe integer, found {}",
+            check::shown(get("delegationDepth"))
+        ))
+    } else if get("origin").is_some_and(|o| !o.str_eq("subagent")) {
+        Some(format!(
+            "origin must be \"subagent\" when present, found {}",
+            check::shown(get("origin"))
+        ))
+    } else if get("agentPreset").is_some_and(|p| p.kind() != Kind::String) {
+        Some(format!(
+            "agentPreset must be a string when present, found {}",
+            check::shown(get("agentPreset"))
+        ))
+    } else {
+        later_header_problem(json, era)
+    };
+    if let Some(what) = shape {
+        if what.starts_with("isSeeded") || what.starts_with("seedLength") {
+            return stop(
+                header,
+                Rule::G8,
+                format!("first line is not a {} session header: {what}", era.name()),
+            );
+        }
+        return stop(
+            header,
+            Rule::H4,
+            format!("first line is not a session header: {what}"),
+        );
+    }
+    if era == Era::Head {
+        for retired in ["sandboxMode", "approvalPolicy"] {
+            if json.has(retired) {
+                return stop(
+                    header,
+                    Rule::H5,
+                    format!("header carries the retired policy field {retired}"),
+                );
+            }
+        }
+    }
+    // H7 is checked at P7, before the first event (§6.5).
+    let h7 = (era != Era::June2026)
+        .then(|| header_fields_problem(json))
+        .flatten();
+    HeaderCheck {
+        header: Some(header),
+        id_body,
+        verdict: Ok(era),
+        h7,
+    }
+}
+
+/// G8 (v2+, GENERATIONS §5): the header's `isSeeded` must agree with whether a
+/// `session/end-seed {inherited: true}` marks the inherited cut (`tagged`). The problem, if
+/// any, in one line.
+pub fn seeded_cut_problem(header: &Header, tagged: bool) -> Option<&'static str> {
+    let seeded = Json::parse(&header.raw)
+        .ok()
+        .and_then(|h| h.get("isSeeded"))
+        .and_then(Json::as_bool);
+    match (seeded, tagged) {
+        (Some(true), false) => Some(
+            "the header says isSeeded but no session/end-seed {inherited: true} marks the inherited cut",
+        ),
+        (Some(false), true) => Some(
+            "a session/end-seed {inherited: true} marks an inherited cut but the header says isSeeded: false",
+        ),
+        _ => None,
+    }
+}
+
+/// H6 (§6.3, §7.1): a path must be derivable from the header's `id` and `cwd`, and when the
+/// log at `path` sits in a DSH root it must be that path. The problem, if any, in one line.
+pub fn store_path_problem(header: &Header, path: &Path) -> Option<String> {
+    let json = Json::parse(&header.raw).ok()?;
+    let cwd = json.get("cwd");
+    if header.id.is_empty() {
+        return Some("header id cannot name a storage path: id is empty".to_owned());
+    }
+    if cwd.is_some_and(|c| c.is_null() || c.str_eq("")) {
+        return Some(format!(
+            "header id cannot name a storage path: cwd is {}",
+            cwd.map_or("", Json::raw)
+        ));
+    }
+    let id_units: Vec<u16> = json
+        .get("id")
+        .map(|i| i.code_units().collect())
+        .unwrap_or_default();
+    let cwd_units: Option<Vec<u16>> = cwd
+        .filter(|c| c.kind() == Kind::String)
+        .map(|c| c.code_units().collect());
+    store_layout_mismatch(path, &id_units, cwd_units.as_deref())
 }

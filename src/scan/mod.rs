@@ -8,30 +8,28 @@
 //! first finding of each stage; the reported finding is the first of the earliest stage.
 //! So the verdict is HEAD's, while the file is read once and never held in memory.
 
+pub mod framing;
 pub mod report;
 pub mod torn;
 
-use std::borrow::Cow;
 use std::path::Path;
 
+use crate::check::Logical;
 use crate::check::closers::{OpenTurn, closers_for_open_turn};
-use crate::check::header::{header_fields_problem, later_header_problem, store_layout_mismatch};
+use crate::check::header::{check_header, seeded_cut_problem, store_path_problem};
 use crate::check::stages::{
     BACKEND, LEGACY_DELTA, PER_EVENT, Place, STAGES, Stages, per_event_checks,
 };
-use crate::check::{self, Logical};
 use crate::derive;
 use crate::event::{Dialect, Era, Event, Projection};
-use crate::header::Header;
-use crate::json::{Document, Json, Kind};
-use crate::load::packed::{PackedRow, PackedSpan, packed_row, packed_row_of_type, packed_span};
-use crate::load::read_ahead::{
-    BATCHES_AHEAD, PackedAhead, Prepared, ReadAhead, leading_seq, read_ahead,
-};
+use crate::json::Json;
+use crate::load::packed::{PackedSpan, packed_row};
+use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::{Replay, SurfaceInput};
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
+use framing::{FrameContext, Framed, Record, frame_line};
 pub use report::{Report, Status};
 use torn::TornScan;
 pub use torn::TornTail;
@@ -409,189 +407,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// H1–H5 and era detection. Returns false when the header stops the load.
     fn read_header(&mut self, line: &Line, path: &Path) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
-        let header_fail = |scan: &mut Self, rule, message: String| {
-            scan.stages
-                .fail(BACKEND, Finding::new(rule, None, Some(1), message));
-            false
-        };
-        let json = match Json::parse(&text) {
-            Ok(j) => j,
-            Err(e) => {
-                return header_fail(
-                    self,
-                    Rule::H2,
-                    format!("header line is not valid JSON: {e}"),
-                );
+        let checked = check_header(&text, path);
+        self.report.header = checked.header;
+        self.id_body = checked.id_body;
+        let era = match checked.verdict {
+            Err((rule, message)) => {
+                let finding = Finding::new(rule, None, Some(1), message);
+                self.stages.fail(BACKEND, finding);
+                return false;
             }
+            Ok(era) => era,
         };
-        let get = |k| json.get(k);
-        let header = Header {
-            raw: text.to_string(),
-            id: get("id")
-                .map(|v| {
-                    v.as_str()
-                        .map_or_else(|| v.raw().to_owned(), |s| s.into_owned())
-                })
-                .unwrap_or_default(),
-            version: get("version").and_then(Json::as_safe_integer),
-            created_at: get("createdAt").and_then(Json::as_safe_integer),
-            cwd: get("cwd").and_then(Json::as_str).map(|s| s.into_owned()),
-            parent_session: get("parentSession")
-                .and_then(Json::as_str)
-                .map(|s| s.into_owned()),
-            seed_length: get("seedLength").and_then(Json::as_safe_integer),
-            origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
-            delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
-            agent_preset: get("agentPreset")
-                .and_then(Json::as_str)
-                .map(|s| s.into_owned()),
-        };
-        self.id_body = get("id")
-            .and_then(Json::raw_str_body)
-            .unwrap_or_default()
-            .to_owned();
-        // The version gate runs on the parsed line before any shape check (§6.2): a version
-        // this build cannot read is refused first; a readable one must match the file name's
-        // generation (GENERATIONS §1.1, §1.3).
-        let version = json
-            .is_object()
-            .then(|| get("version").and_then(Json::as_f64))
-            .flatten();
-        let later = version
-            .filter(|v| v.fract() == 0.0)
-            .and_then(|v| Era::of_version(v as i64));
-        if let Some(version) = version
-            && version != 0.0
-            && later.is_none()
-        {
-            let shown = get("version").map_or("?", Json::raw);
-            self.report.header = Some(header.clone());
-            if version > 0.0 {
-                return header_fail(
-                    self,
-                    Rule::G1,
-                    format!(
-                        "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader (raw log: {})",
-                        header.id,
-                        path.display()
-                    ),
-                );
-            }
-            return header_fail(
-                self,
-                Rule::H3,
-                format!(
-                    "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path (raw log: {})",
-                    header.id,
-                    path.display()
-                ),
-            );
-        }
-        if let (Some(version), Some(named)) =
-            (version, crate::load::layout::generation_of_path(path))
-            && version != named as f64
-        {
-            self.report.header = Some(header.clone());
-            let shown = get("version").map_or("?", Json::raw);
-            return header_fail(
-                self,
-                Rule::G2,
-                format!(
-                    "file name says format v{named} but the header says version {shown} ({})",
-                    path.display()
-                ),
-            );
-        }
-        let era = if let Some(later) = later {
-            later
-        } else if json.is_object()
-            && !json.has("delegationDepth")
-            && !json.has("origin")
-            && !json.has("agentPreset")
-        {
-            Era::June2026
-        } else {
-            Era::Head
-        };
-        let safe_nonneg = |k| get(k).is_some_and(|v| v.as_seq().is_some() && !v.is_negative_zero());
-        let shape = if !json.is_object() {
-            Some(format!("expected an object, found {}", json.kind().name()))
-        } else if !get("type").is_some_and(|t| t.str_eq("session")) {
-            Some(format!(
-                "type must be \"session\", found {}",
-                check::shown(get("type"))
-            ))
-        } else if !get("version").is_some_and(|v| v.kind() == Kind::Number) {
-            Some(format!(
-                "version must be a number, found {}",
-                check::shown(get("version"))
-            ))
-        } else if !get("id").is_some_and(|v| v.kind() == Kind::String) {
-            Some(format!(
-                "id must be a string, found {}",
-                check::shown(get("id"))
-            ))
-        } else if era == Era::June2026 {
-            (!get("createdAt").is_some_and(|v| v.kind() == Kind::Number)).then(|| {
-                format!(
-                    "createdAt must be a number, found {}",
-                    check::shown(get("createdAt"))
-                )
-            })
-        } else if !safe_nonneg("createdAt") {
-            Some(format!(
-                "createdAt must be a non-negative safe integer, found {}",
-                check::shown(get("createdAt"))
-            ))
-        } else if !safe_nonneg("delegationDepth") {
-            Some(format!(
-                "delegationDepth must be a non-negative safe integer, found {}",
-                check::shown(get("delegationDepth"))
-            ))
-        } else if get("origin").is_some_and(|o| !o.str_eq("subagent")) {
-            Some(format!(
-                "origin must be \"subagent\" when present, found {}",
-                check::shown(get("origin"))
-            ))
-        } else if get("agentPreset").is_some_and(|p| p.kind() != Kind::String) {
-            Some(format!(
-                "agentPreset must be a string when present, found {}",
-                check::shown(get("agentPreset"))
-            ))
-        } else {
-            later_header_problem(json, era)
-        };
-        self.report.header = Some(header);
-        if let Some(what) = shape {
-            if what.starts_with("isSeeded") || what.starts_with("seedLength") {
-                return header_fail(
-                    self,
-                    Rule::G8,
-                    format!("first line is not a {} session header: {what}", era.name()),
-                );
-            }
-            return header_fail(
-                self,
-                Rule::H4,
-                format!("first line is not a session header: {what}"),
-            );
-        }
-        if era == Era::Head {
-            for retired in ["sandboxMode", "approvalPolicy"] {
-                if json.has(retired) {
-                    return header_fail(
-                        self,
-                        Rule::H5,
-                        format!("header carries the retired policy field {retired}"),
-                    );
-                }
-            }
-        }
         self.set_era(era);
         // H7 is checked at P7, before the first event (§6.5).
-        if era != Era::June2026
-            && let Some(what) = header_fields_problem(json)
-        {
+        if let Some(what) = checked.h7 {
             self.stages
                 .fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
             self.stages.per_event_failed = true;
@@ -601,197 +430,28 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
     fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
-        if let Some(wanted) = &self.options.only_seqs
-            && let Some(seq) = leading_seq(&line.bytes)
-            && !wanted.contains(&seq)
-            && seq == self.next_index
-        {
-            // A second pass for a view that wants a few events only: the first pass checked
-            // everything, so an event it does not want is counted, not parsed.
-            self.next_index += 1;
-            torn.next_line = line.number + 1;
-            return true;
-        }
-        // Invalid UTF-8 becomes U+FFFD, as DSH's decoder does (§1.5).
-        let text = match std::str::from_utf8(&line.bytes) {
-            Ok(text) => std::borrow::Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(&line.bytes),
+        let options = self.options;
+        let context = FrameContext {
+            expected: self.next_index,
+            packed_rows: self.dialect.packed_rows,
+            sqlite: self.sqlite_session.is_some(),
+            only_seqs: options.only_seqs.as_ref(),
         };
-        torn.next_line = line.number + 1;
-        if let Some(why) = &line.defect {
-            if torn.first.is_some() {
-                torn.lines += 1;
-            } else {
-                torn.defect(line, 0, Rule::Q8, format!("row fails to decode: {why}"));
+        let framed = frame_line(line, prepared, torn, &context, &mut |record| match record {
+            Record::Event(ev, number) => self.process(ev, number),
+            Record::Packed(json, row, number) => self.process_packed(json, row, number),
+        });
+        match framed {
+            Framed::Next => true,
+            Framed::Skipped => {
+                self.next_index += 1;
+                true
             }
-            return true;
-        }
-        if torn.first.is_some()
-            && line.terminated
-            && line.bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
-        {
-            // A blank line after the first defect holds no event: no parse needed.
-            torn.lines += 1;
-            return true;
-        }
-        if line.too_long {
-            if torn.first.is_some() {
-                torn.lines += 1;
-            } else {
-                let what = format!(
-                    "line longer than {} bytes is not parsed",
-                    crate::load::MAX_LINE_BYTES
-                );
-                torn.defect(line, 0, Rule::J3, what);
-            }
-            return true;
-        }
-        if !line.terminated && torn.first.is_some() {
-            torn.lines += 1;
-            return true;
-        }
-        if !line.terminated {
-            torn.defect(
-                line,
-                0,
-                Rule::J2,
-                "final line has no newline (torn final line)".into(),
-            );
-            return true;
-        }
-        let parsed_here;
-        let parsed = match (&prepared.parsed, &text) {
-            (Some(Ok(skips)), Cow::Borrowed(text)) => Ok(Json::indexed_root(text, skips)),
-            (Some(Err(e)), Cow::Borrowed(_)) => Err(e.clone()),
-            _ => {
-                parsed_here = Document::parse(&text);
-                parsed_here
-                    .as_ref()
-                    .map(Document::root)
-                    .map_err(Clone::clone)
-            }
-        };
-        if let Ok(json) = parsed
-            && json.is_null()
-        {
-            self.stages.fail(
-                BACKEND,
-                Finding::new(
-                    Rule::J7,
-                    None,
-                    Some(line.number),
-                    "event line is JSON null (upstream aborts the whole load)",
-                ),
-            );
-            return false;
-        }
-        let is_turn_end = |json: Json<'_>| json.get("type").is_some_and(|t| t.str_eq("turn/end"));
-        if let Some(first) = &torn.first {
-            // After the first defect, lines are only parsed to look for a turn/end (J5).
-            if let Ok(json) = parsed {
-                // Events the line holds: a packed row's members, none for a broken row.
-                let events = |row: Option<&Result<PackedSpan, String>>| {
-                    row.map_or(1, |r| r.as_ref().map_or(0, |span| span.len() as u64))
-                };
-                let members = match &prepared.packed {
-                    _ if !self.dialect.packed_rows => 1,
-                    PackedAhead::NotRead => events(packed_span(json).as_ref()),
-                    PackedAhead::NotPacked => events(None),
-                    PackedAhead::Row(row) => events(Some(row)),
-                };
-                if is_turn_end(json) {
-                    let f = first.j5(line.number, self.sqlite_session.is_some());
-                    self.stages.fail(BACKEND, f);
-                    return false;
-                }
-                torn.events += members;
-            }
-            torn.lines += 1;
-            return true;
-        }
-        let json = match parsed {
-            Ok(json) => json,
-            Err(e) => {
-                torn.defect(line, 0, Rule::J3, format!("line is not valid JSON: {e}"));
-                return true;
-            }
-        };
-        let expected = self.next_index;
-        let packed_here;
-        let (ev, packed) = match &prepared.packed {
-            // A packed row read ahead: no event to split.
-            PackedAhead::Row(row) => (None, Some(row.as_ref())),
-            PackedAhead::NotPacked => (Event::from_object(json), None),
-            PackedAhead::NotRead => {
-                // One pass over the envelope's members serves the packed-row test, the seq
-                // check and the event.
-                let ev = Event::from_object(json);
-                packed_here = ev
-                    .as_ref()
-                    .and_then(|ev| ev.ty)
-                    .filter(|_| self.dialect.packed_rows)
-                    .and_then(|tag| packed_row_of_type(json, tag))
-                    .map(|row| row.map(PackedRow::into_span));
-                (ev, packed_here.as_ref().map(Result::as_ref))
-            }
-        };
-        match packed {
-            Some(Err(what)) => torn.defect(
-                line,
-                0,
-                Rule::J3,
-                format!("invalid packed chunk row: {what}"),
-            ),
-            Some(Ok(row)) => {
-                let seq0 = row.seq0;
-                if seq0 != expected {
-                    torn.defect(
-                        line,
-                        row.len() as u64,
-                        Rule::J4,
-                        format!("seq gap: expected {expected}, got {seq0}"),
-                    );
-                    torn.first.as_mut().expect("just set").seq_gap = Some((
-                        expected,
-                        json.get("seq0").map_or("?".into(), |s| s.raw().to_owned()),
-                    ));
-                    return true;
-                }
-                self.process_packed(json, row, line.number);
-                torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
-            }
-            None => {
-                let seq = ev.as_ref().and_then(|ev| ev.seq);
-                let seq_ok = seq.and_then(Json::as_f64) == Some(expected as f64);
-                if !seq_ok {
-                    let found = seq.map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
-                    torn.defect(
-                        line,
-                        u64::from(json.is_object()),
-                        Rule::J4,
-                        format!("seq gap: expected {expected}, got {found}"),
-                    );
-                    torn.first.as_mut().expect("just set").seq_gap = Some((expected, found));
-                    if is_turn_end(json) {
-                        let f = torn
-                            .first
-                            .as_ref()
-                            .expect("just set")
-                            .j5(line.number, self.sqlite_session.is_some());
-                        self.stages.fail(BACKEND, f);
-                        return false;
-                    }
-                    return true;
-                }
-                let ev = ev.expect("objects only: seq matched");
-                self.process(ev, line.number);
-                torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
+            Framed::Stop(finding) => {
+                self.stages.fail(BACKEND, finding);
+                false
             }
         }
-        if line.from_torn_frame {
-            torn.recovered_lines += 1;
-        }
-        true
     }
 
     /// The members of a packed row. They are valid `assistant/chunk` events by
@@ -1082,64 +742,34 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.report.torn = Some(tail);
     }
 
-    /// G8, v2 and later: a seeded header (`isSeeded: true`) needs a tagged
-    /// `session/end-seed {inherited: true}` marking the inherited cut, and an unseeded one
-    /// must have none (GENERATIONS §5).
+    /// G8 (v2+): the header's `isSeeded` and a tagged `session/end-seed` agree.
     fn check_seeded_cut(&mut self) {
         if !matches!(self.report.era, Some(Era::V2 | Era::V3 | Era::V4))
             || self.report.torn.is_some()
         {
             return;
         }
-        let Some(header) = &self.report.header else {
-            return;
-        };
-        let seeded = Json::parse(&header.raw)
-            .ok()
-            .and_then(|h| h.get("isSeeded"))
-            .and_then(Json::as_bool);
-        let tagged = self.tagged_end_seeds > 0;
-        let problem = match (seeded, tagged) {
-            (Some(true), false) => {
-                "the header says isSeeded but no session/end-seed {inherited: true} marks the inherited cut"
-            }
-            (Some(false), true) => {
-                "a session/end-seed {inherited: true} marks an inherited cut but the header says isSeeded: false"
-            }
-            _ => return,
-        };
-        self.stages
-            .fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
+        let problem = self
+            .report
+            .header
+            .as_ref()
+            .and_then(|h| seeded_cut_problem(h, self.tagged_end_seeds > 0));
+        if let Some(problem) = problem {
+            self.stages
+                .fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
+        }
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
     fn check_store_path(&mut self, path: &Path) {
-        let Some(header) = &self.report.header else {
-            return;
-        };
         if matches!(self.report.era, None | Some(Era::June2026)) {
             return;
         }
-        let json_text = header.raw.clone();
-        let json = Json::parse(&json_text).expect("header parsed before");
-        let cwd = json.get("cwd");
-        let problem = if header.id.is_empty() {
-            Some("header id cannot name a storage path: id is empty".to_owned())
-        } else if cwd.is_some_and(|c| c.is_null() || c.str_eq("")) {
-            Some(format!(
-                "header id cannot name a storage path: cwd is {}",
-                cwd.map_or("", Json::raw)
-            ))
-        } else {
-            let id_units: Vec<u16> = json
-                .get("id")
-                .map(|i| i.code_units().collect())
-                .unwrap_or_default();
-            let cwd_units: Option<Vec<u16>> = cwd
-                .filter(|c| c.kind() == Kind::String)
-                .map(|c| c.code_units().collect());
-            store_layout_mismatch(path, &id_units, cwd_units.as_deref())
-        };
+        let problem = self
+            .report
+            .header
+            .as_ref()
+            .and_then(|h| store_path_problem(h, path));
         if let Some(problem) = problem {
             self.stages
                 .fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
