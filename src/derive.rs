@@ -6,6 +6,9 @@
 
 /// Characters kept for a one-line preview of an event or surface entry.
 pub const PREVIEW_CHARS: usize = 60;
+use crate::event::Dialect;
+use crate::replay::{Replay, SurfaceInput};
+use crate::rules::Rule;
 use std::borrow::Cow;
 
 use crate::check::Logical;
@@ -178,4 +181,87 @@ pub fn tool_call_ids(message: Json<'_>) -> (Vec<String>, Vec<String>) {
         }
     }
     (calls, results)
+}
+
+/// Which optional parts of a surface entry the fold keeps (memory and time grow with them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EntryParts {
+    /// The derived message bytes (`messages`).
+    pub message: bool,
+    /// A one-line preview (`surface`).
+    pub preview: bool,
+}
+
+/// Feeds one checked event to the surface fold (FORMAT.md §3.2, S1–S18): a surface event
+/// with what its entry keeps (role, message id, tool-call ids, the provider's view of its
+/// message, and per `keep` its derived message and preview), any other event with only its
+/// surface fields. `line` is where it is (for SQLite, the row's seq).
+///
+/// # Errors
+/// The surface rule the event breaks and what was found.
+pub fn fold_event(
+    replay: &mut Replay,
+    seq: u64,
+    logical: &Logical<'_>,
+    dialect: &Dialect,
+    line: Option<u64>,
+    keep: EntryParts,
+) -> Result<(), (Rule, String)> {
+    let ty = logical.type_str();
+    if dialect.is_surface_type(ty) {
+        let projected = project(logical, dialect.projection);
+        let message = logical.message().or(logical.data());
+        let role_json = match dialect.projection {
+            Projection::Stored => logical.message().and_then(|m| m.get("role")),
+            Projection::June => None,
+        };
+        let role = role_json
+            .and_then(Json::as_str)
+            .map(|r| r.into_owned())
+            .or_else(|| {
+                (dialect.projection == Projection::June).then(|| {
+                    if ty == "assistant/message" {
+                        "assistant"
+                    } else {
+                        "user"
+                    }
+                    .to_owned()
+                })
+            });
+        let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
+        let preview = if keep.preview {
+            preview(message, PREVIEW_CHARS)
+        } else {
+            String::new()
+        };
+        let derived = match (dialect.projection, projected.as_deref()) {
+            (_, None) => None,
+            (Projection::Stored, Some(_)) => logical.message(),
+            (Projection::June, Some(m)) => Some(Json::from_valid(m)),
+        };
+        let (calls, results) = derived.map(tool_call_ids).unwrap_or_default();
+        let shape = derived.map(|m| crate::provider::shape(m, role.as_deref()));
+        replay.push_surface(SurfaceInput {
+            seq,
+            ty,
+            surface_op: logical.ev.surface_op,
+            source_event_seqs: logical.ev.source_event_seqs,
+            data: logical.data(),
+            message: projected.as_deref().filter(|_| keep.message),
+            role: role.as_deref(),
+            message_id,
+            preview: &preview,
+            calls,
+            results,
+            line,
+            shape,
+        })
+    } else {
+        replay.push_log_only(
+            seq,
+            ty,
+            logical.ev.surface_op.is_some(),
+            logical.ev.source_event_seqs.is_some(),
+        )
+    }
 }

@@ -21,18 +21,18 @@ use crate::check::stages::{
     BACKEND, LEGACY_DELTA, PER_EVENT, Place, STAGES, Stages, per_event_checks,
 };
 use crate::derive;
-use crate::event::{Dialect, Era, Event, Projection};
+use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
 use crate::load::packed::{PackedSpan, packed_row};
 use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::replay::{Replay, SurfaceInput};
+use crate::replay::Replay;
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
 use framing::{FrameContext, Framed, Record, frame_line};
 pub use report::{Report, Status};
-use torn::TornScan;
 pub use torn::TornTail;
+use torn::{TailContext, TornScan};
 
 pub use crate::derive::PREVIEW_CHARS;
 
@@ -602,63 +602,18 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if self.stages.per_event_failed {
             return;
         }
-        let ty = logical.type_str();
-        let result = if self.dialect.is_surface_type(ty) {
-            let projected = derive::project(logical, self.dialect.projection);
-            let message = logical.message().or(logical.data());
-            let role_json = match self.dialect.projection {
-                Projection::Stored => logical.message().and_then(|m| m.get("role")),
-                Projection::June => None,
-            };
-            let role = role_json
-                .and_then(Json::as_str)
-                .map(|r| r.into_owned())
-                .or_else(|| {
-                    (self.dialect.projection == Projection::June).then(|| {
-                        if ty == "assistant/message" {
-                            "assistant"
-                        } else {
-                            "user"
-                        }
-                        .to_owned()
-                    })
-                });
-            let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
-            let preview = if self.options.previews {
-                derive::preview(message, PREVIEW_CHARS)
-            } else {
-                String::new()
-            };
-            let derived = match (self.dialect.projection, projected.as_deref()) {
-                (_, None) => None,
-                (Projection::Stored, Some(_)) => logical.message(),
-                (Projection::June, Some(m)) => Some(Json::from_valid(m)),
-            };
-            let (calls, results) = derived.map(derive::tool_call_ids).unwrap_or_default();
-            let shape = derived.map(|m| crate::provider::shape(m, role.as_deref()));
-            self.report.replay.push_surface(SurfaceInput {
-                seq,
-                ty,
-                surface_op: logical.ev.surface_op,
-                source_event_seqs: logical.ev.source_event_seqs,
-                data: logical.data(),
-                message: projected.as_deref().filter(|_| self.options.keep_messages),
-                role: role.as_deref(),
-                message_id,
-                preview: &preview,
-                calls,
-                results,
-                line: Some(line),
-                shape,
-            })
-        } else {
-            self.report.replay.push_log_only(
-                seq,
-                ty,
-                logical.ev.surface_op.is_some(),
-                logical.ev.source_event_seqs.is_some(),
-            )
+        let keep = derive::EntryParts {
+            message: self.options.keep_messages,
+            preview: self.options.previews,
         };
+        let result = derive::fold_event(
+            &mut self.report.replay,
+            seq,
+            logical,
+            self.dialect,
+            Some(line),
+            keep,
+        );
         self.after_fold(seq, line, result);
     }
 
@@ -678,68 +633,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// Decides what the first defect, if any, means once every line was read.
     fn close_torn_tail(&mut self, torn: TornScan, lines: &dyn LineSource) {
-        let torn_frame = lines.torn_frame();
-        let size = self.report.size.unwrap_or(torn.committed_end);
-        let zstd = self.report.encoding == Encoding::Zstd;
-        let tail = match (torn.first, torn_frame) {
-            (None, None) => return,
-            (None, Some(at)) => TornTail {
-                rule: Rule::Z3,
-                offset: at,
-                bytes: size.saturating_sub(at),
-                line: torn.next_line,
-                lines: 0,
-                events: 0,
-                recovered_lines: torn.recovered_lines,
-                undecodable: lines.torn_frame_undecodable(),
-                message: format!(
-                    "file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"
-                ),
-            },
-            (Some(first), _) if zstd && !first.from_torn_frame => {
-                // Z7: a defect inside complete frames is corruption even with no turn/end after it.
-                let message = format!(
-                    "complete frame contains a torn JSONL record: {}",
-                    first.message
-                );
-                self.stages.fail(
-                    BACKEND,
-                    Finding::new(Rule::Z7, first.seq, Some(first.line), message),
-                );
-                return;
-            }
-            (Some(first), at) => {
-                let partial_only = first.rule == Rule::J2 && torn.lines == 0;
-                let (rule, offset) = match at {
-                    Some(at) => (if partial_only { Rule::Z3 } else { Rule::Z8 }, at),
-                    None if self.sqlite_session.is_some() => (Rule::Q8, first.line),
-                    None => (
-                        if partial_only { Rule::J2 } else { Rule::J6 },
-                        torn.committed_end,
-                    ),
-                };
-                TornTail {
-                    rule,
-                    offset,
-                    bytes: if rule == Rule::Q8 {
-                        0
-                    } else {
-                        size.saturating_sub(offset)
-                    },
-                    line: first.line,
-                    lines: torn.lines + 1,
-                    events: torn.events + first.events,
-                    recovered_lines: torn.recovered_lines,
-                    undecodable: if at.is_some() {
-                        lines.torn_frame_undecodable()
-                    } else {
-                        0
-                    },
-                    message: first.message,
-                }
-            }
-        };
-        self.report.torn = Some(tail);
+        let tail = torn.decide(TailContext {
+            size: self.report.size,
+            zstd: self.report.encoding == Encoding::Zstd,
+            sqlite: self.sqlite_session.is_some(),
+            torn_frame: lines.torn_frame(),
+            torn_frame_undecodable: lines.torn_frame_undecodable(),
+        });
+        match tail {
+            Ok(tail) => self.report.torn = tail,
+            Err(finding) => self.stages.fail(BACKEND, finding),
+        }
     }
 
     /// G8 (v2+): the header's `isSeeded` and a tagged `session/end-seed` agree.

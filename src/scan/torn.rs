@@ -86,7 +86,84 @@ pub(crate) struct Defect {
     pub(crate) seq_gap: Option<(u64, String)>,
 }
 
+/// What deciding a torn tail needs to know of the log.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TailContext {
+    /// The file's size in bytes, when known.
+    pub(crate) size: Option<u64>,
+    /// The log is zstd JSONL.
+    pub(crate) zstd: bool,
+    /// The log is a SQLite session (rows, not lines).
+    pub(crate) sqlite: bool,
+    /// zstd: where a torn final frame starts.
+    pub(crate) torn_frame: Option<u64>,
+    /// zstd: bytes of the torn frame that do not decode.
+    pub(crate) torn_frame_undecodable: u64,
+}
+
 impl TornScan {
+    /// What the first defect, if any, means once every line was read (§5.5): nothing, a
+    /// torn tail (J2, J6, Z3, Z8, Q8), or corruption inside complete zstd frames (Z7).
+    pub(crate) fn decide(self, context: TailContext) -> Result<Option<TornTail>, Finding> {
+        let torn = self;
+        let size = context.size.unwrap_or(torn.committed_end);
+        let tail = match (torn.first, context.torn_frame) {
+            (None, None) => return Ok(None),
+            (None, Some(at)) => TornTail {
+                rule: Rule::Z3,
+                offset: at,
+                bytes: size.saturating_sub(at),
+                line: torn.next_line,
+                lines: 0,
+                events: 0,
+                recovered_lines: torn.recovered_lines,
+                undecodable: context.torn_frame_undecodable,
+                message: format!(
+                    "file ends inside the zstd frame at byte offset {at}; the frame's complete lines are kept"
+                ),
+            },
+            (Some(first), _) if context.zstd && !first.from_torn_frame => {
+                // Z7: a defect inside complete frames is corruption even with no turn/end after it.
+                let message = format!(
+                    "complete frame contains a torn JSONL record: {}",
+                    first.message
+                );
+                return Err(Finding::new(Rule::Z7, first.seq, Some(first.line), message));
+            }
+            (Some(first), at) => {
+                let partial_only = first.rule == Rule::J2 && torn.lines == 0;
+                let (rule, offset) = match at {
+                    Some(at) => (if partial_only { Rule::Z3 } else { Rule::Z8 }, at),
+                    None if context.sqlite => (Rule::Q8, first.line),
+                    None => (
+                        if partial_only { Rule::J2 } else { Rule::J6 },
+                        torn.committed_end,
+                    ),
+                };
+                TornTail {
+                    rule,
+                    offset,
+                    bytes: if rule == Rule::Q8 {
+                        0
+                    } else {
+                        size.saturating_sub(offset)
+                    },
+                    line: first.line,
+                    lines: torn.lines + 1,
+                    events: torn.events + first.events,
+                    recovered_lines: torn.recovered_lines,
+                    undecodable: if at.is_some() {
+                        context.torn_frame_undecodable
+                    } else {
+                        0
+                    },
+                    message: first.message,
+                }
+            }
+        };
+        Ok(Some(tail))
+    }
+
     pub(crate) fn defect(&mut self, line: &Line, events: u64, rule: Rule, message: String) {
         if self.first.is_none() {
             self.first = Some(Defect {
