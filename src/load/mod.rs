@@ -12,6 +12,7 @@ pub mod line;
 pub mod packed;
 pub mod read_ahead;
 pub mod sqlite;
+pub mod sqlite_rows;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -196,7 +197,7 @@ impl Input {
                 offset: 0,
             })),
             InputReader::Zstd(file) => Ok(Box::new(frames::ZstdLines::new(file, self.progress)?)),
-            InputReader::Sqlite => Ok(Box::new(crate::load::sqlite::open_session(
+            InputReader::Sqlite => Ok(Box::new(crate::load::sqlite_rows::open_session(
                 &self.path, session,
             )?)),
         }

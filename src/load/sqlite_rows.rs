@@ -1,0 +1,397 @@
+//! The event rows of one session in a SQLite store, read as JSONL records (FORMAT.md §8.3,
+//! §8.5; rules Q1–Q8): one lazily stepped statement, rows decoded on the reader thread.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use rusqlite::types::ValueRef;
+
+use crate::event::Era;
+use crate::header::Header;
+use crate::json::{Document, Json, MAX_SAFE_INTEGER, Skips, write_js_string};
+use crate::load::line::{Backend, Line, LineSource, SourceError};
+use crate::load::sqlite::{
+    MAX_DATA_BYTES, MAX_PACKED_DATA_BYTES, Schema, Store, decode_source_seqs, kind_name, list,
+    resolve_session, sql_err,
+};
+use crate::rules::{Finding, Rule};
+
+const ROWS_PER_BATCH: usize = 2048;
+
+/// Opens the store at `path` and selects a session: the one named (exactly, or by a
+/// unique prefix, see [`resolve_session`]), or the only one.
+///
+/// # Errors
+/// A refusal (D1–D6) or a malformed `sessions` row as a finding; no such session, an
+/// ambiguous prefix, no session at all, or several with none named as
+/// [`SourceError::Session`]; SQLite errors as I/O errors.
+pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, SourceError> {
+    let store = Store::open(path)?;
+    let rows = store.sessions()?;
+    let ids: Vec<String> = rows.iter().map(|(id, _)| id.clone()).collect();
+    let index = match session {
+        Some(want) => resolve_session(&ids, want).map_err(SourceError::Session)?,
+        None if rows.len() == 1 => 0,
+        None if rows.is_empty() => {
+            return Err(SourceError::Session("store holds no sessions".into()));
+        }
+        None => {
+            return Err(SourceError::Session(format!(
+                "store holds {} sessions; name one with --session: {}",
+                rows.len(),
+                list(&ids)
+            )));
+        }
+    };
+    let row = rows
+        .into_iter()
+        .nth(index)
+        .expect("index found above")
+        .1
+        .map_err(SourceError::Finding)?;
+    if row.header.version != Some(0) {
+        let v = row.header.version.unwrap_or_default();
+        let why = if v > 0 {
+            "it was written by a newer harness; upgrade the harness to read it"
+        } else {
+            "the version is older than v0 and this build has no upgrade path"
+        };
+        return Err(SourceError::Finding(Finding::new(
+            Rule::H3,
+            None,
+            None,
+            format!("session \"{}\" uses log format v{v}; {why}", row.header.id),
+        )));
+    }
+    let era = store.schema.era();
+    Ok(SqliteLines {
+        store,
+        session: row.header.id.clone(),
+        header: row.header,
+        era,
+        queue: VecDeque::new(),
+        after: None,
+        exhausted: false,
+        decompressor: zstd::bulk::Decompressor::default(),
+    })
+}
+
+/// The event rows of one session as JSONL records (see the module docs).
+pub struct SqliteLines {
+    store: Store,
+    /// One zstd context for every row's `data` BLOB.
+    decompressor: zstd::bulk::Decompressor<'static>,
+    session: String,
+    header: Header,
+    era: Era,
+    queue: VecDeque<RawRow>,
+    after: Option<i64>,
+    exhausted: bool,
+}
+
+struct RawRow {
+    seq: Result<i64, String>,
+    ty: Result<String, String>,
+    time: Result<i64, String>,
+    data: Result<Vec<u8>, String>,
+    data_is_blob: bool,
+    sources: Result<Option<(Vec<u8>, bool)>, String>,
+    surface_op: Result<Option<String>, String>,
+    ignorable: Result<Option<i64>, String>,
+}
+
+impl SqliteLines {
+    fn fetch(&mut self) -> Result<(), SourceError> {
+        let sql = match self.store.schema {
+            Schema::V4 => {
+                "SELECT seq, type, time, data, source_event_seqs, surface_op, NULL FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            }
+            _ => {
+                "SELECT seq, type, time, data, source_event_seqs, surface_op, ignorable FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            }
+        };
+        let mut stmt = self.store.conn.prepare_cached(sql).map_err(sql_err)?;
+        let after = self.after.unwrap_or(i64::MIN);
+        let mut rows = stmt
+            .query(rusqlite::params![
+                self.session,
+                after,
+                ROWS_PER_BATCH as i64
+            ])
+            .map_err(sql_err)?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(sql_err)? {
+            n += 1;
+            let v = |i| row.get_ref(i).unwrap_or(ValueRef::Null);
+            let seq = match v(0) {
+                ValueRef::Integer(s) => Ok(s),
+                other => Err(format!("seq is {}", kind_name(other))),
+            };
+            if let Ok(s) = seq {
+                self.after = Some(s);
+            }
+            let text = |x: ValueRef<'_>| match x {
+                ValueRef::Text(t) => Ok(String::from_utf8_lossy(t).into_owned()),
+                other => Err(kind_name(other).to_owned()),
+            };
+            let (data, data_is_blob) = match v(3) {
+                ValueRef::Text(t) => (Ok(t.to_vec()), false),
+                ValueRef::Blob(b) => (Ok(b.to_vec()), true),
+                other => (Err(format!("data is {}", kind_name(other))), false),
+            };
+            let sources = match v(4) {
+                ValueRef::Null => Ok(None),
+                ValueRef::Blob(b) => Ok(Some((b.to_vec(), true))),
+                ValueRef::Text(t) => Ok(Some((t.to_vec(), false))),
+                other => Err(format!("source_event_seqs is {}", kind_name(other))),
+            };
+            self.queue.push_back(RawRow {
+                seq,
+                ty: text(v(1)).map_err(|k| format!("type is {k}")),
+                time: match v(2) {
+                    ValueRef::Integer(t) => Ok(t),
+                    other => Err(format!("time is {}", kind_name(other))),
+                },
+                data,
+                data_is_blob,
+                sources,
+                surface_op: match v(5) {
+                    ValueRef::Null => Ok(None),
+                    ValueRef::Text(t) => Ok(Some(String::from_utf8_lossy(t).into_owned())),
+                    other => Err(format!("surface_op is {}", kind_name(other))),
+                },
+                ignorable: match v(6) {
+                    ValueRef::Null => Ok(None),
+                    ValueRef::Integer(i) if i == 0 || i == 1 => Ok(Some(i)),
+                    ValueRef::Integer(i) => Err(format!("ignorable is {i}")),
+                    other => Err(format!("ignorable is {}", kind_name(other))),
+                },
+            });
+            if self.after.is_none() {
+                // A non-integer seq cannot be paged past; stop after this batch.
+                self.exhausted = true;
+            }
+        }
+        if n < ROWS_PER_BATCH {
+            self.exhausted = true;
+        }
+        Ok(())
+    }
+
+    /// Q1–Q5, always fatal (FORMAT.md §5.5.3).
+    fn check_columns(&self, row: &RawRow) -> Result<(i64, String, i64), Finding> {
+        let fatal = |rule, what: String, seq: Option<u64>| {
+            Finding::new(
+                rule,
+                seq,
+                None,
+                format!("session {:?}: invalid physical row: {what}", self.session),
+            )
+        };
+        let seq = match &row.seq {
+            Ok(s) if *s >= 0 && (*s as f64) <= MAX_SAFE_INTEGER => *s,
+            Ok(s) => {
+                return Err(fatal(
+                    Rule::Q1,
+                    format!("seq {s} is not a non-negative safe integer"),
+                    None,
+                ));
+            }
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), None)),
+        };
+        let at = Some(seq as u64);
+        let ty = match &row.ty {
+            Ok(t) if !t.is_empty() => t.clone(),
+            Ok(_) => return Err(fatal(Rule::Q1, "type is empty".into(), at)),
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
+        };
+        let time = match &row.time {
+            Ok(t) if (*t as f64).abs() <= MAX_SAFE_INTEGER => *t,
+            Ok(t) => {
+                return Err(fatal(
+                    Rule::Q1,
+                    format!("time {t} is not a safe integer"),
+                    at,
+                ));
+            }
+            Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
+        };
+        if let Err(e) = &row.data {
+            return Err(fatal(Rule::Q2, e.clone(), at));
+        }
+        match &row.sources {
+            Err(e) => return Err(fatal(Rule::Q3, e.clone(), at)),
+            Ok(Some((_, false))) if self.store.schema == Schema::V17 => {
+                return Err(fatal(Rule::Q3, "source_event_seqs is TEXT".into(), at));
+            }
+            _ => {}
+        }
+        if let Err(e) = &row.surface_op {
+            return Err(fatal(Rule::Q4, e.clone(), at));
+        }
+        if let Err(e) = &row.ignorable {
+            return Err(fatal(Rule::Q5, e.clone(), at));
+        }
+        Ok((seq, ty, time))
+    }
+
+    /// Decodes one row into its JSONL record and the record's skip index, or says why it
+    /// fails to decode.
+    fn decode(
+        &mut self,
+        row: &RawRow,
+        ty: &str,
+        seq: i64,
+        time: i64,
+    ) -> Result<(String, Skips), String> {
+        let raw = row.data.as_ref().expect("checked by Q2");
+        let packed = row.ignorable == Ok(Some(0));
+        let data_text = if row.data_is_blob {
+            let cap = if packed {
+                MAX_PACKED_DATA_BYTES
+            } else {
+                MAX_DATA_BYTES
+            };
+            // Fast path: one frame that records its size, decompressed in one call with a
+            // context kept across rows. Anything else, or any failure, takes the streaming
+            // path, which gives the verdict and the message.
+            let mut plain = Vec::new();
+            let one_call = zstd::stream::decompressed_size(raw)
+                .filter(|&size| size <= cap as u64)
+                .is_some_and(|size| {
+                    plain.reserve_exact(size as usize);
+                    self.decompressor
+                        .decompress_to_buffer(raw, &mut plain)
+                        .is_ok_and(|n| n as u64 == size)
+                });
+            if !one_call {
+                plain.clear();
+                let decoder = zstd::stream::read::Decoder::new(&raw[..])
+                    .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+                decoder
+                    .take(cap as u64 + 1)
+                    .read_to_end(&mut plain)
+                    .map_err(|e| format!("data BLOB does not decompress: {e}"))?;
+            }
+            if plain.len() > cap {
+                return Err(format!("data BLOB decompresses to more than {cap} bytes"));
+            }
+            let text =
+                String::from_utf8(plain).map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
+            // A WHATWG TextDecoder drops one leading byte-order mark (FORMAT.md §1.5).
+            text.strip_prefix('\u{feff}')
+                .map(str::to_owned)
+                .unwrap_or(text)
+        } else {
+            if packed && raw.len() > MAX_PACKED_DATA_BYTES {
+                return Err(format!(
+                    "packed row DATA is {} bytes, more than {MAX_PACKED_DATA_BYTES}",
+                    raw.len()
+                ));
+            }
+            String::from_utf8_lossy(raw).into_owned()
+        };
+        let document = Document::parse(&data_text).map_err(|e| format!("data is not JSON: {e}"))?;
+        let data = document.root();
+        let data_at = data.raw().as_ptr() as usize - data_text.as_ptr() as usize;
+        let mut line = String::with_capacity(data_text.len() + 64);
+        if packed {
+            if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
+                return Err(format!(
+                    "ignorable = 0 marks a packed row, but type {ty:?} is not a packed tag"
+                ));
+            }
+            if !matches!(row.sources, Ok(None)) || !matches!(row.surface_op, Ok(None)) {
+                return Err("packed row carries surface columns".into());
+            }
+            let members = data
+                .get(if ty == "tool-call-chunks" {
+                    "args"
+                } else {
+                    "texts"
+                })
+                .map_or(0, |p| p.len());
+            if !(3..=1024).contains(&members) {
+                return Err(format!(
+                    "packed row has {members} members; SQLite rows hold 3 to 1024"
+                ));
+            }
+            line.push_str("{\"type\":");
+            write_js_string(&mut line, ty);
+            let _ = write!(line, ",\"seq0\":{seq},\"time0\":{time},\"data\":");
+            let moved_to = line.len();
+            line.push_str(data.raw());
+            line.push('}');
+            return Ok((line, document.into_skips().moved(data_at, moved_to)));
+        }
+        line.push_str("{\"type\":");
+        write_js_string(&mut line, ty);
+        let _ = write!(line, ",\"seq\":{seq},\"time\":{time},\"data\":");
+        let moved_to = line.len();
+        line.push_str(data.raw());
+        match &row.sources {
+            Ok(Some((bytes, true))) => {
+                let seqs =
+                    decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
+                line.push_str(",\"sourceEventSeqs\":[");
+                for (i, seq) in seqs.iter().enumerate() {
+                    let _ = write!(line, "{}{seq}", if i == 0 { "" } else { "," });
+                }
+                line.push(']');
+            }
+            Ok(Some((bytes, false))) => {
+                let text = String::from_utf8_lossy(bytes);
+                let json = Json::parse(&text)
+                    .map_err(|e| format!("source_event_seqs is not JSON: {e}"))?;
+                line.push_str(&format!(",\"sourceEventSeqs\":{}", json.raw()));
+            }
+            _ => {}
+        }
+        if let Ok(Some(op)) = &row.surface_op {
+            let json = Json::parse(op).map_err(|e| format!("surface_op is not JSON: {e}"))?;
+            line.push_str(&format!(",\"surfaceOp\":{}", json.raw()));
+        }
+        if row.ignorable == Ok(Some(1)) {
+            line.push_str(",\"ignorable\":true");
+        }
+        line.push('}');
+        Ok((line, document.into_skips().moved(data_at, moved_to)))
+    }
+}
+
+impl LineSource for SqliteLines {
+    fn backend(&self) -> Backend {
+        Backend::Sqlite {
+            era: self.era,
+            header: Box::new(self.header.clone()),
+            session: self.session.clone(),
+        }
+    }
+
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
+        if self.queue.is_empty() && !self.exhausted {
+            self.fetch()?;
+        }
+        let Some(row) = self.queue.pop_front() else {
+            return Ok(false);
+        };
+        let (seq, ty, time) = self.check_columns(&row).map_err(SourceError::Finding)?;
+        line.bytes.clear();
+        line.number = seq as u64;
+        line.offset = seq as u64;
+        line.terminated = true;
+        line.from_torn_frame = false;
+        line.too_long = false;
+        match self.decode(&row, &ty, seq, time) {
+            Ok((text, index)) => {
+                line.defect = None;
+                line.bytes = text.into_bytes();
+                line.index = Some(index);
+            }
+            Err(why) => line.defect = Some(why),
+        }
+        Ok(true)
+    }
+}
