@@ -180,51 +180,65 @@ pub fn shape(message: Json<'_>, role: Option<&str>) -> Shape {
 
 /// True when the JSON text holds a `\uD800`–`\uDBFF` escape not immediately followed by a
 /// `\uDC00`–`\uDFFF` escape, or a low one not preceded by a high one: a code unit no UTF-8
-/// text can hold. Raw UTF-8 cannot encode surrogates, so only escapes are looked at.
+/// text can hold. Raw UTF-8 cannot encode surrogates, so only `\u` escapes are looked at;
+/// the scan jumps from one `\u` to the next (most text escapes are `\n` and `\"`).
 pub fn has_lone_surrogate(raw: &str) -> bool {
     let bytes = raw.as_bytes();
-    let mut at = 0;
     // Where a low surrogate escape must start to pair with the high one just read.
     let mut pair_at: Option<usize> = None;
-    while let Some(off) = memchr::memchr(b'\\', &bytes[at..]) {
-        let i = at + off;
-        if pair_at.is_some_and(|p| p != i) {
-            return true;
+    for i in memchr::memmem::find_iter(bytes, b"\\u") {
+        // An escape only when an even number of backslashes stands before this one
+        // (`\\u` is an escaped backslash and a letter u).
+        let run = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        if run % 2 == 1 {
+            continue;
         }
-        let unit = (bytes.get(i + 1) == Some(&b'u'))
-            .then(|| bytes.get(i + 2..i + 6))
-            .flatten()
+        let unit = bytes
+            .get(i + 2..i + 6)
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .and_then(|hex| u16::from_str_radix(hex, 16).ok());
-        match unit {
-            Some(0xD800..=0xDBFF) => {
-                if pair_at.is_some() {
-                    return true;
-                }
-                pair_at = Some(i + 6);
-                at = i + 6;
-            }
-            Some(0xDC00..=0xDFFF) => {
-                if pair_at.take().is_none() {
-                    return true;
-                }
-                at = i + 6;
-            }
-            Some(_) => {
-                if pair_at.is_some() {
-                    return true;
-                }
-                at = i + 6;
-            }
-            None => {
-                if pair_at.is_some() {
-                    return true;
-                }
-                at = i + 2;
-            }
+        match (pair_at.take(), unit) {
+            // The escape right after a high surrogate must be its low half.
+            (Some(at), Some(0xDC00..=0xDFFF)) if at == i => {}
+            (Some(_), _) => return true,
+            (None, Some(0xD800..=0xDBFF)) => pair_at = Some(i + 6),
+            (None, Some(0xDC00..=0xDFFF)) => return true,
+            (None, _) => {}
         }
     }
     pair_at.is_some()
+}
+
+/// The byte-by-byte reading of [`has_lone_surrogate`], kept to test the fast one against.
+#[cfg(test)]
+fn has_lone_surrogate_slow(raw: &str) -> bool {
+    let units: Vec<u16> = {
+        // Decode every escape of the JSON text into UTF-16 code units, other bytes as is.
+        let bytes = raw.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'\\' && i + 1 < bytes.len() {
+                if bytes[i + 1] == b'u'
+                    && let Some(u) = bytes
+                        .get(i + 2..i + 6)
+                        .and_then(|h| std::str::from_utf8(h).ok())
+                        .and_then(|h| u16::from_str_radix(h, 16).ok())
+                {
+                    out.push(u);
+                    i += 6;
+                    continue;
+                }
+                out.push(u16::from(bytes[i + 1]));
+                i += 2;
+                continue;
+            }
+            out.push(u16::from(bytes[i]));
+            i += 1;
+        }
+        out
+    };
+    char::decode_utf16(units).any(|r| r.is_err())
 }
 
 /// One derived message as the P-rules see it: where it is in the log, its [`Shape`], and
@@ -523,6 +537,36 @@ mod tests {
             (r#"{"text":"\ud83d"}"#, true),
         ] {
             assert_eq!(has_lone_surrogate(raw), lone, "{raw}");
+            assert_eq!(has_lone_surrogate_slow(raw), lone, "{raw}");
+        }
+    }
+
+    #[test]
+    fn the_escape_jump_agrees_with_decoding_every_escape() {
+        // Every string of up to four pieces from a small alphabet of escapes and bytes.
+        let pieces = [
+            r"\ud83d",
+            r"\ude00",
+            r"\u00e9",
+            r"\\",
+            r"\n",
+            "u",
+            "a",
+            r"\",
+            "\"\\ud800",
+        ];
+        let mut strings = vec![String::new()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for s in &strings {
+                for p in pieces {
+                    next.push(format!("{s}{p}"));
+                }
+            }
+            strings.extend(next);
+        }
+        for s in &strings {
+            assert_eq!(has_lone_surrogate(s), has_lone_surrogate_slow(s), "{s}");
         }
     }
 }
