@@ -861,7 +861,7 @@ fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
 }
 
 /// A 128-bit hash of a value's canonical form, so that two values are deep-equal (in the
-/// sense of [`Json::deep_eq`], with the same `null_at`) exactly when, barring a 2^-128
+/// sense of `deep_eq`, with the same `null_at`) exactly when, barring a 2^-128
 /// collision, their hashes are equal. Lets the surface fold remember a shadowable
 /// `tool/result` in 16 bytes instead of its whole payload (FORMAT.md §3.2 S18).
 pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {

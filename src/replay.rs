@@ -166,7 +166,7 @@ struct Node {
     entry: SurfaceEntry,
 }
 
-/// The surface validator as a fold. Feed events in seq order with [`Replay::push`].
+/// The surface validator as a fold. Feed events in seq order with [`Replay::push_surface`] and [`Replay::push_log_only`].
 #[derive(Debug, Clone)]
 pub struct Replay {
     dialect: &'static Dialect,

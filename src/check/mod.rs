@@ -1,8 +1,9 @@
 //! Per-event checks and the legacy conversions HEAD applies on load
 //! (FORMAT.md §1.3 E0–E8, §2.2 U1, §2.5 M1–M8 / R1–R4 / L1–L3, §9.3 L4–L6).
 //!
-//! Every function here looks at one event and returns the first rule it breaks, so the
-//! session scan (`scan.rs`) can apply them in the stage order of §6.5.
+//! Every function here looks at one event and returns the first rule it breaks, so that
+//! [`stages`] can apply them in the stage order of §6.5; [`header`] checks the header line
+//! and [`closers`] the closers DSH appends on load (§5.2).
 
 pub mod closers;
 pub mod header;
@@ -729,7 +730,7 @@ pub fn shown(v: Option<Json<'_>>) -> String {
     }
 }
 
-/// R1–R3 on a `request/header` (FORMAT.md §2.5); R4 is [`check_request_reason`].
+/// R1–R3 on a `request/header` (FORMAT.md §2.5); R4 is checked in the per-event stage.
 ///
 /// # Errors
 /// The first of R1–R3 broken.

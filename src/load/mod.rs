@@ -80,7 +80,7 @@ impl Input {
     /// frames are located before they are decoded.
     ///
     /// # Errors
-    /// I/O errors opening or reading; [`LoadError::Sqlite`] for a SQLite store.
+    /// I/O errors opening or reading; [`LoadError::Store`] for a SQLite store.
     pub fn open(path: &Path) -> Result<Self, LoadError> {
         Self::open_with_progress(path, None)
     }

@@ -1,12 +1,12 @@
-//! Reading one session log end to end: header, records, torn tail, every event check in
-//! HEAD's order, and the surface fold, in a single streaming pass
-//! (FORMAT.md §5.5.1, §5.5.2, §6.2, §6.3, §6.5, §7.1, §7.4).
+//! The one-pass driver: load → check → fold, then the views (FORMAT.md §6.5 for the
+//! order of the checks, §5.5 for the torn tail, §5.1 for the closers checked on load).
 //!
-//! HEAD checks a log in stages (§6.5 P1–P7): an L-rule event anywhere beats an M-rule
-//! event anywhere, which beats an unknown type, which beats E8, which beats every E, R
-//! and S rule. The scan runs all stages over each event as it streams past and keeps the
-//! first finding of each stage; the reported finding is the first of the earliest stage.
-//! So the verdict is HEAD's, while the file is read once and never held in memory.
+//! Lines come from the load layer (a reader thread reads and JSON-checks them ahead); each
+//! is framed ([`framing`], J2–J7), its event goes through HEAD's stages ([`crate::check`]),
+//! the fold ([`crate::replay`]) takes it, and every view the command composed is told of it
+//! ([`crate::view`]). The scan knows no view by name: it keeps only what the verdict needs
+//! (the stages' findings, §5.2's open-turn state, the torn-tail bookkeeping). The file is
+//! read once and never held in memory.
 
 pub mod framing;
 pub mod report;
@@ -55,7 +55,7 @@ pub struct ScanOptions {
     /// `surface --all`, `provenance`); off, only their number is kept, so memory does not
     /// grow with the log's history.
     pub replacements: bool,
-    /// Give each surface entry its one-line preview ([`SurfaceEntry::preview`], shown by
+    /// Give each surface entry its one-line preview ([`crate::replay::SurfaceEntry::preview`], shown by
     /// `surface`); off, previews are empty and the fold does not decode message text.
     pub previews: bool,
     /// A second pass over a log a first pass already checked (`provenance`'s node

@@ -1,7 +1,8 @@
 //! Making a repair durable: the only code in dsh-session that writes (FORMAT.md §5.4).
 //!
 //! A repair is planned from a scan that already checked "stored events + closers"
-//! (`ScanOptions::append_closers`), then applied per backend:
+//! (`ScanOptions::append_closers`), then applied per backend, one file each ([`plain`],
+//! [`zstd_jsonl`], [`sqlite`]; shared: [`mod@plan`], [`durable`]):
 //!
 //! * plain JSONL: truncate to the end of the last good line, fsync; append the closer
 //!   lines in one write, fsync;
