@@ -161,28 +161,6 @@ fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
     None
 }
 
-/// The tool-call ids a derived message announces (`tool-call` blocks) and answers
-/// (`tool-result` blocks), for the W1/W2 orphan checks.
-pub fn tool_call_ids(message: Json<'_>) -> (Vec<String>, Vec<String>) {
-    let mut calls = Vec::new();
-    let mut results = Vec::new();
-    let text = |v: Option<Json<'_>>| v.and_then(Json::as_str).map(|s| s.into_owned());
-    let [role, tool_call_id, content] = message.lookup(["role", "toolCallId", "content"]);
-    // A v4 tool-role result answers its call directly (GENERATIONS §7).
-    if role.is_some_and(|r| r.str_eq("tool")) {
-        results.extend(text(tool_call_id));
-    }
-    for block in content.into_iter().flat_map(Json::elements) {
-        let [ty, id, tool_call_id] = block.lookup(["type", "id", "toolCallId"]);
-        if ty.is_some_and(|t| t.str_eq("tool-call")) {
-            calls.extend(text(id));
-        } else if ty.is_some_and(|t| t.str_eq("tool-result")) {
-            results.extend(text(tool_call_id));
-        }
-    }
-    (calls, results)
-}
-
 /// Which optional parts of a surface entry the fold keeps (memory and time grow with them).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EntryParts {
@@ -239,8 +217,13 @@ pub fn fold_event(
             (Projection::Stored, Some(_)) => logical.message(),
             (Projection::June, Some(m)) => Some(Json::from_valid(m)),
         };
-        let (calls, results) = derived.map(tool_call_ids).unwrap_or_default();
-        let shape = derived.map(|m| crate::provider::shape(m, role.as_deref()));
+        let (calls, results, shape) = match derived {
+            Some(m) => {
+                let (calls, results, shape) = crate::provider::read_message(m, role.as_deref());
+                (calls, results, Some(shape))
+            }
+            None => Default::default(),
+        };
         replay.push_surface(SurfaceInput {
             seq,
             ty,

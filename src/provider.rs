@@ -151,21 +151,32 @@ impl WireRole {
     }
 }
 
-/// The [`Shape`] of a derived message (`{role, content: [blocks]}`); `role` as derived
-/// (June-era messages carry none in the JSON). One pass over the content blocks plus a
-/// scan of the raw bytes for surrogate escapes.
-pub fn shape(message: Json<'_>, role: Option<&str>) -> Shape {
+/// What the P-rules read of one derived message, in one pass over its content blocks:
+/// the tool-call ids it announces (`tool-call` blocks) and answers (`tool-result` blocks,
+/// or a v4 tool-role message's `toolCallId`, GENERATIONS §7), and its [`Shape`]. `role` as
+/// derived (June-era messages carry none in the JSON).
+pub fn read_message(message: Json<'_>, role: Option<&str>) -> (Vec<String>, Vec<String>, Shape) {
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
     let mut shape = Shape {
         role: WireRole::of(role.unwrap_or("user")),
         lone_surrogate: has_lone_surrogate(message.raw()),
         ..Shape::default()
     };
-    let [content] = message.lookup(["content"]);
+    let owned = |v: Option<Json<'_>>| v.and_then(Json::as_str).map(|s| s.into_owned());
+    let [stored_role, tool_call_id, content] = message.lookup(["role", "toolCallId", "content"]);
+    if stored_role.is_some_and(|r| r.str_eq("tool")) {
+        results.extend(owned(tool_call_id));
+    }
     for block in content.into_iter().flat_map(Json::elements) {
-        let [ty, text] = block.lookup(["type", "text"]);
+        let [ty, id, tool_call_id, text] = block.lookup(["type", "id", "toolCallId", "text"]);
         let Some(ty) = ty else { continue };
         let nonempty = text.is_some_and(Json::is_nonempty_string);
-        if ty.str_eq("text") {
+        if ty.str_eq("tool-call") {
+            calls.extend(owned(id));
+        } else if ty.str_eq("tool-result") {
+            results.extend(owned(tool_call_id));
+        } else if ty.str_eq("text") {
             if nonempty {
                 shape.has_text = true;
             } else {
@@ -175,7 +186,7 @@ pub fn shape(message: Json<'_>, role: Option<&str>) -> Shape {
             shape.has_reasoning = true;
         }
     }
-    shape
+    (calls, results, shape)
 }
 
 /// True when the JSON text holds a `\uD800`–`\uDBFF` escape not immediately followed by a
