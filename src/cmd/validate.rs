@@ -56,6 +56,8 @@ struct Verdict {
 #[derive(Debug, Serialize)]
 struct ProviderJson {
     name: &'static str,
+    #[serde(skip)]
+    profile: Provider,
     /// False when a finding of one of its P-rules stands (the log fails the gate).
     accepted: bool,
     /// The P-findings that provider refuses, as `warnings` lists them.
@@ -101,6 +103,7 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
             .collect();
         ProviderJson {
             name: p.name(),
+            profile: p,
             accepted: findings.is_empty(),
             findings,
         }
@@ -430,13 +433,10 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
         }
     }
     for w in &v.warnings {
+        // Only a rule the profile enforces has an error text.
         let refusal = refused_by.and_then(|p| {
-            w.refused_by
-                .as_ref()
-                .filter(|r| r.contains(&p.name))
-                .and_then(|_| Provider::from_name(p.name))
-                .and_then(|p| p.error_text(dsh_session::rules::Rule::from_id(w.rule)?))
-                .map(|text| (p.name, text))
+            let rule = dsh_session::rules::Rule::from_id(w.rule)?;
+            p.profile.error_text(rule).map(|text| (p.name, text))
         });
         let level = match refusal {
             Some(_) => paint(color, "31", "error"),
