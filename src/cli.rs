@@ -132,6 +132,23 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+impl Command {
+    /// The one log a command reads (`FILE`), for the commands that take one; `None` for
+    /// the others. `main` turns a session directory given there into its current log.
+    pub fn log_file_mut(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            Command::Surface(a) => Some(&mut a.file),
+            Command::Messages(a) => Some(&mut a.file),
+            Command::Show(a) => Some(&mut a.file),
+            Command::Repair(a) => Some(&mut a.file),
+            Command::Provenance(a) => Some(&mut a.file),
+            Command::Replacements(a) => Some(&mut a.file),
+            Command::Version(a) => Some(&mut a.file),
+            _ => None,
+        }
+    }
+}
+
 /// Arguments of `validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {

@@ -79,38 +79,21 @@ fn run_cli() -> ExitCode {
     }
 }
 
-fn run(cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let color = render::use_color(cli.color);
+    // A session directory given to a one-log command stands for its current generation.
+    if let Some(file) = cli.command.log_file_mut() {
+        *file = cmd::log_path(std::mem::take(file))?;
+    }
     match cli.command {
         Command::Validate(args) => cmd::validate::run(&args, color, out),
-        Command::Surface(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::surface::run(&args, out)
-        }
-        Command::Messages(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::messages::run(&args, out)
-        }
-        Command::Show(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::show::run(&args, out)
-        }
-        Command::Repair(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::repair::run(&args, out)
-        }
-        Command::Provenance(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::provenance::run(&args, out)
-        }
-        Command::Replacements(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::replacements::run(&args, out)
-        }
-        Command::Version(mut args) => {
-            args.file = cmd::log_path(args.file)?;
-            cmd::version::run(&args, out)
-        }
+        Command::Surface(args) => cmd::surface::run(&args, out),
+        Command::Messages(args) => cmd::messages::run(&args, out),
+        Command::Show(args) => cmd::show::run(&args, out),
+        Command::Repair(args) => cmd::repair::run(&args, out),
+        Command::Provenance(args) => cmd::provenance::run(&args, out),
+        Command::Replacements(args) => cmd::replacements::run(&args, out),
+        Command::Version(args) => cmd::version::run(&args, out),
         Command::Rules(args) => cmd::rules::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Man => {
