@@ -247,6 +247,12 @@ pub struct MessagesArgs {
     #[arg(long, value_enum, default_value_t = MessageFormat::Json)]
     pub format: MessageFormat,
 
+    /// The history this provider would receive after `repair --provider NAME`: DSH's
+    /// closers and the heals, computed in memory (nothing is written). Each change goes to
+    /// standard error, or with `--format json` into a `changes` array beside `messages`.
+    #[arg(long, value_enum, value_name = "NAME", conflicts_with = "at")]
+    pub provider: Option<ProviderName>,
+
     /// The session to read from a SQLite store: its id or a unique prefix of it (optional
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
@@ -324,6 +330,12 @@ pub struct RepairArgs {
     /// Do not keep a copy of the original as FILE.bak.<UTC time>.
     #[arg(long)]
     pub no_backup: bool,
+
+    /// After DSH's repair, also heal the derived history for this provider: append the
+    /// fewest surface replacements (user messages citing what they shadow) that make it
+    /// pass the provider's P-rules. Nothing stored is changed or removed.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub provider: Option<ProviderName>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = RepairFormat::Text)]

@@ -4,6 +4,7 @@ pub mod derive;
 pub mod event;
 pub mod fuzz;
 pub mod header;
+pub mod heal;
 pub mod json;
 pub mod load;
 pub mod provenance;

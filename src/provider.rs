@@ -194,30 +194,77 @@ pub fn read_message(message: Json<'_>, role: Option<&str>) -> (Vec<String>, Vec<
 /// text can hold. Raw UTF-8 cannot encode surrogates, so only `\u` escapes are looked at;
 /// the scan jumps from one `\u` to the next (most text escapes are `\n` and `\"`).
 pub fn has_lone_surrogate(raw: &str) -> bool {
+    lone_surrogate_escapes(raw).next().is_some()
+}
+
+/// The byte offsets of the unpaired surrogate escapes in a JSON text, in order: each is a
+/// six-byte `\uXXXX` escape (see [`has_lone_surrogate`]).
+pub fn lone_surrogate_escapes(raw: &str) -> impl Iterator<Item = usize> + '_ {
     let bytes = raw.as_bytes();
-    // Where a low surrogate escape must start to pair with the high one just read.
-    let mut pair_at: Option<usize> = None;
-    for i in memchr::memmem::find_iter(bytes, b"\\u") {
-        // An escape only when an even number of backslashes stands before this one
-        // (`\\u` is an escaped backslash and a letter u).
-        let run = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
-        if run % 2 == 1 {
-            continue;
+    let mut escapes = memchr::memmem::find_iter(bytes, b"\\u");
+    // A high surrogate escape waiting for its low half, and a lone escape found while
+    // deciding it (yielded next).
+    let mut high: Option<usize> = None;
+    let mut queued: Option<usize> = None;
+    std::iter::from_fn(move || {
+        if let Some(at) = queued.take() {
+            return Some(at);
         }
-        let unit = bytes
-            .get(i + 2..i + 6)
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u16::from_str_radix(hex, 16).ok());
-        match (pair_at.take(), unit) {
-            // The escape right after a high surrogate must be its low half.
-            (Some(at), Some(0xDC00..=0xDFFF)) if at == i => {}
-            (Some(_), _) => return true,
-            (None, Some(0xD800..=0xDBFF)) => pair_at = Some(i + 6),
-            (None, Some(0xDC00..=0xDFFF)) => return true,
-            (None, _) => {}
+        loop {
+            let Some(i) = escapes.next() else {
+                return high.take();
+            };
+            // An escape only when an even number of backslashes stands before this one
+            // (`\\u` is an escaped backslash and a letter u).
+            let run = bytes[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+            if run % 2 == 1 {
+                continue;
+            }
+            let unit = bytes
+                .get(i + 2..i + 6)
+                .and_then(|hex| std::str::from_utf8(hex).ok())
+                .and_then(|hex| u16::from_str_radix(hex, 16).ok());
+            // What this escape is on its own: the start of a pair, or lone.
+            let fresh = |high: &mut Option<usize>| match unit {
+                Some(0xD800..=0xDBFF) => {
+                    *high = Some(i);
+                    None
+                }
+                Some(0xDC00..=0xDFFF) => Some(i),
+                _ => None,
+            };
+            match high.take() {
+                // The escape right after a high surrogate is its low half: a pair.
+                Some(h) if h + 6 == i && matches!(unit, Some(0xDC00..=0xDFFF)) => {}
+                Some(h) => {
+                    queued = fresh(&mut high);
+                    return Some(h);
+                }
+                None => {
+                    if let Some(lone) = fresh(&mut high) {
+                        return Some(lone);
+                    }
+                }
+            }
         }
+    })
+}
+
+/// The JSON text with every unpaired surrogate escape replaced by U+FFFD, written raw as
+/// `JSON.stringify` writes non-ASCII text (the heal of P5); borrowed when there is none.
+pub fn replace_lone_surrogates(raw: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut from = 0;
+    for at in lone_surrogate_escapes(raw) {
+        out.push_str(&raw[from..at]);
+        out.push('\u{FFFD}');
+        from = at + 6;
     }
-    pair_at.is_some()
+    if out.is_empty() {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    out.push_str(&raw[from..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The byte-by-byte reading of [`has_lone_surrogate`], kept to test the fast one against.
@@ -553,6 +600,22 @@ mod tests {
     }
 
     #[test]
+    fn lone_surrogates_become_the_replacement_character() {
+        assert_eq!(
+            replace_lone_surrogates(r#""a\ud800b\ud83d\ude00c\udc00""#),
+            "\"a\u{FFFD}b\\ud83d\\ude00c\u{FFFD}\""
+        );
+        assert_eq!(
+            replace_lone_surrogates(r#""\ud800\ud800\udc00""#),
+            "\"\u{FFFD}\\ud800\\udc00\""
+        );
+        assert!(matches!(
+            replace_lone_surrogates(r#""\\ud800""#),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
     fn the_escape_jump_agrees_with_decoding_every_escape() {
         // Every string of up to four pieces from a small alphabet of escapes and bytes.
         let pieces = [
@@ -578,6 +641,10 @@ mod tests {
         }
         for s in &strings {
             assert_eq!(has_lone_surrogate(s), has_lone_surrogate_slow(s), "{s}");
+            // Replacing the lone escapes leaves none, and changes nothing else.
+            let fixed = replace_lone_surrogates(s);
+            assert!(!has_lone_surrogate_slow(&fixed), "{s} -> {fixed}");
+            assert_eq!(fixed == *s, !has_lone_surrogate_slow(s), "{s}");
         }
     }
 }

@@ -7,12 +7,18 @@ use anyhow::{Result, bail};
 use dsh_session::replay::SurfaceEntry;
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
+use dsh_session::write::{self, RepairError};
+use serde::Serialize;
+use serde_json::json;
 
-use crate::cli::{MessageFormat, MessagesArgs};
-use crate::cmd::scan_readable;
+use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
+use crate::cmd::{Rejected, scan_readable, scan_readable_as, spool_stdin};
 
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if let Some(provider) = args.provider {
+        return run_healed(args, provider, out);
+    }
     let options = ScanOptions {
         keep_messages: true,
         session: args.session.clone(),
@@ -31,7 +37,17 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         },
     };
     let messages = entries.iter().filter_map(|e| e.message.as_deref());
-    match args.format {
+    write_messages(out, args.format, messages)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the messages as an array (`json`) or one per line (`jsonl`).
+fn write_messages<'a>(
+    out: &mut dyn Write,
+    format: MessageFormat,
+    messages: impl Iterator<Item = &'a str>,
+) -> std::io::Result<()> {
+    match format {
         MessageFormat::Jsonl => {
             for m in messages {
                 out.write_all(m.as_bytes())?;
@@ -51,5 +67,132 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
             out.write_all(if any { b"\n]\n" } else { b"]\n" })?;
         }
     }
+    Ok(())
+}
+
+/// One change `--provider` makes to the history: a closer DSH appends on load, or a heal.
+#[derive(Debug, Serialize)]
+struct Change<'a> {
+    seq: u64,
+    /// `closer` or `heal`.
+    kind: &'static str,
+    rules: Vec<&'static str>,
+    shadowed: &'a [u64],
+    change: String,
+}
+
+/// `messages --provider NAME`: the history after `repair --provider NAME`, computed in
+/// memory from the same plan ([`dsh_session::write::plan_healing`]); nothing is written.
+fn run_healed(
+    args: &MessagesArgs,
+    provider: ProviderName,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let spooled = spool_stdin(&args.file)?;
+    let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
+    let profile = provider.profile();
+    let plan = match write::plan_healing(path, args.session.as_deref(), Some(profile)) {
+        Ok(plan) => plan,
+        Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
+            return Err(Rejected(format!("{}: {e}", args.file.display())).into());
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context(args.file.display().to_string())),
+    };
+    let options = ScanOptions {
+        keep_messages: true,
+        session: args.session.clone(),
+        append_closers: true,
+        then_append: plan.heals.iter().map(|h| h.record.clone()).collect(),
+        ..ScanOptions::default()
+    };
+    let report = scan_readable_as(path, &args.file, &options, &mut [])?;
+    let entries = report.replay.entries();
+    let messages = entries.iter().filter_map(|e| e.message.as_deref());
+    let first_closer = report.events - (plan.closers.len() + plan.heals.len()) as u64;
+    let mut changes: Vec<Change<'_>> = plan
+        .closers
+        .iter()
+        .zip(first_closer..)
+        .map(|(record, seq)| Change {
+            seq,
+            kind: "closer",
+            rules: Vec::new(),
+            shadowed: &[],
+            change: format!("DSH's crash repair appends {}", closer_what(record)),
+        })
+        .collect();
+    changes.extend(plan.heals.iter().map(|h| Change {
+        seq: h.seq,
+        kind: "heal",
+        rules: h.rules.iter().map(|r| r.id()).collect(),
+        shadowed: &h.shadowed,
+        change: h.change.clone(),
+    }));
+    let name = args.file.display();
+    let unhealed = plan.unhealed.iter().map(|u| {
+        json!({
+            "rule": u.finding.rule.id(),
+            "seq": u.finding.seq,
+            "message": u.finding.message,
+            "why": u.why,
+        })
+    });
+    match args.format {
+        MessageFormat::Json => {
+            // One message per line, as `messages` prints them, inside an object.
+            out.write_all(b"{\"messages\":[")?;
+            let mut any = false;
+            for m in messages {
+                out.write_all(if any { b",\n" } else { b"\n" })?;
+                out.write_all(m.as_bytes())?;
+                any = true;
+            }
+            out.write_all(if any { b"\n]" } else { b"]" })?;
+            let rest = json!({
+                "provider": profile.name(),
+                "changes": changes,
+                "unhealed": unhealed.collect::<Vec<_>>(),
+            });
+            let rest = serde_json::to_string(&rest)?;
+            // `{"messages":[…],` then the other members of `rest`.
+            writeln!(out, ",{}", &rest[1..])?;
+        }
+        MessageFormat::Jsonl => {
+            write_messages(out, MessageFormat::Jsonl, messages)?;
+            for c in &changes {
+                eprintln!(
+                    "dsh-session: {name}: {}: seq {}: {}",
+                    profile.name(),
+                    c.seq,
+                    c.change
+                );
+            }
+            for u in &plan.unhealed {
+                eprintln!(
+                    "dsh-session: {name}: {}: {} at seq {} is not healed: {}",
+                    profile.name(),
+                    u.finding.rule.id(),
+                    u.finding.seq.unwrap_or_default(),
+                    u.why
+                );
+            }
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a closer record is, for a change line: `a tool/result for call "call_7"`.
+fn closer_what(record: &str) -> String {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(record) else {
+        return "a closer".to_owned();
+    };
+    let ty = v["type"].as_str().unwrap_or("a closer");
+    match ty {
+        "tool/result" => format!(
+            "a tool/result for the interrupted call {}",
+            v["data"]["message"]["source"]["callId"]
+        ),
+        "turn/end" => "turn/end (interrupted)".to_owned(),
+        other => other.to_owned(),
+    }
 }

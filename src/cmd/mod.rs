@@ -34,6 +34,18 @@ pub fn log_path(path: PathBuf) -> Result<PathBuf> {
     Ok(log)
 }
 
+/// For a command that reads its log more than once: standard input (`-`) is copied to a
+/// temporary file, read in its place (the file goes when the value is dropped); any other
+/// path is read as it is (`None`).
+pub fn spool_stdin(path: &Path) -> Result<Option<tempfile::NamedTempFile>> {
+    if path.as_os_str() != "-" {
+        return Ok(None);
+    }
+    let mut spool = tempfile::NamedTempFile::new()?;
+    std::io::copy(&mut std::io::stdin().lock(), &mut spool)?;
+    Ok(Some(spool))
+}
+
 /// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
 /// below it is a session log or a SQLite store.
 pub fn no_logs_in(dir: &Path) -> String {

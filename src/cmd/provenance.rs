@@ -13,7 +13,7 @@ use dsh_session::view::nodes::{NodeInfo, Nodes};
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};
-use crate::cmd::scan_readable_as;
+use crate::cmd::{scan_readable_as, spool_stdin};
 
 /// Runs `provenance`: one pass builds the index, a second collects what the trees show.
 pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -24,13 +24,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ..ScanOptions::default()
     };
     // Two passes read the log: standard input is kept in a temporary file for the second.
-    let spooled = if args.file.as_os_str() == "-" {
-        let mut spool = tempfile::NamedTempFile::new()?;
-        std::io::copy(&mut std::io::stdin().lock(), &mut spool)?;
-        Some(spool)
-    } else {
-        None
-    };
+    let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
     let report = scan_readable_as(path, &args.file, &options, &mut [])?;
     let events = report.events;

@@ -5,13 +5,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
+use dsh_session::heal::Unhealed;
 use dsh_session::provider::providers_of;
 use dsh_session::repair::Staying;
 use dsh_session::write::{self, Plan, RepairError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::cli::{RepairArgs, RepairFormat};
+use crate::cli::{ProviderName, RepairArgs, RepairFormat};
 use crate::cmd::Rejected;
 use crate::render::{TornTailJson, log_name};
 
@@ -38,6 +39,45 @@ struct Outcome<'a> {
     /// Provider findings the repaired history still has (PROVIDERS.md §3), each with why
     /// DSH's closers leave it: a history a provider refuses even after the repair.
     stays: Vec<StaysJson>,
+    /// With `--provider`: the provider healed for.
+    provider: Option<&'static str>,
+    /// The heal records appended after the closers, in order.
+    heals: Vec<HealJson<'a>>,
+    /// Findings of that provider no heal fixes, and why.
+    unhealed: Vec<UnhealedJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct HealJson<'a> {
+    seq: u64,
+    shadowed: &'a [u64],
+    rules: Vec<&'static str>,
+    change: &'a str,
+    record: &'a RawValue,
+}
+
+#[derive(Debug, Serialize)]
+struct UnhealedJson {
+    rule: &'static str,
+    seq: Option<u64>,
+    line: Option<u64>,
+    row: Option<u64>,
+    message: String,
+    why: String,
+}
+
+impl From<&Unhealed> for UnhealedJson {
+    fn from(u: &Unhealed) -> Self {
+        let f = &u.finding;
+        UnhealedJson {
+            rule: f.rule.id(),
+            seq: f.seq,
+            line: f.line,
+            row: f.row,
+            message: f.message.clone(),
+            why: u.why.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -73,7 +113,11 @@ impl From<&Staying> for StaysJson {
     }
 }
 
-fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
+fn outcome<'a>(
+    plan: &'a Plan,
+    status: &'static str,
+    provider: Option<ProviderName>,
+) -> Outcome<'a> {
     Outcome {
         file: plan.path.display().to_string(),
         session: plan.session.as_deref(),
@@ -90,6 +134,19 @@ fn outcome<'a>(plan: &'a Plan, status: &'static str) -> Outcome<'a> {
         backup: plan.backup.as_ref().map(|b| b.display().to_string()),
         resumed: plan.resume.is_some(),
         stays: plan.stays.iter().map(StaysJson::from).collect(),
+        provider: provider.map(|p| p.profile().name()),
+        heals: plan
+            .heals
+            .iter()
+            .map(|h| HealJson {
+                seq: h.seq,
+                shadowed: &h.shadowed,
+                rules: h.rules.iter().map(|r| r.id()).collect(),
+                change: &h.change,
+                record: serde_json::from_str::<&RawValue>(&h.record).expect("heals are JSON"),
+            })
+            .collect(),
+        unhealed: plan.unhealed.iter().map(UnhealedJson::from).collect(),
     }
 }
 
@@ -99,9 +156,10 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if path == Path::new("-") {
         bail!("-: standard input cannot be repaired; give the log's path");
     }
-    let mut plan = match write::plan(path, args.session.as_deref()) {
+    let provider = args.provider.map(ProviderName::profile);
+    let mut plan = match write::plan_healing(path, args.session.as_deref(), provider) {
         Ok(plan) => plan,
-        Err(e @ RepairError::Refused { .. }) => {
+        Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
             return Err(Rejected(format!("{}: {e}", path.display())).into());
         }
         Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
@@ -119,7 +177,7 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
             Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
         }
     };
-    let o = outcome(&plan, status);
+    let o = outcome(&plan, status, args.provider);
     match args.format {
         RepairFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &o)?;
@@ -133,7 +191,14 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
 fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::Result<()> {
     let name = log_name(&o.file, o.session);
     if o.status == "nothing to repair" {
-        writeln!(out, "{name}: nothing to repair")?;
+        match o.provider {
+            Some(p) if o.unhealed.is_empty() => writeln!(
+                out,
+                "{name}: nothing to repair; the history passes {p}'s provider rules"
+            )?,
+            _ => writeln!(out, "{name}: nothing to repair")?,
+        }
+        write_unhealed(out, o, &name)?;
         return write_stays(out, o, &name);
     }
     if o.resumed {
@@ -194,10 +259,56 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
             writeln!(out, "{}", c.get())?;
         }
     }
+    if !o.heals.is_empty() {
+        writeln!(
+            out,
+            "{name}: {append_verb} {} heal record{} for {}:",
+            o.heals.len(),
+            if o.heals.len() == 1 { "" } else { "s" },
+            o.provider.unwrap_or_default()
+        )?;
+        for h in &o.heals {
+            writeln!(out, "  seq {}: {}", h.seq, h.change)?;
+        }
+        for h in &o.heals {
+            writeln!(out, "{}", h.record.get())?;
+        }
+    }
     if let Some(b) = &o.backup {
         writeln!(out, "{name}: backup of the original: {b}")?;
     }
+    write_unhealed(out, o, &name)?;
     write_stays(out, o, &name)
+}
+
+/// The findings of `--provider` that no heal fixes, each with why.
+fn write_unhealed(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Result<()> {
+    if o.unhealed.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{name}: {} finding{} no heal fixes; nothing is written for {}:",
+        o.unhealed.len(),
+        if o.unhealed.len() == 1 { "" } else { "s" },
+        if o.unhealed.len() == 1 { "it" } else { "them" }
+    )?;
+    for u in &o.unhealed {
+        let at = u
+            .line
+            .map(|l| format!(" at line {l}"))
+            .or(u.row.map(|r| format!(" at row {r}")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {}{at} (seq {}): {}\n    why: {}",
+            u.rule,
+            u.seq.unwrap_or_default(),
+            u.message,
+            u.why
+        )?;
+    }
+    Ok(())
 }
 
 /// The provider findings a repair leaves, each with why DSH's rules do not close it.

@@ -65,6 +65,10 @@ pub struct ScanOptions {
     /// Compute the closers of an open final turn and check them with the log, as a
     /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
     pub append_closers: bool,
+    /// With `append_closers`: records to check after the closers, as if appended to the
+    /// log (a provider heal, [`crate::heal`]), one compact JSON object each. The views and
+    /// the surface take them like stored events.
+    pub then_append: Vec<String>,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -78,6 +82,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("replacements", &self.replacements)
             .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
+            .field("then_append", &self.then_append.len())
             .finish_non_exhaustive()
     }
 }
@@ -184,6 +189,8 @@ struct Scan<'o, 'v, 'w> {
     sqlite_session: Option<String>,
     /// When closers were checked: how many events the stored log holds.
     stored_events: Option<u64>,
+    /// When records were appended after the closers: the seq of the first one.
+    appended_from: Option<u64>,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
@@ -218,6 +225,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             next_index: 0,
             sqlite_session: None,
             stored_events: None,
+            appended_from: None,
         }
     }
 
@@ -368,7 +376,12 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn append_closers(&mut self, mut line: u64) {
         let era = self.report.era.unwrap_or(Era::Head);
         let closers = closers_for_open_turn(&self.report.open_turn, era, self.next_index);
-        if closers.is_empty() {
+        let appended = if self.options.append_closers {
+            self.options.then_append.as_slice()
+        } else {
+            &[]
+        };
+        if closers.is_empty() && appended.is_empty() {
             return;
         }
         self.stored_events = Some(self.next_index);
@@ -382,11 +395,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         });
         // Unless a repair keeps them, the closers are checked, not shown.
         self.telling = self.options.append_closers;
-        for closer in &closers {
-            let Some(ev) = Json::parse(closer).ok().and_then(Event::from_object) else {
+        for (k, record) in closers.iter().chain(appended).enumerate() {
+            if k == closers.len() {
+                self.appended_from = Some(self.next_index);
+            }
+            let Some(ev) = Json::parse(record).ok().and_then(Event::from_object) else {
                 // Built by this crate from validated tokens; never expected.
                 let what =
-                    format!("internal error: a computed closer is not a JSON object: {closer}");
+                    format!("internal error: a computed record is not a JSON object: {record}");
                 self.stages
                     .fail(PER_EVENT, Finding::new(Rule::E1, None, None, what));
                 break;
@@ -686,12 +702,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if let (Some(stored), Some(f)) = (self.stored_events, chosen.as_mut())
             && f.seq.is_some_and(|s| s >= stored)
         {
-            // The finding is about a closer DSH would append on load, not a stored line.
+            // The finding is about a closer DSH would append on load, or a record a repair
+            // would append after it, not a stored line.
             f.line = None;
-            f.message = format!(
-                "the closer DSH appends on load to end the open turn fails: {}",
-                f.message
-            );
+            f.message = if self.appended_from.is_some_and(|from| f.seq >= Some(from)) {
+                format!("a record the repair would append fails: {}", f.message)
+            } else {
+                format!(
+                    "the closer DSH appends on load to end the open turn fails: {}",
+                    f.message
+                )
+            };
         }
         if self.sqlite_session.is_some()
             && let Some(f) = chosen.as_mut()

@@ -33,9 +33,14 @@ use std::time::SystemTime;
 pub use plan::{CRASH_EXIT, CRASH_HOOK, Journal, Plan, RepairError, journal_path};
 pub use zstd_jsonl::zstd_frame;
 
+use crate::event::Era;
+use crate::heal;
 use crate::load::Encoding;
 use crate::load::sqlite::sidecar;
+use crate::provider::Provider;
+use crate::rules::Finding;
 use crate::scan::{self, Report, ScanOptions, Status, TornTail};
+use crate::view::heal_sources::HealSources;
 use crate::view::provider::ProviderRules;
 use crate::view::stats::Stats;
 use durable::{crash_point, sync_dir};
@@ -47,6 +52,22 @@ use plan::{fingerprint, read_journal};
 /// [`RepairError::Refused`] for a corrupt or refused log (including one whose closers
 /// would not validate); scan errors.
 pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
+    plan_healing(path, session, None)
+}
+
+/// Scans the log and plans its repair, and with `provider` the heals that make its derived
+/// history pass that provider's P-rules ([`crate::heal`]): the heal records come after the
+/// closers, and the log with both is validated in memory (DSH's rules and the provider's)
+/// before the plan is returned.
+///
+/// # Errors
+/// As [`plan`]; [`RepairError::Heal`] when the healed log would not validate (nothing is
+/// written then).
+pub fn plan_healing(
+    path: &Path,
+    session: Option<&str>,
+    provider: Option<Provider>,
+) -> Result<Plan, RepairError> {
     if let Some(journal) = read_journal(path)? {
         let size = std::fs::metadata(path)?.len();
         if size < journal.offset {
@@ -68,6 +89,8 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
             row_set: None,
             resume: Some(journal),
             stays: Vec::new(),
+            heals: Vec::new(),
+            unhealed: Vec::new(),
         });
     }
     let options = ScanOptions {
@@ -77,12 +100,89 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
     };
     // The provider rules say what stays after the closers; the turn rows say why.
     let mut turns = Stats::with_turn_rows();
-    let mut provider = ProviderRules::default();
-    let report = scan::scan_path_with(path, &options, &mut [&mut turns, &mut provider])?;
-    plan_from_report(path, report, &turns)
+    let mut rules = ProviderRules::default();
+    let report = scan::scan_path_with(path, &options, &mut [&mut turns, &mut rules])?;
+    let mut plan = plan_from_report(path, &report, &turns)?;
+    if let Some(provider) = provider {
+        heal(&mut plan, &report, &turns, &options, provider)?;
+    }
+    Ok(plan)
 }
 
-fn plan_from_report(path: &Path, report: Report, turns: &Stats) -> Result<Plan, RepairError> {
+/// Adds the heals for `provider` to a plan made from `report` (a scan with the closers
+/// folded), and checks the healed log: a second pass collects the messages the heals are
+/// built from, a third validates stored events + closers + heals.
+fn heal(
+    plan: &mut Plan,
+    report: &Report,
+    turns: &Stats,
+    options: &ScanOptions,
+    provider: Provider,
+) -> Result<(), RepairError> {
+    let era = report.era.unwrap_or(Era::Head);
+    let entries: Vec<heal::Entry> = report
+        .replay
+        .entries()
+        .into_iter()
+        .map(heal::Entry::from)
+        .collect();
+    let selection = heal::select(&entries, &report.warnings, provider, era);
+    plan.unhealed = selection.unhealed.clone();
+    let unhealed = |f: &Finding| {
+        (selection.unhealed.iter()).any(|u| u.finding.seq == f.seq && u.finding.rule == f.rule)
+    };
+    if selection.is_empty() {
+        plan.stays.retain(|s| !unhealed(&s.finding));
+        return Ok(());
+    }
+    let mut collect = HealSources::new(
+        selection.source_seqs(&entries),
+        selection.orphan_call_ids(&entries),
+    );
+    scan::scan_path_with(&plan.path, options, &mut [&mut collect])?;
+    let time = report.open_turn.last_time.unwrap_or_default();
+    let heals = heal::records(
+        &entries,
+        &selection,
+        &collect.sources,
+        era,
+        report.events,
+        time,
+    );
+    let checked = ScanOptions {
+        then_append: heals.iter().map(|h| h.record.clone()).collect(),
+        ..options.clone()
+    };
+    let mut rules = ProviderRules::default();
+    let healed = scan::scan_path_with(&plan.path, &checked, &mut [&mut rules])?;
+    if let Some(finding) = &healed.finding {
+        return Err(RepairError::Heal(format!(
+            "{} {finding}",
+            healed.status.name()
+        )));
+    }
+    let stored_events = report.events - report.closers.len() as u64;
+    let stays = crate::repair::staying(&healed.warnings, turns, stored_events);
+    if let Some(left) = stays
+        .iter()
+        .find(|s| provider.enforces(s.finding.rule) && !unhealed(&s.finding))
+    {
+        return Err(RepairError::Heal(format!(
+            "{} {} remains for {}",
+            left.finding.rule.id(),
+            left.finding.message,
+            provider.name()
+        )));
+    }
+    plan.stays = stays
+        .into_iter()
+        .filter(|s| !unhealed(&s.finding))
+        .collect();
+    plan.heals = heals;
+    Ok(())
+}
+
+fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan, RepairError> {
     if let (Status::Corrupt | Status::Refused, Some(finding)) =
         (report.status, report.finding.clone())
     {
@@ -115,11 +215,13 @@ fn plan_from_report(path: &Path, report: Report, turns: &Stats) -> Result<Plan, 
         row_set,
         resume: None,
         stays,
+        heals: Vec::new(),
+        unhealed: Vec::new(),
         path: path.to_path_buf(),
         session: report.session.clone(),
         encoding: report.encoding,
         cut,
-        closers: report.closers,
+        closers: report.closers.clone(),
         recovered,
         backup: None,
         fingerprint: fingerprint(path, tail_from)?,

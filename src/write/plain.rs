@@ -10,8 +10,9 @@ pub fn apply_plain(plan: &Plan) -> Result<(), RepairError> {
         Some(t) => truncate(plan, t.offset)?,
         None => OpenOptions::new().write(true).open(&plan.path)?,
     };
-    if !plan.closers.is_empty() {
-        let mut batch = plan.closers.join("\n");
+    let records: Vec<&str> = plan.appended().collect();
+    if !records.is_empty() {
+        let mut batch = records.join("\n");
         batch.push('\n');
         append(file, batch.as_bytes(), &plan.path)?;
     }

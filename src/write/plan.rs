@@ -46,6 +46,10 @@ pub struct Plan {
     /// Provider findings the repaired history still has, and why DSH's closers leave them
     /// (PROVIDERS.md §3; empty when resuming a journal).
     pub stays: Vec<crate::repair::Staying>,
+    /// Heal records to append after the closers (`repair --provider`, [`crate::heal`]).
+    pub heals: Vec<crate::heal::Heal>,
+    /// Provider findings no heal fixes, and why.
+    pub unhealed: Vec<crate::heal::Unhealed>,
 }
 
 /// The journal a zstd repair writes before it truncates (`FILE.repair`): where the cut
@@ -102,7 +106,16 @@ pub fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
 impl Plan {
     /// True when there is nothing to cut, nothing to append and no journal to complete.
     pub fn is_empty(&self) -> bool {
-        self.cut.is_none() && self.closers.is_empty() && self.resume.is_none()
+        self.cut.is_none()
+            && self.closers.is_empty()
+            && self.heals.is_empty()
+            && self.resume.is_none()
+    }
+
+    /// The records to append, in order: the closers, then the heals.
+    pub fn appended(&self) -> impl Iterator<Item = &str> {
+        (self.closers.iter().map(String::as_str))
+            .chain(self.heals.iter().map(|h| h.record.as_str()))
     }
 }
 
@@ -117,6 +130,10 @@ pub enum RepairError {
         /// The finding, as `validate` reports it.
         finding: Finding,
     },
+    /// The healed log would not validate: a heal this build wrote wrongly. Nothing is
+    /// written.
+    #[error("the healed log would not validate ({0}); nothing was written (please report this)")]
+    Heal(String),
     /// The log changed between the scan and the write (a live writer?).
     #[error("the log changed since it was scanned ({0}); is DSH writing it? nothing was written")]
     Changed(String),

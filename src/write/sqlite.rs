@@ -62,7 +62,7 @@ pub fn apply_repair(plan: &Plan) -> Result<(), RepairError> {
             rusqlite::params![session, cut.offset as i64],
         )?;
     }
-    if let Some(first) = plan.closers.first() {
+    if let Some(first) = plan.appended().next() {
         let first_seq = Json::parse(first)
             .ok()
             .and_then(|j| j.get("seq"))
@@ -74,7 +74,7 @@ pub fn apply_repair(plan: &Plan) -> Result<(), RepairError> {
             )));
         }
     }
-    for closer in &plan.closers {
+    for closer in plan.appended() {
         insert_closer(&tx, schema, session, closer)?;
     }
     if schema == Schema::V17 {

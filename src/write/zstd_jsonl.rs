@@ -16,7 +16,12 @@ pub fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
         Some(j) => j.clone(),
         None => {
             let mut plain = String::new();
-            for line in plan.recovered.iter().chain(&plan.closers) {
+            for line in plan
+                .recovered
+                .iter()
+                .map(String::as_str)
+                .chain(plan.appended())
+            {
                 plain.push_str(line);
                 plain.push('\n');
             }
