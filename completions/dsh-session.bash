@@ -351,7 +351,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --session --color --verbose --help"
+            opts="-v -h --at --format --provider --session --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,6 +363,10 @@ _dsh__session() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
                     return 0
                     ;;
                 --session)
@@ -411,7 +415,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__repair)
-            opts="-v -h --session --dry-run --no-backup --format --color --verbose --help"
+            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +423,10 @@ _dsh__session() {
             case "${prev}" in
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
                     return 0
                     ;;
                 --format)

@@ -72,6 +72,9 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l at -d 'Derive the messages of the surface right after the event with this seq' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l format -d 'Output format: json (one array) or jsonl (one message per line)' -r -f -a "json\t'One JSON array of messages'
 jsonl\t'One message per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l provider -d 'The history this provider would receive after `repair --provider NAME`: DSH\'s closers and the heals, computed in memory (nothing is written). Each change goes to standard error, or with `--format json` into a `changes` array beside `messages`' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
+openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
+deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
@@ -79,6 +82,9 @@ never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l session -d 'The session to repair in a SQLite store (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l provider -d 'After DSH\'s repair, also heal the derived history for this provider: append the fewest surface replacements (user messages citing what they shadow) that make it pass the provider\'s P-rules. Nothing stored is changed or removed' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
+openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
+deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l format -d 'Output format' -r -f -a "text\t'Human-readable lines, closers verbatim'
 json\t'One JSON object'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'

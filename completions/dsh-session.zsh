@@ -79,6 +79,9 @@ _arguments "${_arguments_options[@]}" : \
 '--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
 '--format=[Output format\: json (one array) or jsonl (one message per line)]:FORMAT:((json\:"One JSON array of messages"
 jsonl\:"One message per line"))' \
+'(--at)--provider=[The history this provider would receive after \`repair --provider NAME\`\: DSH'\''s closers and the heals, computed in memory (nothing is written). Each change goes to standard error, or with \`--format json\` into a \`changes\` array beside \`messages\`]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
+deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
@@ -93,6 +96,9 @@ never\:"Never colour"))' \
 (repair)
 _arguments "${_arguments_options[@]}" : \
 '--session=[The session to repair in a SQLite store (optional when the store holds one)]:ID:_default' \
+'--provider=[After DSH'\''s repair, also heal the derived history for this provider\: append the fewest surface replacements (user messages citing what they shadow) that make it pass the provider'\''s P-rules. Nothing stored is changed or removed]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
+deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
 json\:"One JSON object"))' \
 '--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"

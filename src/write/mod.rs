@@ -20,6 +20,7 @@
 //! and a half-written append is itself a torn tail.
 
 pub mod durable;
+pub mod journal;
 pub mod plain;
 pub mod plan;
 pub mod sqlite;
@@ -80,7 +81,7 @@ pub fn plan_healing(
         return Ok(Plan {
             path: path.to_path_buf(),
             session: None,
-            encoding: Encoding::Zstd,
+            encoding: journaled_encoding(path)?,
             cut: None,
             closers: Vec::new(),
             recovered: Vec::new(),
@@ -228,6 +229,18 @@ fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan,
     })
 }
 
+/// The encoding of a log with a journal: zstd when it starts with a zstd frame's magic
+/// number (FORMAT.md §7.5), else plain JSONL.
+fn journaled_encoding(path: &Path) -> io::Result<Encoding> {
+    let mut magic = [0u8; 4];
+    let n = File::open(path)?.read(&mut magic)?;
+    Ok(if n == 4 && magic == [0x28, 0xB5, 0x2F, 0xFD] {
+        Encoding::Zstd
+    } else {
+        Encoding::Plain
+    })
+}
+
 fn recovered_lines(path: &Path, torn: &TornTail) -> io::Result<Vec<String>> {
     let mut file = File::open(path)?;
     file.seek(SeekFrom::Start(torn.offset))?;
@@ -295,6 +308,15 @@ pub fn apply(plan: &mut Plan, backup: bool) -> Result<(), RepairError> {
     }
     crash_point("backup");
     match plan.encoding {
+        // Heals in a plain log go through the journal, so that a crash in the middle of
+        // the batch is completed to the same bytes (a partial batch would be planned again
+        // differently); DSH's own two steps stay as DSH makes them.
+        Encoding::Plain if plan.resume.is_some() => journal::apply_journaled(plan, &[]),
+        Encoding::Plain if !plan.heals.is_empty() => {
+            let mut batch: String = plan.appended().collect::<Vec<_>>().join("\n");
+            batch.push('\n');
+            journal::apply_journaled(plan, batch.as_bytes())
+        }
         Encoding::Plain => plain::apply_plain(plan),
         Encoding::Zstd => zstd_jsonl::apply_zstd(plan),
         Encoding::Sqlite => sqlite::apply_repair(plan),
