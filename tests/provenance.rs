@@ -32,6 +32,7 @@ fn a_compaction_summary_that_was_itself_compacted() {
         stdout(&["provenance", &log(), "15"]),
         "event:  15 user/message  Summary: the user listed two files.
 status: shadowed by seq 20 (user/message replace 15..12, replace generation 3)
+replaces: 2, 7, 9 (user/message replace 2..9, replace generation 1)
 
 ancestors (what it was built from, via sourceEventSeqs):
 15 user/message  Summary: the user listed two files.
@@ -92,6 +93,8 @@ fn a_pruned_tool_result_in_json() {
             "seq": 19,
             "event": {"seq": 19, "type": "tool/result", "turn": 1, "step": 1, "preview": "[output pruned]"},
             "status": {"kind": "on-surface", "position": 1},
+            "replaces": {"shadowed": [17], "type": "tool/result", "start": 17, "end": 17, "generation": 2},
+            "heal": null,
             "ancestors": node(19, "tool/result", "[output pruned]", serde_json::Value::Null, serde_json::json!([
                 node(17, "tool/result", "hello from a", "cited".into(), serde_json::json!([
                     node(16, "tool/call", "bash({\"command\":\"cat a.txt\"})", "cited".into(), serde_json::json!([])),

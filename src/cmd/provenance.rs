@@ -6,8 +6,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use dsh_session::heal;
 use dsh_session::provenance::{self, Status, TreeNode};
 use dsh_session::replay::ProvenanceIndex;
+use dsh_session::rules::Rule;
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::nodes::{NodeInfo, Nodes};
 use serde_json::{Value, json};
@@ -57,13 +59,56 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     dsh_session::scan::scan_path_with(path, &options, &mut [&mut collected])
         .with_context(|| args.file.display().to_string())?;
     let nodes = collected.nodes;
+    let replaced = report
+        .replay
+        .replacements()
+        .iter()
+        .find(|r| r.seq == args.seq);
+    let heal = nodes
+        .get(&args.seq)
+        .and_then(|n| n.message_id.as_deref())
+        .and_then(|id| Some((id, heal::heal_rules(id)?)));
     match args.format {
-        ProvenanceFormat::Tree => write_tree(out, args.seq, &status, &up, &down, &nodes)?,
+        ProvenanceFormat::Tree => {
+            writeln!(out, "event:  {}", describe(args.seq, &nodes))?;
+            writeln!(out, "status: {}", status_text(&status))?;
+            if let Some(r) = replaced {
+                writeln!(
+                    out,
+                    "replaces: {} ({} replace {}..{}, replace generation {})",
+                    r.shadowed
+                        .iter()
+                        .map(u64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    r.ty,
+                    r.start,
+                    r.end,
+                    r.generation
+                )?;
+            }
+            if let Some((id, rules)) = &heal {
+                writeln!(out, "heal:   {}", heal_text(id, rules))?;
+            }
+            write_trees(out, &up, &down, &nodes)?;
+        }
         ProvenanceFormat::Json => {
             let value = json!({
                 "seq": args.seq,
                 "event": node_json(args.seq, &nodes),
                 "status": status_json(&status),
+                "replaces": replaced.map(|r| json!({
+                    "shadowed": r.shadowed,
+                    "type": r.ty,
+                    "start": r.start,
+                    "end": r.end,
+                    "generation": r.generation,
+                })),
+                "heal": heal.as_ref().map(|(id, rules)| json!({
+                    "message_id": id,
+                    "rules": rules.iter().map(|r| r.id()).collect::<Vec<_>>(),
+                    "why": heal_text(id, rules),
+                })),
                 "ancestors": tree_json(&up, &nodes),
                 "descendants": tree_json(&down, &nodes),
             });
@@ -112,16 +157,24 @@ fn describe(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> String {
     text
 }
 
-fn write_tree(
+/// Why a heal was written, from its message id (`dsh-session-heal-P1-13`).
+fn heal_text(id: &str, rules: &[Rule]) -> String {
+    format!(
+        "written by `dsh-session repair --provider` (message id {id}) because the provider would refuse the history: {}",
+        rules
+            .iter()
+            .map(|r| format!("{} {}", r.id(), heal::refusal(*r)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+fn write_trees(
     out: &mut dyn Write,
-    seq: u64,
-    status: &Status,
     up: &TreeNode,
     down: &TreeNode,
     nodes: &HashMap<u64, NodeInfo>,
 ) -> std::io::Result<()> {
-    writeln!(out, "event:  {}", describe(seq, nodes))?;
-    writeln!(out, "status: {}", status_text(status))?;
     writeln!(out)?;
     writeln!(
         out,

@@ -32,6 +32,8 @@
 
 mod note;
 
+pub use note::{NOTE_MARK, refusal};
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::event::Era;

@@ -21,8 +21,8 @@ pub(super) fn heal_source(era: Era) -> String {
     }
 }
 
-/// What breaking a rule means, in the words of a note.
-fn refusal(rule: Rule) -> &'static str {
+/// What breaking a P-rule means, in the words of a note (`a tool call without a result`).
+pub fn refusal(rule: Rule) -> &'static str {
     match rule {
         Rule::P1 => "a tool call without a result",
         Rule::P2 => "a tool result without its call",

@@ -18,6 +18,8 @@ pub struct NodeInfo {
     pub step: Option<i64>,
     /// A one-line preview (at most 60 characters).
     pub preview: String,
+    /// The message id, decoded, for a message event.
+    pub message_id: Option<String>,
 }
 
 /// What a provenance view shows of an event.
@@ -59,6 +61,11 @@ pub(crate) fn node_info(logical: &Logical<'_>) -> NodeInfo {
         turn: int("turn"),
         step: int("step"),
         preview,
+        message_id: logical
+            .message()
+            .and_then(|m| m.get("id"))
+            .and_then(Json::as_str)
+            .map(|id| id.into_owned()),
     }
 }
 

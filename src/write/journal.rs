@@ -88,4 +88,3 @@ pub fn apply_journaled(plan: &Plan, frame: &[u8]) -> Result<(), RepairError> {
     sync_dir(&plan.path)?;
     Ok(())
 }
-

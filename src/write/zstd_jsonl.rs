@@ -14,7 +14,12 @@ pub fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
         return apply_journaled(plan, &[]);
     }
     let mut plain = String::new();
-    for line in plan.recovered.iter().map(String::as_str).chain(plan.appended()) {
+    for line in plan
+        .recovered
+        .iter()
+        .map(String::as_str)
+        .chain(plan.appended())
+    {
         plain.push_str(line);
         plain.push('\n');
     }
