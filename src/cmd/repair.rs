@@ -185,6 +185,10 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         RepairFormat::Text => write_text(out, &o, args.dry_run)?,
     }
+    // Asked for a history the provider accepts, and some finding could not be healed.
+    if provider.is_some() && !plan.unhealed.is_empty() {
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -316,11 +320,18 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
     if o.stays.is_empty() {
         return Ok(());
     }
-    writeln!(
-        out,
-        "{name}: the history stays unsendable: {} provider finding(s) that DSH's repair does not close:",
-        o.stays.len()
-    )?;
+    match o.provider {
+        None => writeln!(
+            out,
+            "{name}: the history stays unsendable: {} provider finding(s) that DSH's repair does not close:",
+            o.stays.len()
+        )?,
+        Some(p) => writeln!(
+            out,
+            "{name}: {} finding(s) of other providers stay (healed for {p} only):",
+            o.stays.len()
+        )?,
+    }
     for s in &o.stays {
         let mut at = String::new();
         if let Some(line) = s.line {
@@ -341,6 +352,12 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
             s.message,
             s.refused_by.join(", "),
             s.why
+        )?;
+    }
+    if o.provider.is_none() {
+        writeln!(
+            out,
+            "  `dsh-session repair --provider NAME` heals them append-only (README: \"Healing for a provider\")"
         )?;
     }
     Ok(())

@@ -269,7 +269,7 @@ fn unhealable(entry: &Entry, rule: Rule, era: Era) -> Option<String> {
                 "developer"
             };
             Some(format!(
-                "a {name} message can be replaced only by a {name}/message inside an open turn and step (GENERATIONS §6, §7), and a repair appends after the log's last turn; {rule} stays until DSH writes a new {name} message"
+                "a {name} message can be replaced only by a {name}/message inside an open turn and step (GENERATIONS §6, §7), and a repair appends after the log's last turn; {rule} stays until DSH replaces that {name} message (as it does when the {name} text changes)"
             ))
         }
         _ => None,
