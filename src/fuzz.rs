@@ -136,4 +136,15 @@ pub fn repair_plan(data: &[u8]) {
         return;
     }
     let _ = crate::write::plan(file.path(), None);
+    // A heal that does not validate is a bug of ours, never of the input.
+    for provider in [
+        crate::provider::Provider::Deepseek,
+        crate::provider::Provider::Anthropic,
+    ] {
+        if let Err(crate::write::RepairError::Heal(why)) =
+            crate::write::plan_healing(file.path(), None, Some(provider))
+        {
+            panic!("the heal for {} does not validate: {why}", provider.name());
+        }
+    }
 }
