@@ -358,9 +358,9 @@ pub struct Heal {
 /// narrated entries, one fixed message per fix. Seqs start at `next_seq`; every record
 /// takes `time` (the last event's, as closers do, FORMAT.md §5.2).
 ///
-/// Returns the findings it could not build a record for (a source message missing from
-/// `sources`, which a caller that collected [`Selection::source_seqs`] never sees) as
-/// [`Unhealed`].
+/// A span whose source message is missing from `sources` gets no record (a caller that
+/// collected [`Selection::source_seqs`] never sees that; the validation of the healed log
+/// would then report the finding as left).
 pub fn records(
     entries: &[Entry],
     selection: &Selection,

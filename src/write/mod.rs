@@ -156,6 +156,15 @@ fn heal(
     };
     let mut rules = ProviderRules::default();
     let healed = scan::scan_path_with(&plan.path, &checked, &mut [&mut rules])?;
+    // Each pass reads the file again: a live writer's appends show as a different count.
+    let want = report.events + heals.len() as u64;
+    if healed.finding.is_none() && healed.events != want {
+        return Err(RepairError::Changed(format!(
+            "{} events were read while planning the heals, {} before",
+            healed.events - heals.len() as u64,
+            report.events
+        )));
+    }
     if let Some(finding) = &healed.finding {
         return Err(RepairError::Heal(format!(
             "{} {finding}",
