@@ -216,6 +216,8 @@ impl Transcript {
                 }
             })
             .collect();
+        // The path the user named may hold their home directory too.
+        let file = r.text(src.file).into_owned();
         let header = header_rows(report, stats, r);
         let title = stats.title.as_deref().map(|t| r.text(t).into_owned());
         let verdict = verdict(report);
@@ -248,7 +250,7 @@ impl Transcript {
             .map(|(k, n)| ((*k).to_owned(), *n))
             .collect();
         Transcript {
-            file: src.file.to_owned(),
+            file,
             header,
             title,
             verdict,
