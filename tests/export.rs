@@ -130,7 +130,15 @@ fn the_real_capital_generation_session() {
 
 #[test]
 fn replacements_show_what_they_shadowed() {
-    let md = stdout(&["export", s(&fixture("compaction-and-prune.jsonl"))]);
+    // Run from the checkout with a relative path, so the golden file names no machine's
+    // directory.
+    let out = dsh()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["export", "fixtures/compaction-and-prune.jsonl"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let md = String::from_utf8(out.stdout).unwrap();
     let golden = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden/compaction-and-prune.md");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

@@ -113,9 +113,13 @@ pub fn facts(turn: &Turn) -> String {
     )
 }
 
-/// `1.2 s`, or `-` when the turn did not end.
+/// `850 ms` under a second, `1.2 s` from there on, `-` when the turn did not end.
 pub fn duration(ms: Option<i64>) -> String {
-    ms.map_or("-".to_owned(), |d| format!("{:.1} s", d as f64 / 1000.0))
+    match ms {
+        None => "-".to_owned(),
+        Some(d) if d.abs() < 1000 => format!("{d} ms"),
+        Some(d) => format!("{:.1} s", d as f64 / 1000.0),
+    }
 }
 
 /// The heading of a message: `#<seq> · <role> · <type> · <time>` with what it answers or

@@ -326,7 +326,7 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
     add(
         "events",
         format!(
-            "{} ({} turns, {} tool calls, surface {} entries, {} replacements)",
+            "{} ({} turn(s), {} tool call(s), surface {} entries, {} replacement(s))",
             stats.events,
             stats.turn_count,
             stats.tool_calls,
