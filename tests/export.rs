@@ -448,3 +448,35 @@ fn dsh_jsonl_needs_a_store_and_a_root() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a SQLite store"));
 }
+
+#[test]
+fn turn_boundaries_say_how_each_turn_ended() {
+    let headings = |name: &str| -> Vec<String> {
+        stdout(&["export", s(&samples().join("jsonl").join(name))])
+            .lines()
+            .filter(|l| l.starts_with("## Turn "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        headings("examples__acp-agent__tests__snapshots__subagent-continuable__session.1.jsonl"),
+        [
+            "## Turn 1: completed",
+            "## Turn 2: completed",
+            "## Turn 3: error: snapshot disk full (UNKNOWN)"
+        ]
+    );
+    assert_eq!(
+        headings("examples__acp-agent__tests__snapshots__cancel-tool-calls__session.jsonl"),
+        ["## Turn 1: aborted by user"]
+    );
+    // An open turn (the real prefix ends inside one).
+    let open = stdout(&[
+        "export",
+        s(&samples().join("real/tolik-benchmark.prefix.session.v4.jsonl")),
+    ]);
+    assert!(
+        open.lines()
+            .any(|l| l.starts_with("## Turn ") && l.ends_with(": still open"))
+    );
+}

@@ -15,10 +15,10 @@ use crate::export::{Item, Message, Part, Transcript, Turn, utc};
 /// Renders `t` as Markdown.
 pub fn render(t: &Transcript) -> String {
     let mut out = String::new();
-    let title = t.title.as_deref().map_or_else(
-        || format!("Session transcript: {}", t.file),
-        |title| one_line(title),
-    );
+    let title = t
+        .title
+        .as_deref()
+        .map_or_else(|| format!("Session transcript: {}", t.file), one_line);
     let _ = writeln!(out, "# {}\n", inline(&title));
     out.push_str("| | |\n|---|---|\n");
     let _ = writeln!(out, "| file | {} |", cell(&t.file));

@@ -89,8 +89,8 @@ pub enum Item {
     },
     /// Surface entries that belong to no turn follow.
     OutsideTurns,
-    /// One derived message.
-    Message(Message),
+    /// One derived message (boxed: a message is large, a boundary small).
+    Message(Box<Message>),
 }
 
 /// One derived message (FORMAT.md §4) as the transcript shows it.
@@ -265,7 +265,7 @@ impl Transcript {
     /// The messages shown on the surface (not counting shadowed ones).
     pub fn messages(&self) -> impl Iterator<Item = &Message> {
         self.items.iter().filter_map(|i| match i {
-            Item::Message(m) => Some(m),
+            Item::Message(m) => Some(&**m),
             _ => None,
         })
     }
@@ -420,7 +420,7 @@ fn order(turns: &[Turn], entries: &[&SurfaceEntry], b: &mut Builder<'_, '_>) -> 
             }
             current = Some(turn);
         }
-        items.push(Item::Message(message));
+        items.push(Item::Message(Box::new(message)));
     }
     for (index, done) in shown.iter().enumerate() {
         if !done {
