@@ -39,15 +39,25 @@ fn browser() -> Option<PathBuf> {
                export is not tested in a browser. Install one (`apt-get install -y chromium`, as \
                .ci/run does) or set DSH_SESSION_BROWSER";
     if std::env::var_os("DSH_SESSION_SKIP_BROWSER").is_some_and(|v| v == "1") {
-        eprintln!("\n*** SKIPPED (DSH_SESSION_SKIP_BROWSER=1): {why} ***\n");
+        // Written to the real standard error, past the test harness's capture, so the skip
+        // shows in every `cargo test` run.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("\n*** SKIPPED (DSH_SESSION_SKIP_BROWSER=1): {why} ***\n").as_bytes(),
+        );
         return None;
     }
     panic!("{why}; or set DSH_SESSION_SKIP_BROWSER=1 to skip these tests on purpose");
 }
 
-/// Runs the browser headless on `page` with `args`, as root in a container needs it.
+/// How long one browser run may take before the test gives up on it (it usually takes
+/// about a second).
+const BROWSER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+
+/// Runs the browser headless on `page` with `args`, as root in a container needs it; a run
+/// that hangs is killed and fails the test instead of hanging `cargo test`.
 fn headless(browser: &Path, page: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(browser)
+    let mut child = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -58,8 +68,41 @@ fn headless(browser: &Path, page: &Path, args: &[&str]) -> std::process::Output 
         ])
         .args(args)
         .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("the browser runs");
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the browser starts");
+    let started = std::time::Instant::now();
+    // Read the pipes on threads so a full pipe cannot stall the browser while we wait.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).map(|_| buf)
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut buf).map(|_| buf)
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > BROWSER_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{} did not finish within {BROWSER_TIMEOUT:?}",
+                browser.display()
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = std::process::Output {
+        status,
+        stdout: out_reader.join().expect("reader").expect("stdout"),
+        stderr: err_reader.join().expect("reader").expect("stderr"),
+    };
     assert!(
         out.status.success(),
         "{}: {}",

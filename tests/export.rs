@@ -480,3 +480,25 @@ fn turn_boundaries_say_how_each_turn_ended() {
             .any(|l| l.starts_with("## Turn ") && l.ends_with(": still open"))
     );
 }
+
+#[test]
+fn a_session_directory_exports_its_current_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = samples().join("real/dumen.prefix.session.v3.jsonl");
+    std::fs::copy(&real, dir.path().join("session.v3.jsonl")).unwrap();
+    let out = run(&["export", s(dir.path())]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("session.v3.jsonl (the current generation"),
+        "{stderr}"
+    );
+    assert_eq!(
+        markdown_blocks(&String::from_utf8(out.stdout).unwrap()),
+        (4, 1)
+    );
+}
