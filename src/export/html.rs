@@ -40,7 +40,7 @@ section.turn,section.turn-continued,section.outside{margin:1.5rem 0 .5rem;paddin
 .turn .facts{color:var(--muted);font-size:.85rem;margin:.2rem 0 0}
 article{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;padding:.5rem .7rem;background:var(--assistant)}
 article.role-user{background:var(--user)}
-article.role-tool{background:var(--tool)}
+article.role-tool,article.result{background:var(--tool)}
 article.shadowed{background:var(--shadow);opacity:.9}
 article.error{border-color:var(--err)}
 .head{color:var(--muted);font-size:.8rem;margin-bottom:.3rem}
@@ -137,8 +137,10 @@ fn message(out: &mut String, m: &Message, class: &str) {
             .any(|p| matches!(p, Part::ToolOutput { of, .. } if of.is_error));
     let _ = writeln!(
         out,
-        "<article class=\"{class} role-{}{}\" id=\"{}seq-{}\" data-seq=\"{}\">",
+        "<article class=\"{class} role-{}{}{}\" id=\"{}seq-{}\" data-seq=\"{}\">",
         attr(&m.role),
+        // v0-v3 results are user-role messages; they look like v4 tool results.
+        if m.ty == "tool/result" { " result" } else { "" },
         if error { " error" } else { "" },
         if class == "shadowed" { "shadowed-" } else { "" },
         m.seq,
