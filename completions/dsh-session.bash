@@ -19,6 +19,9 @@ _dsh__session() {
             dsh__session,completions)
                 cmd="dsh__session__subcmd__completions"
                 ;;
+            dsh__session,export)
+                cmd="dsh__session__subcmd__export"
+                ;;
             dsh__session,help)
                 cmd="dsh__session__subcmd__help"
                 ;;
@@ -57,6 +60,9 @@ _dsh__session() {
                 ;;
             dsh__session__subcmd__help,completions)
                 cmd="dsh__session__subcmd__help__subcmd__completions"
+                ;;
+            dsh__session__subcmd__help,export)
+                cmd="dsh__session__subcmd__help__subcmd__export"
                 ;;
             dsh__session__subcmd__help,help)
                 cmd="dsh__session__subcmd__help__subcmd__help"
@@ -101,7 +107,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show version sessions rules man completions help"
+            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show version sessions export rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -136,8 +142,46 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__export)
+            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "markdown html dsh-jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show version sessions rules man completions help"
+            opts="validate surface messages repair provenance replacements show version sessions export rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +195,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -194,6 +194,26 @@ never\:"Never colour"))' \
 ':store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`):_files' \
 && ret=0
 ;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format]:FORMAT:((markdown\:"A Markdown transcript (GitHub-flavoured, \`<details>\` for collapsed parts)"
+html\:"One self-contained HTML page (no network request), light and dark"
+dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under --out"))' \
+'(--out)-o+[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
+'(--out)--output=[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
+'--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl; required there)]:ROOT:_files' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)]:ID:_default' \
+'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--no-redact[Keep secrets and home directories as recorded (redaction is on by default)]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The session log (`-` reads standard input), a session directory, or a SQLite store:_files' \
+&& ret=0
+;;
 (rules)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((table\:"A text table"
@@ -279,6 +299,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(export)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (rules)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -316,6 +340,7 @@ _dsh-session_commands() {
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'rules:List every rule id with its meaning and FORMAT.md section' \
 'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
 'completions:Print a shell completion script' \
@@ -327,6 +352,11 @@ _dsh-session_commands() {
 _dsh-session__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session completions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__export_commands] )) ||
+_dsh-session__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session export commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help_commands() {
@@ -340,6 +370,7 @@ _dsh-session__subcmd__help_commands() {
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'rules:List every rule id with its meaning and FORMAT.md section' \
 'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
 'completions:Print a shell completion script' \
@@ -351,6 +382,11 @@ _dsh-session__subcmd__help_commands() {
 _dsh-session__subcmd__help__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help completions commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__export_commands] )) ||
+_dsh-session__subcmd__help__subcmd__export_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help export commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help__subcmd__help_commands() {

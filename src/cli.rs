@@ -115,6 +115,19 @@ pub enum Command {
     )]
     Sessions(SessionsArgs),
 
+    /// Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions.
+    ///
+    /// markdown and html: the derived conversation in surface order with turn boundaries,
+    /// reasoning, tool calls and their results, and what each replace shadowed; the header
+    /// and the findings at the top. Secrets (API keys, tokens, JWTs, private keys) and the
+    /// home directory are redacted unless --no-redact; a footer counts what was redacted.
+    /// dsh-jsonl: every session of a schema-17 store written under --out ROOT as
+    /// ROOT/--<project>--/<id>/session.jsonl, then read back and checked.
+    #[command(
+        after_help = "Examples:\n  dsh-session export session.v4.jsonl --format html -o session.html\n  dsh-session export session.jsonl --format markdown > session.md\n  dsh-session export sessions.db --format dsh-jsonl --out ~/.dsh/sessions\n\nExit codes:\n  0  exported\n  1  the log is corrupt or refused, or a store session could not be exported (named on standard error)\n  2  usage error, or a file could not be read or written"
+    )]
+    Export(ExportArgs),
+
     /// List every rule id with its meaning and FORMAT.md section.
     #[command(
         after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'"
@@ -144,6 +157,7 @@ impl Command {
             Command::Provenance(a) => Some(&mut a.file),
             Command::Replacements(a) => Some(&mut a.file),
             Command::Version(a) => Some(&mut a.file),
+            Command::Export(a) => Some(&mut a.file),
             _ => None,
         }
     }
@@ -445,4 +459,50 @@ pub enum MessageFormat {
     Json,
     /// One message per line.
     Jsonl,
+}
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The session log (`-` reads standard input), a session directory, or a SQLite store.
+    #[arg(value_name = "PATH")]
+    pub file: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
+    pub format: ExportFormat,
+
+    /// Write the transcript to FILE (atomically: a temporary file renamed into place)
+    /// instead of standard output (markdown and html).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        conflicts_with = "out"
+    )]
+    pub output: Option<PathBuf>,
+
+    /// The JSONL root to write the store's sessions under (dsh-jsonl; required there).
+    #[arg(long, value_name = "ROOT")]
+    pub out: Option<PathBuf>,
+
+    /// Keep secrets and home directories as recorded (redaction is on by default).
+    #[arg(long)]
+    pub no_redact: bool,
+
+    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one; dsh-jsonl exports every session without it).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+/// `export` formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// A Markdown transcript (GitHub-flavoured, `<details>` for collapsed parts).
+    Markdown,
+    /// One self-contained HTML page (no network request), light and dark.
+    Html,
+    /// A SQLite store's sessions as DSH JSONL session directories under --out.
+    DshJsonl,
 }

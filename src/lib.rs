@@ -2,6 +2,7 @@
 pub mod check;
 pub mod derive;
 pub mod event;
+pub mod export;
 pub mod fuzz;
 pub mod header;
 pub mod heal;

@@ -1,6 +1,7 @@
 //! One file per subcommand, each with a single `run` entry point.
 
 pub mod completions;
+pub mod export;
 pub mod messages;
 pub mod provenance;
 pub mod repair;

@@ -1,0 +1,150 @@
+//! `export PATH --format markdown|html [-o FILE]` and
+//! `export STORE --format dsh-jsonl --out ROOT` (issue 17).
+//!
+//! The transcripts compose three views over one scan: `show`'s counts with turn rows, the
+//! provider rules (their findings go to the top of the transcript) and the transcript
+//! facts; the scan keeps messages, shadowed entries and replacements. The JSONL export is
+//! [`dsh_session::export::jsonl`].
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use dsh_session::export::jsonl::{Outcome, export_store};
+use dsh_session::export::redact::Redactor;
+use dsh_session::export::{Sources, Transcript, html, markdown};
+use dsh_session::scan::{self, ScanOptions, Status};
+use dsh_session::view::provider::ProviderRules;
+use dsh_session::view::stats::Stats;
+use dsh_session::view::transcript::TranscriptFacts;
+
+use crate::cli::{ExportArgs, ExportFormat};
+use crate::cmd::Rejected;
+
+/// Runs `export`.
+pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if args.format == ExportFormat::DshJsonl {
+        return run_jsonl(args, out);
+    }
+    if args.out.is_some() {
+        bail!(
+            "--out ROOT is for --format dsh-jsonl; a transcript goes to standard output or -o FILE"
+        );
+    }
+    let mut stats = Stats::with_turn_rows();
+    let mut provider = ProviderRules::default();
+    let mut facts = TranscriptFacts::default();
+    // A corrupt or refused log is exported too, with its verdict at the top (it is what a
+    // bug report needs), and the command then exits 1 as the other readers do.
+    let report = scan::scan_path_with(
+        &args.file,
+        &ScanOptions {
+            session: args.session.clone(),
+            keep_messages: true,
+            keep_shadowed: true,
+            replacements: true,
+            ..ScanOptions::default()
+        },
+        &mut [&mut stats, &mut provider, &mut facts],
+    )
+    .with_context(|| args.file.display().to_string())?;
+    let file = args.file.display().to_string();
+    let transcript = Transcript::build(
+        &Sources {
+            file: &file,
+            report: &report,
+            stats: &stats,
+            facts: &facts,
+        },
+        Redactor::new(!args.no_redact),
+    );
+    let text = match args.format {
+        ExportFormat::Html => html::render(&transcript),
+        _ => markdown::render(&transcript),
+    };
+    match &args.output {
+        Some(path) => write_atomically(path, text.as_bytes())
+            .with_context(|| format!("{}: cannot write", path.display()))?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+        out.flush()?;
+        eprintln!(
+            "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",
+            report.status.name()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
+/// `path`: a reader sees the old file or the whole new one, never a part.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".dsh-session-export.")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    // The temporary file is private (0600); the transcript gets an ordinary file's mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        temp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let Some(root) = &args.out else {
+        bail!("--format dsh-jsonl needs --out ROOT, the JSONL root to write the sessions under");
+    };
+    if args.output.is_some() {
+        bail!("-o FILE is for transcripts; --format dsh-jsonl writes under --out ROOT");
+    }
+    let name = args.file.display().to_string();
+    let outcomes = match export_store(&args.file, args.session.as_deref(), root) {
+        Ok(o) => o,
+        Err(e @ dsh_session::export::jsonl::ExportError::JuneStore) => {
+            return Err(Rejected(format!("{name}: {e}")).into());
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context(name)),
+    };
+    let (mut written, mut refused) = (0, Vec::new());
+    for outcome in &outcomes {
+        match outcome {
+            Outcome::Written {
+                session,
+                path,
+                events,
+                records,
+            } => {
+                written += 1;
+                writeln!(
+                    out,
+                    "{session}: wrote {} ({events} events in {records} records); valid, messages and surface equal the store's",
+                    path.display()
+                )?;
+            }
+            Outcome::Refused { session, reason } => {
+                refused.push(format!("{name}: session {session}: not exported: {reason}"));
+            }
+        }
+    }
+    writeln!(out, "{written} exported, {} not exported", refused.len())?;
+    if refused.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.flush()?;
+    for r in &refused {
+        eprintln!("dsh-session: {r}");
+    }
+    Ok(ExitCode::from(1))
+}

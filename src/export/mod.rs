@@ -1,0 +1,619 @@
+//! Exports (issue 17): a session as a transcript a person reads ([`markdown`], [`html`]),
+//! and the sessions of a SQLite store as DSH JSONL session directories ([`jsonl`]).
+//!
+//! A transcript is built once ([`Transcript::build`]) from one finished scan: the derived
+//! messages in surface order (FORMAT.md §4), each replace with the entries it shadowed
+//! (§3), the turns with `show`'s per-turn counts ([`crate::view::stats`]) and the facts of
+//! [`crate::view::transcript`], the header (§6.3) and the verdict with its findings. All
+//! text passes through the [`redact::Redactor`] while the transcript is built, so both
+//! renderers show the same redacted text and the footer counts each secret once.
+
+pub mod html;
+pub mod jsonl;
+pub mod markdown;
+pub mod redact;
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::replay::{SurfaceEntry, SurfaceOp};
+use crate::scan::Report;
+use crate::view::stats::{Stats, Usage};
+use crate::view::transcript::TranscriptFacts;
+use redact::Redactor;
+
+/// Longest tool output shown, in characters; longer output is cut there, with its full
+/// length noted.
+pub const RESULT_CHARS: usize = 4000;
+
+/// One exported session.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    /// The file the session was read from, as the user named it.
+    pub file: String,
+    /// Header and session-level facts, as `(label, value)` rows, redacted.
+    pub header: Vec<(String, String)>,
+    /// The latest `session/title`, redacted.
+    pub title: Option<String>,
+    /// The verdict (`valid`, `torn-tail`) with what it means, one line.
+    pub verdict: String,
+    /// Warnings and provider findings, one line each (`P1 at line 15 (seq 17): …`).
+    pub findings: Vec<String>,
+    /// The turns, in order.
+    pub turns: Vec<Turn>,
+    /// What is shown, in order: turn boundaries and messages.
+    pub items: Vec<Item>,
+    /// The redaction footer ([`Redactor::summary`]).
+    pub redaction: String,
+    /// What was redacted, by kind.
+    pub redacted: Vec<(String, u64)>,
+}
+
+/// One turn (FORMAT.md §2.3): its counts from `show`, its models and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// `data.turn`.
+    pub number: i64,
+    /// Seq of its `turn/start`.
+    pub start_seq: u64,
+    /// Seq of its `turn/end`, when it ended.
+    pub end_seq: Option<u64>,
+    /// The end reason's kind (`completed`, `error`, `aborted`, `interrupted`, …) or `open`.
+    pub reason: String,
+    /// The error message or abort cause, redacted.
+    pub detail: Option<String>,
+    /// `provider/model` of its assistant messages.
+    pub models: Vec<String>,
+    /// Token usage summed over its assistant messages.
+    pub usage: Usage,
+    /// `turn/end` time minus `turn/start` time, in ms.
+    pub duration_ms: Option<i64>,
+    /// `step/start` events.
+    pub steps: u64,
+    /// `tool/call` events.
+    pub tool_calls: u64,
+}
+
+/// What a transcript shows, in order.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A turn boundary: index into [`Transcript::turns`]. `continued` when the turn was
+    /// shown before and the surface comes back to it after a replace put a later entry
+    /// first.
+    Turn {
+        /// Index into [`Transcript::turns`].
+        index: usize,
+        /// The turn's boundary was shown before.
+        continued: bool,
+    },
+    /// Surface entries that belong to no turn follow.
+    OutsideTurns,
+    /// One derived message (boxed: a message is large, a boundary small).
+    Message(Box<Message>),
+}
+
+/// One derived message (FORMAT.md §4) as the transcript shows it.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The event's seq.
+    pub seq: u64,
+    /// The event type (`user/message`, `tool/result`, …).
+    pub ty: String,
+    /// The message role (`user`, `assistant`, `system`, `developer`, `tool`).
+    pub role: String,
+    /// The event's time, ms since the Unix epoch.
+    pub time: Option<i64>,
+    /// `replace S..E` for a replacing entry.
+    pub replace: Option<(u64, u64)>,
+    /// The message's content, in order.
+    pub parts: Vec<Part>,
+    /// A v4 tool-role result: the call it answers and whether it failed.
+    pub result_of: Option<ResultOf>,
+    /// A note on the event: a tool result's `data.error`, an interrupted assistant message.
+    pub note: Option<String>,
+    /// The entries this replace shadowed, in surface order (each may have shadowed others).
+    pub replaced: Vec<Message>,
+    /// Seqs the replace shadowed whose entries were not kept (none in practice).
+    pub replaced_missing: Vec<u64>,
+}
+
+impl Message {
+    /// System and developer messages are shown collapsed.
+    pub fn collapsed(&self) -> bool {
+        matches!(self.role.as_str(), "system" | "developer")
+    }
+}
+
+/// The call a tool result answers.
+#[derive(Debug, Clone)]
+pub struct ResultOf {
+    /// The call id.
+    pub call_id: String,
+    /// The tool's name, when an earlier assistant message named the call.
+    pub tool: Option<String>,
+    /// `isError: true`.
+    pub is_error: bool,
+}
+
+/// One content block (FORMAT.md §2.4.3), redacted.
+#[derive(Debug, Clone)]
+pub enum Part {
+    /// `text`.
+    Text(String),
+    /// `reasoning` (shown collapsed).
+    Reasoning(String),
+    /// `tool-call`: its name and its arguments pretty-printed (as stored when they are not
+    /// JSON).
+    ToolCall {
+        /// The call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, pretty-printed JSON.
+        arguments: String,
+    },
+    /// A tool's output (a `tool-result` block, or a v4 tool message's content).
+    ToolOutput {
+        /// The call answered.
+        of: ResultOf,
+        /// The output text, cut at [`RESULT_CHARS`].
+        text: String,
+        /// The output's full length in characters, when it was cut.
+        full_chars: Option<usize>,
+    },
+    /// `image`: what the log records of it (the bytes are not in the log).
+    Image(String),
+    /// Any other block, as pretty-printed JSON.
+    Other {
+        /// The block's `type`.
+        ty: String,
+        /// The block, pretty-printed.
+        json: String,
+    },
+}
+
+/// What [`Transcript::build`] reads.
+pub struct Sources<'a> {
+    /// The file as the user named it.
+    pub file: &'a str,
+    /// The finished scan (`keep_messages`, `keep_shadowed` and `replacements` on).
+    pub report: &'a Report,
+    /// `show`'s counts with turn rows.
+    pub stats: &'a Stats,
+    /// The transcript facts.
+    pub facts: &'a TranscriptFacts,
+}
+
+impl Transcript {
+    /// Builds the transcript of one scanned session, redacting with `redactor`.
+    pub fn build(src: &Sources<'_>, mut redactor: Redactor) -> Transcript {
+        let r = &mut redactor;
+        let report = src.report;
+        let stats = src.stats;
+        let turns: Vec<Turn> = stats
+            .turns
+            .iter()
+            .map(|row| {
+                let facts = src
+                    .facts
+                    .turns
+                    .iter()
+                    .find(|f| f.start_seq == row.start_seq);
+                Turn {
+                    number: row.turn,
+                    start_seq: row.start_seq,
+                    end_seq: row.end_seq,
+                    reason: row.reason.clone(),
+                    detail: facts
+                        .and_then(|f| f.detail.as_deref())
+                        .map(|d| r.text(d).into_owned()),
+                    models: facts.map(|f| f.models.clone()).unwrap_or_default(),
+                    usage: row.usage,
+                    duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
+                    steps: row.steps,
+                    tool_calls: row.tool_calls,
+                }
+            })
+            .collect();
+        // The path the user named may hold their home directory too.
+        let file = r.text(src.file).into_owned();
+        let header = header_rows(report, stats, r);
+        let title = stats.title.as_deref().map(|t| r.text(t).into_owned());
+        let verdict = verdict(report);
+        let findings = report
+            .warnings
+            .iter()
+            .map(|w| r.text(&w.to_string()).into_owned())
+            .collect();
+        let mut builder = Builder {
+            facts: src.facts,
+            shadowed: report
+                .replay
+                .shadowed_entries()
+                .iter()
+                .map(|e| (e.seq, e))
+                .collect(),
+            replaced: report
+                .replay
+                .replacements()
+                .iter()
+                .map(|x| (x.seq, x.shadowed.clone()))
+                .collect(),
+            tools: HashMap::new(),
+            redactor: r,
+        };
+        let items = order(&turns, &report.replay.entries(), &mut builder);
+        let redacted = redactor
+            .counts()
+            .iter()
+            .map(|(k, n)| ((*k).to_owned(), *n))
+            .collect();
+        Transcript {
+            file,
+            header,
+            title,
+            verdict,
+            findings,
+            turns,
+            items,
+            redaction: redactor.summary(),
+            redacted,
+        }
+    }
+
+    /// The messages shown on the surface (not counting shadowed ones).
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Message(m) => Some(&**m),
+            _ => None,
+        })
+    }
+}
+
+fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut add = |k: &str, v: String| rows.push((k.to_owned(), v));
+    let h = report.header.as_ref();
+    if let Some(h) = h {
+        add("session id", r.text(&h.id).into_owned());
+        if let Some(cwd) = &h.cwd {
+            add("cwd", r.text(cwd).into_owned());
+        }
+        if let Some(t) = h.created_at {
+            add("created", utc(t));
+        }
+        if let Some(p) = &h.parent_session {
+            add("parent session", r.text(p).into_owned());
+        }
+    }
+    if !stats.models.is_empty() {
+        let models: Vec<String> = stats
+            .models
+            .iter()
+            .map(|m| format!("{}/{}", m.provider, m.model))
+            .collect();
+        add("models", models.join(", "));
+    }
+    let preset = stats
+        .selected_agent_preset
+        .as_deref()
+        .or_else(|| h.and_then(|h| h.agent_preset.as_deref()));
+    if let Some(p) = preset {
+        add("agent preset", p.to_owned());
+    }
+    add(
+        "format",
+        format!(
+            "v{} ({} era), {}",
+            h.and_then(|h| h.version)
+                .map_or("?".to_owned(), |v| v.to_string()),
+            report.era.map_or("?", |e| e.name()),
+            match report.encoding.name() {
+                "sqlite" => "SQLite store".to_owned(),
+                other => format!("compression {other}"),
+            }
+        ),
+    );
+    let u = stats.usage;
+    add(
+        "tokens",
+        format!(
+            "input {}, output {}, cache read {}, cache write {}, reasoning {}",
+            u.input, u.output, u.cache_read, u.cache_write, u.reasoning
+        ),
+    );
+    add(
+        "events",
+        format!(
+            "{} ({} turn(s), {} tool call(s), surface {} entries, {} replacement(s))",
+            stats.events,
+            stats.turn_count,
+            stats.tool_calls,
+            report.replay.len(),
+            report.replay.replacement_count()
+        ),
+    );
+    rows
+}
+
+fn verdict(report: &Report) -> String {
+    let status = report.status.name();
+    if let Some(f) = &report.finding {
+        return format!(
+            "{status} {f}. DSH refuses to load this session; what follows is what was read before the failure"
+        );
+    }
+    match &report.torn {
+        Some(t) => format!(
+            "{status}: {} from line {}: the bytes after offset {} are left out, as DSH drops them on load",
+            t.rule, t.line, t.offset
+        ),
+        None => format!("{status}: every check DSH makes on load passes"),
+    }
+}
+
+/// `2025-10-09T08:53:20.000Z` for a time in ms since the Unix epoch; `<ms> ms` outside
+/// years 1970 to 9999, which RFC 3339 cannot spell.
+pub fn utc(ms: i64) -> String {
+    const YEAR_10000: u64 = 253_402_300_800_000;
+    match u64::try_from(ms).ok().filter(|&ms| ms < YEAR_10000) {
+        Some(ms) => humantime::format_rfc3339_millis(
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
+        )
+        .to_string(),
+        None => format!("{ms} ms"),
+    }
+}
+
+struct Builder<'a, 'r> {
+    facts: &'a TranscriptFacts,
+    shadowed: HashMap<u64, &'a SurfaceEntry>,
+    replaced: HashMap<u64, Vec<u64>>,
+    /// Call id → tool name, from the assistant messages seen so far.
+    tools: HashMap<String, String>,
+    redactor: &'r mut Redactor,
+}
+
+/// Lays the messages out in surface order with the turn boundaries between them: a turn's
+/// boundary comes before its first message on the surface; turns with nothing on the
+/// surface (their messages were compacted away) come in turn order before the next turn
+/// shown, or at the end, so every turn is shown exactly once.
+fn order(turns: &[Turn], entries: &[&SurfaceEntry], b: &mut Builder<'_, '_>) -> Vec<Item> {
+    let turn_of = |seq: u64| {
+        let i = turns
+            .partition_point(|t| t.start_seq <= seq)
+            .checked_sub(1)?;
+        let t = &turns[i];
+        t.end_seq.is_none_or(|end| seq <= end).then_some(i)
+    };
+    let mut items = Vec::new();
+    let mut shown = vec![false; turns.len()];
+    let mut next_unshown = 0;
+    let mut current: Option<Option<usize>> = None;
+    for entry in entries {
+        let Some(message) = b.message(entry) else {
+            continue;
+        };
+        let turn = turn_of(entry.seq);
+        if current != Some(turn) {
+            match turn {
+                Some(t) => {
+                    while next_unshown < t {
+                        if !shown[next_unshown] {
+                            shown[next_unshown] = true;
+                            items.push(Item::Turn {
+                                index: next_unshown,
+                                continued: false,
+                            });
+                        }
+                        next_unshown += 1;
+                    }
+                    items.push(Item::Turn {
+                        index: t,
+                        continued: shown[t],
+                    });
+                    shown[t] = true;
+                }
+                None if current.is_some() => items.push(Item::OutsideTurns),
+                None => {}
+            }
+            current = Some(turn);
+        }
+        items.push(Item::Message(Box::new(message)));
+    }
+    for (index, done) in shown.iter().enumerate() {
+        if !done {
+            items.push(Item::Turn {
+                index,
+                continued: false,
+            });
+        }
+    }
+    items
+}
+
+impl Builder<'_, '_> {
+    /// The message of one surface entry with the entries it shadowed; `None` when it
+    /// projects to no message (an empty system head).
+    fn message(&mut self, entry: &SurfaceEntry) -> Option<Message> {
+        let text = entry.message.as_deref()?;
+        let value: Value = serde_json::from_str(text).ok()?;
+        let mut replaced = Vec::new();
+        let mut replaced_missing = Vec::new();
+        for s in self.replaced.get(&entry.seq).cloned().unwrap_or_default() {
+            match self.shadowed.get(&s).copied() {
+                Some(old) => match self.message(old) {
+                    Some(m) => replaced.push(m),
+                    None => replaced_missing.push(s),
+                },
+                None => replaced_missing.push(s),
+            }
+        }
+        let role = value
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let result_of = (role == "tool").then(|| {
+            let call_id = value
+                .get("toolCallId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            ResultOf {
+                tool: self.tool_name(&call_id),
+                is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+                call_id,
+            }
+        });
+        let blocks = value
+            .get("content")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let parts = match &result_of {
+            Some(of) => vec![self.output(of.clone(), &blocks)],
+            None => blocks.iter().map(|b| self.part(b)).collect(),
+        };
+        let note = match entry.ty.as_str() {
+            "tool/result" => self
+                .facts
+                .tool_errors
+                .get(&entry.seq)
+                .map(|e| format!("error: {}", self.redactor.text(e))),
+            "assistant/message" if self.facts.interrupted.contains(&entry.seq) => {
+                Some("interrupted: the text delivered before a cancellation".to_owned())
+            }
+            _ => None,
+        };
+        Some(Message {
+            seq: entry.seq,
+            ty: entry.ty.clone(),
+            role,
+            time: self.facts.times.get(&entry.seq).copied(),
+            replace: match entry.op {
+                SurfaceOp::Replace { start, end } => Some((start, end)),
+                SurfaceOp::Append => None,
+            },
+            parts,
+            result_of,
+            note,
+            replaced,
+            replaced_missing,
+        })
+    }
+
+    fn tool_name(&self, call_id: &str) -> Option<String> {
+        self.tools
+            .get(call_id)
+            .or_else(|| self.facts.tool_names.get(call_id))
+            .cloned()
+    }
+
+    fn part(&mut self, block: &Value) -> Part {
+        let ty = block.get("type").and_then(Value::as_str).unwrap_or("?");
+        let s = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default();
+        match ty {
+            "text" => Part::Text(self.redactor.text(s("text")).into_owned()),
+            "reasoning" => Part::Reasoning(self.redactor.text(s("text")).into_owned()),
+            "tool-call" => {
+                let (id, name) = (s("id").to_owned(), s("name").to_owned());
+                self.tools.insert(id.clone(), name.clone());
+                Part::ToolCall {
+                    id: self.redactor.text(&id).into_owned(),
+                    name: self.redactor.text(&name).into_owned(),
+                    arguments: self.pretty_arguments(s("arguments")),
+                }
+            }
+            "tool-result" => {
+                let call_id = s("toolCallId").to_owned();
+                let of = ResultOf {
+                    tool: self.tool_name(&call_id),
+                    is_error: block.get("isError").and_then(Value::as_bool) == Some(true),
+                    call_id,
+                };
+                let inner = block
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                self.output(of, &inner)
+            }
+            "image" => Part::Image(image(block)),
+            _ => {
+                let mut copy = block.clone();
+                self.redactor.json(&mut copy);
+                Part::Other {
+                    ty: ty.to_owned(),
+                    json: serde_json::to_string_pretty(&copy).unwrap_or_default(),
+                }
+            }
+        }
+    }
+
+    /// A tool's output: its text blocks joined by newlines, other blocks described, cut
+    /// at [`RESULT_CHARS`].
+    fn output(&mut self, of: ResultOf, blocks: &[Value]) -> Part {
+        let mut text = String::new();
+        for (i, block) in blocks.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => text.push_str(
+                    block
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default(),
+                ),
+                Some("image") => text.push_str(&format!("[{}]", image(block))),
+                _ => text.push_str(&serde_json::to_string(block).unwrap_or_default()),
+            }
+        }
+        let text = self.redactor.text(&text).into_owned();
+        let chars = text.chars().count();
+        let (text, full_chars) = if chars > RESULT_CHARS {
+            (text.chars().take(RESULT_CHARS).collect(), Some(chars))
+        } else {
+            (text, None)
+        };
+        Part::ToolOutput {
+            of: ResultOf {
+                call_id: self.redactor.text(&of.call_id).into_owned(),
+                ..of
+            },
+            text,
+            full_chars,
+        }
+    }
+
+    /// Tool-call arguments (raw JSON text, FORMAT.md §2.4.3) pretty-printed with their
+    /// strings redacted; kept as stored (redacted) when they are not JSON.
+    fn pretty_arguments(&mut self, raw: &str) -> String {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(mut v) => {
+                self.redactor.json(&mut v);
+                serde_json::to_string_pretty(&v).unwrap_or_default()
+            }
+            Err(_) => self.redactor.text(raw).into_owned(),
+        }
+    }
+}
+
+/// `image image/png 800×600, 12345 bytes (name)` from an ImageAttachmentRef (§2.4.3).
+fn image(block: &Value) -> String {
+    let a = block.get("attachment").unwrap_or(block);
+    let mut out = format!(
+        "image {}",
+        a.get("mediaType").and_then(Value::as_str).unwrap_or("?")
+    );
+    if let (Some(w), Some(h)) = (a.get("width"), a.get("height")) {
+        out.push_str(&format!(" {w}×{h}"));
+    }
+    if let Some(b) = a.get("bytes") {
+        out.push_str(&format!(", {b} bytes"));
+    }
+    out.push_str(", not stored in the log");
+    out
+}
