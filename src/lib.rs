@@ -15,4 +15,5 @@ pub mod replay;
 pub mod rules;
 pub mod scan;
 pub mod view;
+pub mod wording;
 pub mod write;

@@ -362,9 +362,9 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                 None,
                 None,
                 format!(
-                    "{} message has {} empty text block(s)",
+                    "{} message has {}",
                     role_name(m.shape.role),
-                    m.shape.empty_text_blocks
+                    crate::wording::count(u64::from(m.shape.empty_text_blocks), "empty text block")
                 ),
             );
         }

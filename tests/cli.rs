@@ -60,7 +60,7 @@ fn validate_walks_a_directory_in_path_order() {
         out,
         format!(
             "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
-  a repair cuts 30 byte(s) at offset 2785: 1 line(s), 0 event(s); 19 events before it are kept
+  a repair cuts 30 bytes at offset 2785: 1 line, 0 events; 19 events before it are kept
   warning P1 at line 15 (seq 17, message index 2): tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
 {root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
   warning P2 at line 19 (seq 19, message index 1): tool result for call \"call_2\" answers no tool call before it
@@ -403,7 +403,7 @@ fn a_directory_without_logs_fails_the_gate() {
     assert_eq!(
         err,
         format!(
-            "dsh-session: {d}: 2 other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: dsh-session validate {d}/*.jsonl {d}/*.jsonl.zstd\n\
+            "dsh-session: {d}: 2 other files ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: dsh-session validate {d}/*.jsonl {d}/*.jsonl.zstd\n\
              dsh-session: {d}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found\n"
         )
     );

@@ -104,14 +104,14 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, cut) = torn_inside_a_block(tmp.path());
     assert_eq!(cut, 10931);
-    let loss = "0 line(s) recovered from the torn frame's decodable part; what its last 288 byte(s) held cannot be counted (they do not decode)";
+    let loss = "0 lines recovered from the torn frame's decodable part; what its last 288 bytes held cannot be counted (they do not decode)";
 
     let (code, out, _) = run(&["validate", "session.jsonl.zstd"], tmp.path());
     assert_eq!(code, 0);
     assert_eq!(
         out,
         format!(
-            "session.jsonl.zstd: torn-tail Z3 at line 24: file ends inside the zstd frame at byte offset 10636; the frame's complete lines are kept\n  a repair cuts 295 byte(s) at offset 10636: {loss}; 101 events before it are kept\n0 valid, 1 torn-tail, 0 corrupt, 0 refused\n"
+            "session.jsonl.zstd: torn-tail Z3 at line 24: file ends inside the zstd frame at byte offset 10636; the frame's complete lines are kept\n  a repair cuts 295 bytes at offset 10636: {loss}; 101 events before it are kept\n0 valid, 1 torn-tail, 0 corrupt, 0 refused\n"
         )
     );
 
@@ -139,7 +139,7 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
     assert_eq!(
         lines_with(&out, "session.jsonl.zstd: would cut"),
         [format!(
-            "session.jsonl.zstd: would cut 295 byte(s) at offset 10636 (Z3: from line 24; {loss})"
+            "session.jsonl.zstd: would cut 295 bytes at offset 10636 (Z3: from line 24; {loss})"
         )]
     );
     let (code, out, _) = run(
@@ -163,7 +163,7 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
     assert_eq!(
         err,
         format!(
-            "dsh-session: session.jsonl.zstd: warning: torn tail (Z3) from line 24: the 295 byte(s) after byte offset 10636 are left out; {loss}\n"
+            "dsh-session: session.jsonl.zstd: warning: torn tail (Z3) from line 24: the 295 bytes after byte offset 10636 are left out; {loss}\n"
         )
     );
 }
@@ -285,7 +285,7 @@ fn session_takes_a_unique_id_prefix_and_an_exact_id_wins() {
     );
     assert_eq!(code, 0);
     assert!(
-        out.starts_with("store.db [session s-01-b]: would append 3 closer record(s):\n"),
+        out.starts_with("store.db [session s-01-b]: would append 3 closer records:\n"),
         "{out}"
     );
     // The exact id wins over the longer id it is a prefix of.

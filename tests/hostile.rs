@@ -205,7 +205,7 @@ fn nul_byte_inside_a_string_is_an_unparsable_line() {
     );
     let v = expect_at(&path, "corrupt J5 - 4", 1);
     assert!(
-        message(&v).contains("unparsable committed event at line 4"),
+        message(&v).contains("unparsable committed event; a turn/end follows"),
         "{v}"
     );
     // The same NUL after the last line's closing brace: a torn tail (J6) at that line.
@@ -260,17 +260,20 @@ fn lone_surrogate_escape_is_valid_and_kept_byte_for_byte() {
 // Numbers (§1.1, §1.5): binary64 semantics, safe integers.
 
 #[test]
-fn seq_at_or_past_2_pow_53_is_a_seq_gap() {
+fn seq_at_or_past_2_pow_53_is_not_a_seq() {
     // In JSONL a wrong seq is caught by the framing rule J4; the turn/end after it makes
     // it J5.
     let v = expect("seq-2p53-committed.jsonl", "corrupt J5 - 4", 1);
     assert!(
         message(&v)
-            .contains("seq gap in committed region at line 4 (expected 2, got 9007199254740992)"),
+            .contains("seq is not a non-negative safe integer (got 9007199254740992, expected 2) in the committed region"),
         "{v}"
     );
     let v = expect("seq-1e400-committed.jsonl", "corrupt J5 - 4", 1);
-    assert!(message(&v).contains("(expected 2, got 1e400)"), "{v}");
+    assert!(
+        message(&v).contains("seq is not a non-negative safe integer (got 1e400, expected 2)"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -365,7 +368,7 @@ fn nesting_100000_levels_deep_is_an_error_not_a_stack_overflow() {
     );
     let v = expect_at(&path, "corrupt J5 - 4", 1);
     assert!(
-        message(&v).contains("unparsable committed event at line 4"),
+        message(&v).contains("unparsable committed event; a turn/end follows"),
         "{v}"
     );
     // Objects as step/start data.
@@ -1040,7 +1043,8 @@ fn seq_restarting_mid_log_is_a_committed_gap_j5() {
     // Turns 1 and 2 use seqs 0..=9; turn 3 restarts at seq 2 (line 12) and ends.
     let v = expect("seq-restart-mid-log.jsonl", "corrupt J5 - 12", 1);
     assert!(
-        message(&v).contains("seq gap in committed region at line 12 (expected 10, got 2)"),
+        message(&v)
+            .contains("seq repeats or goes back (expected 10, got 2) in the committed region"),
         "{v}"
     );
 }
@@ -1050,7 +1054,8 @@ fn seqs_repeated_after_session_end_seed_are_a_committed_overlap_j5() {
     // 0..=4 one turn, 5 session/end-seed, then seqs 3, 4, 5 again (line 8) and a turn.
     let v = expect("overlap-after-end-seed.jsonl", "corrupt J5 - 8", 1);
     assert!(
-        message(&v).contains("seq gap in committed region at line 8 (expected 6, got 3)"),
+        message(&v)
+            .contains("seq repeats or goes back (expected 6, got 3) in the committed region"),
         "{v}"
     );
 }
@@ -1145,7 +1150,7 @@ fn unanswered_tool_calls_then_a_new_turn_are_valid_with_p1_warnings() {
 fn invalid_line_in_the_middle_is_j5_at_the_end_a_torn_tail() {
     let v = expect("invalid-line-middle-committed.jsonl", "corrupt J5 - 4", 1);
     assert!(
-        message(&v).contains("unparsable committed event at line 4; a turn/end follows at line 6"),
+        message(&v).contains("unparsable committed event; a turn/end follows at line 6"),
         "{v}"
     );
     // The same kind of line after the last turn/end, with its newline: J6.

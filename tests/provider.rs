@@ -258,7 +258,7 @@ fn repair_names_what_a_dsh_repair_leaves() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.ends_with(&format!(
-            "{0}: the history stays unsendable: 1 provider finding(s) that DSH's repair does not close:\n  P3 at line 5 (seq 3, message index 1): tool call \"call_1\" is answered at seq 6, not right after the call: the message at seq 5 comes between [refused by anthropic, openai, deepseek]\n    why it stays: DSH's closer answers the call at the end of the log, after the messages recorded since the call\n  `dsh-session repair --provider NAME` heals them append-only (README: \"Healing for a provider\")\n",
+            "{0}: the history stays unsendable: 1 provider finding that DSH's repair does not close:\n  P3 at line 5 (seq 3, message index 1): tool call \"call_1\" is answered at seq 6, not right after the call: the message at seq 5 comes between [refused by anthropic, openai, deepseek]\n    why it stays: DSH's closer answers the call at the end of the log, after the messages recorded since the call\n  `dsh-session repair --provider NAME` heals them append-only (README: \"Healing for a provider\")\n",
             log.display()
         )),
         "{text}"
@@ -279,7 +279,7 @@ fn repair_names_what_a_dsh_repair_leaves() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.starts_with(&format!(
-            "{0}: nothing to repair\n{0}: the history stays unsendable: 1 provider finding(s)",
+            "{0}: nothing to repair\n{0}: the history stays unsendable: 1 provider finding",
             log.display()
         )),
         "{text}"

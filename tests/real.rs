@@ -253,9 +253,9 @@ fn repair_dry_run_closes_the_open_turn_of_each_prefix() {
             format!("{}: nothing to repair\n", path.display())
         } else {
             format!(
-                "{}: would append {} closer record(s):\n{}\n",
+                "{}: would append {}:\n{}\n",
                 path.display(),
-                r.closers.len(),
+                dsh_session::wording::count(r.closers.len() as u64, "closer record"),
                 r.closers.join("\n")
             )
         };

@@ -120,7 +120,7 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
     assert_eq!(
         text,
         format!(
-            "{p}: would cut {} byte(s) at offset {cut_at} (J2: from line 36, 1 line(s), 0 event(s) lost)\n{p}: would append 1 closer record(s):\n{closers}",
+            "{p}: would cut {} bytes at offset {cut_at} (J2: from line 36, 1 line, 0 events lost)\n{p}: would append 1 closer record:\n{closers}",
             original.len() - cut_at
         )
     );

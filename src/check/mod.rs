@@ -536,8 +536,8 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                 return Err((
                     Rule::M7,
                     format!(
-                        "tool/result must contain one tool-result block with array content, found {} block(s)",
-                        content.len()
+                        "tool/result must contain one tool-result block with array content, found {}",
+                        crate::wording::count(content.len() as u64, "block")
                     ),
                 ));
             }

@@ -13,6 +13,7 @@ pub mod surface;
 pub mod validate;
 pub mod version;
 
+use dsh_session::wording::count;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -90,14 +91,18 @@ pub fn scan_readable_as(
         let name = path.display();
         match torn.counted() {
             Some((lines, events)) => eprintln!(
-                "dsh-session: {name}: warning: torn tail ({}) from line {}: {lines} line(s) and {events} event(s) after byte offset {} are left out",
-                torn.rule, torn.line, torn.offset
-            ),
-            None => eprintln!(
-                "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} byte(s) after byte offset {} are left out; {}",
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: {} and {} after byte offset {} are left out",
                 torn.rule,
                 torn.line,
-                torn.bytes,
+                count(lines, "line"),
+                count(events, "event"),
+                torn.offset
+            ),
+            None => eprintln!(
+                "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} after byte offset {} are left out; {}",
+                torn.rule,
+                torn.line,
+                count(torn.bytes, "byte"),
                 torn.offset,
                 torn.uncounted()
             ),

@@ -1,5 +1,6 @@
 //! `repair FILE`: cut the torn tail, close the interrupted turn (FORMAT.md §5).
 
+use dsh_session::wording::count;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -226,14 +227,21 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
         let what = if o.session.is_some() {
             format!("rows from seq {}", c.tail.offset)
         } else {
-            format!("{} byte(s) at offset {}", c.tail.bytes, c.tail.offset)
+            format!(
+                "{} at offset {}",
+                count(c.tail.bytes, "byte"),
+                c.tail.offset
+            )
         };
         let t = &c.tail;
         match (&c.uncounted, t.lines, t.events) {
             (None, Some(lines), Some(events)) => writeln!(
                 out,
-                "{name}: {cut_verb} {what} ({}: from line {}, {lines} line(s), {events} event(s) lost)",
-                t.rule, t.line
+                "{name}: {cut_verb} {what} ({}: from line {}, {}, {} lost)",
+                t.rule,
+                t.line,
+                count(lines, "line"),
+                count(events, "event")
             )?,
             (uncounted, ..) => writeln!(
                 out,
@@ -248,16 +256,17 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
         if t.recovered_lines > 0 {
             writeln!(
                 out,
-                "{name}: {} complete line(s) of the torn frame are written again",
-                t.recovered_lines
+                "{name}: {} of the torn frame {} written again",
+                count(t.recovered_lines, "complete line"),
+                if t.recovered_lines == 1 { "is" } else { "are" }
             )?;
         }
     }
     if !o.closers.is_empty() {
         writeln!(
             out,
-            "{name}: {append_verb} {} closer record(s):",
-            o.closers.len()
+            "{name}: {append_verb} {}:",
+            count(o.closers.len() as u64, "closer record")
         )?;
         for c in &o.closers {
             writeln!(out, "{}", c.get())?;
@@ -266,9 +275,8 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
     if !o.heals.is_empty() {
         writeln!(
             out,
-            "{name}: {append_verb} {} heal record{} for {}:",
-            o.heals.len(),
-            if o.heals.len() == 1 { "" } else { "s" },
+            "{name}: {append_verb} {} for {}:",
+            count(o.heals.len() as u64, "heal record"),
             o.provider.unwrap_or_default()
         )?;
         for h in &o.heals {
@@ -292,9 +300,8 @@ fn write_unhealed(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::
     }
     writeln!(
         out,
-        "{name}: {} finding{} no heal fixes; nothing is written for {}:",
-        o.unhealed.len(),
-        if o.unhealed.len() == 1 { "" } else { "s" },
+        "{name}: {} no heal fixes; nothing is written for {}:",
+        count(o.unhealed.len() as u64, "finding"),
         if o.unhealed.len() == 1 { "it" } else { "them" }
     )?;
     for u in &o.unhealed {
@@ -323,13 +330,13 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
     match o.provider {
         None => writeln!(
             out,
-            "{name}: the history stays unsendable: {} provider finding(s) that DSH's repair does not close:",
-            o.stays.len()
+            "{name}: the history stays unsendable: {} that DSH's repair does not close:",
+            count(o.stays.len() as u64, "provider finding")
         )?,
         Some(p) => writeln!(
             out,
-            "{name}: {} finding(s) of other providers stay (healed for {p} only):",
-            o.stays.len()
+            "{name}: {} of other providers stay (healed for {p} only):",
+            count(o.stays.len() as u64, "finding")
         )?,
     }
     for s in &o.stays {

@@ -1,5 +1,6 @@
 //! `show FILE`: a summary of one session log, then a table of its turns.
 
+use dsh_session::wording::count;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -307,8 +308,10 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     )?;
     if let Some(t) = &report.torn {
         let loss = match t.counted() {
-            Some((lines, events)) => format!("{lines} line(s), {events} event(s)"),
-            None => format!("{} byte(s)", t.bytes),
+            Some((lines, events)) => {
+                format!("{}, {}", count(lines, "line"), count(events, "event"))
+            }
+            None => count(t.bytes, "byte"),
         };
         let mut text = format!(
             "{} from line {}: {loss} after byte offset {}",

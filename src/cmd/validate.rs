@@ -1,5 +1,6 @@
 //! `validate PATH...`: one verdict per log, for people and for CI.
 
+use dsh_session::wording::count;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -418,7 +419,7 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             {
                 let loss = match (uncounted, t.lines, t.events) {
                     (None, Some(lines), Some(events)) => {
-                        format!("{lines} line(s), {events} event(s)")
+                        format!("{}, {}", count(lines, "line"), count(events, "event"))
                     }
                     (uncounted, ..) => uncounted
                         .clone()
@@ -426,8 +427,11 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
                 };
                 writeln!(
                     out,
-                    "  a repair cuts {} byte(s) at offset {}: {loss}; {} events before it are kept",
-                    t.bytes, t.offset, v.events
+                    "  a repair cuts {} at offset {}: {loss}; {} before it {} kept",
+                    count(t.bytes, "byte"),
+                    t.offset,
+                    count(v.events, "event"),
+                    if v.events == 1 { "is" } else { "are" }
                 )?;
             }
         }

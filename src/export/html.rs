@@ -157,9 +157,9 @@ fn message(out: &mut String, m: &Message, class: &str) {
     if m.collapsed() {
         let _ = writeln!(
             out,
-            "<details class=\"collapsed-message\"><summary>{} message ({} part(s))</summary>",
+            "<details class=\"collapsed-message\"><summary>{} message ({})</summary>",
             text(&m.role),
-            m.parts.len()
+            crate::wording::count(m.parts.len() as u64, "part")
         );
     }
     for p in &m.parts {

@@ -99,11 +99,11 @@ pub fn facts(turn: &Turn) -> String {
         turn.models.join(", ")
     };
     format!(
-        "{models} · seqs {}..{} · {} step(s), {} tool call(s) · tokens: input {}, output {}, cache read {}, cache write {}, reasoning {} · {}",
+        "{models} · seqs {}..{} · {}, {} · tokens: input {}, output {}, cache read {}, cache write {}, reasoning {} · {}",
         turn.start_seq,
         turn.end_seq.map_or("-".to_owned(), |s| s.to_string()),
-        turn.steps,
-        turn.tool_calls,
+        crate::wording::count(turn.steps as u64, "step"),
+        crate::wording::count(turn.tool_calls as u64, "tool call"),
         u.input,
         u.output,
         u.cache_read,
@@ -156,9 +156,9 @@ fn message(out: &mut String, m: &Message, level: usize) {
     if m.collapsed() {
         let _ = writeln!(
             out,
-            "<details><summary>{} message ({} part(s))</summary>\n",
+            "<details><summary>{} message ({})</summary>\n",
             m.role,
-            m.parts.len()
+            crate::wording::count(m.parts.len() as u64, "part")
         );
     }
     for part in &m.parts {

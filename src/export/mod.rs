@@ -326,12 +326,12 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
     add(
         "events",
         format!(
-            "{} ({} turn(s), {} tool call(s), surface {} entries, {} replacement(s))",
+            "{} ({}, {}, surface {}, {})",
             stats.events,
-            stats.turn_count,
-            stats.tool_calls,
-            report.replay.len(),
-            report.replay.replacement_count()
+            crate::wording::count(stats.turn_count as u64, "turn"),
+            crate::wording::count(stats.tool_calls as u64, "tool call"),
+            crate::wording::count(report.replay.len() as u64, "entry"),
+            crate::wording::count(report.replay.replacement_count(), "replacement")
         ),
     );
     rows

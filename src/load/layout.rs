@@ -227,8 +227,8 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                 format!("dsh-session validate {}", globs.join(" "))
             };
             skipped.push(format!(
-                "{dir}: {} other file(s) ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: {hint}",
-                other_plain + other_zstd,
+                "{dir}: {} ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: {hint}",
+                crate::wording::count((other_plain + other_zstd) as u64, "other file"),
             ));
         }
         here.sort();

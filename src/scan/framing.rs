@@ -199,7 +199,7 @@ pub(crate) fn frame_line(
                     line,
                     row.len() as u64,
                     Rule::J4,
-                    format!("seq gap: expected {expected}, got {seq0}"),
+                    seq_problem(expected, Some(seq0 as f64), &seq0.to_string()),
                 );
                 torn.first.as_mut().expect("just set").seq_gap = Some((
                     expected,
@@ -215,12 +215,11 @@ pub(crate) fn frame_line(
             let seq_ok = seq.and_then(Json::as_f64) == Some(expected as f64);
             if !seq_ok {
                 let found = seq.map_or_else(|| "no seq".to_owned(), |s| s.raw().to_owned());
-                torn.defect(
-                    line,
-                    u64::from(json.is_object()),
-                    Rule::J4,
-                    format!("seq gap: expected {expected}, got {found}"),
-                );
+                let problem = match seq {
+                    None => format!("no seq (expected {expected})"),
+                    Some(s) => seq_problem(expected, s.as_f64(), s.raw()),
+                };
+                torn.defect(line, u64::from(json.is_object()), Rule::J4, problem);
                 torn.first.as_mut().expect("just set").seq_gap = Some((expected, found));
                 if is_turn_end(json) {
                     let first = torn.first.as_ref().expect("just set");
@@ -237,4 +236,16 @@ pub(crate) fn frame_line(
         torn.recovered_lines += 1;
     }
     Framed::Next
+}
+
+/// What is wrong with a record's seq (J4), in words that say which case it is: a gap
+/// (a larger integer), a repeat or step back (a smaller one), or not a seq at all.
+fn seq_problem(expected: u64, number: Option<f64>, raw: &str) -> String {
+    // A seq is a non-negative safe integer (E3): 2^53 and above are not seqs at all.
+    let seq = number.filter(|n| n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(n));
+    match seq {
+        Some(n) if n > expected as f64 => format!("seq gap (expected {expected}, got {raw})"),
+        Some(_) => format!("seq repeats or goes back (expected {expected}, got {raw})"),
+        None => format!("seq is not a non-negative safe integer (got {raw}, expected {expected})"),
+    }
 }

@@ -3,6 +3,7 @@
 
 use crate::load::Line;
 use crate::rules::{Finding, Rule};
+use crate::wording::count;
 
 /// The torn tail a repair would cut (FORMAT.md §5.5).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,20 +41,22 @@ impl TornTail {
     }
 
     /// For messages when [`TornTail::counted`] is `None`: what is known of the loss, e.g.
-    /// `3 line(s) recovered from the torn frame's decodable part; what its last 295 byte(s)
+    /// `3 lines recovered from the torn frame's decodable part; what its last 295 bytes
     /// held cannot be counted (they do not decode)`, with the decoded lines dropped, if any.
     pub fn uncounted(&self) -> String {
         let dropped = if self.lines > 0 {
             format!(
-                ", {} decoded line(s) with {} event(s) dropped",
-                self.lines, self.events
+                ", {} with {} dropped",
+                count(self.lines, "decoded line"),
+                count(self.events, "event")
             )
         } else {
             String::new()
         };
         format!(
-            "{} line(s) recovered from the torn frame's decodable part{dropped}; what its last {} byte(s) held cannot be counted (they do not decode)",
-            self.recovered_lines, self.undecodable
+            "{} recovered from the torn frame's decodable part{dropped}; what its last {} held cannot be counted (they do not decode)",
+            count(self.recovered_lines, "line"),
+            count(self.undecodable, "byte")
         )
     }
 }
@@ -190,15 +193,16 @@ impl Defect {
             );
             return Finding::new(Rule::Q7, None, Some(self.line), message);
         }
+        // The finding names the line; the message says what is there and where the
+        // turn/end that commits it is.
+        let follows = if turn_end_line == self.line {
+            "the line is itself a turn/end".to_owned()
+        } else {
+            format!("a turn/end follows at line {turn_end_line}")
+        };
         let message = match &self.seq_gap {
-            Some((expected, got)) => format!(
-                "seq gap in committed region at line {} (expected {expected}, got {got}); a turn/end follows at line {turn_end_line}",
-                self.line
-            ),
-            None => format!(
-                "unparsable committed event at line {}; a turn/end follows at line {turn_end_line}",
-                self.line
-            ),
+            Some(_) => format!("{} in the committed region; {follows}", self.message),
+            None => format!("unparsable committed event; {follows}"),
         };
         Finding::new(Rule::J5, None, Some(self.line), message)
     }
