@@ -328,8 +328,8 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         format!(
             "{} ({}, {}, surface {}, {})",
             stats.events,
-            crate::wording::count(stats.turn_count as u64, "turn"),
-            crate::wording::count(stats.tool_calls as u64, "tool call"),
+            crate::wording::count(stats.turn_count, "turn"),
+            crate::wording::count(stats.tool_calls, "tool call"),
             crate::wording::count(report.replay.len() as u64, "entry"),
             crate::wording::count(report.replay.replacement_count(), "replacement")
         ),
