@@ -63,11 +63,11 @@ fn run_cli() -> ExitCode {
             let _ = out.flush();
             // The first line is `<file>: <what>` with or without -v; -v then lists the
             // causes one per line, leaving out a cause that only repeats the one before it.
-            eprintln!("dsh-session: {e:#}");
+            eprintln!("dsh-session: {}", in_our_words(&e));
             if verbose {
                 let mut previous = e.to_string();
                 for (depth, cause) in e.chain().enumerate().skip(1) {
-                    let text = cause.to_string();
+                    let text = cause_text(cause);
                     if text != previous {
                         eprintln!("  cause {depth}: {text}");
                     }
@@ -103,6 +103,29 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Completions(args) => cmd::completions::run(&args, out),
+    }
+}
+
+/// The error chain as `{:#}` joins it (`<file>: <what>`), with I/O errors in the tool's
+/// words (`no such file or directory`, not `No such file or directory (os error 2)`) and a
+/// cause that only repeats the one before it left out.
+fn in_our_words(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause_text(cause);
+        if parts.last() != Some(&text) && !parts.last().is_some_and(|p| p.ends_with(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
+}
+
+/// One cause of an error chain, I/O errors said in the tool's words.
+fn cause_text(cause: &(dyn std::error::Error + 'static)) -> String {
+    match cause.downcast_ref::<io::Error>() {
+        Some(io) => dsh_session::wording::io_error(io),
+        // Wrappers that show an I/O error as their own text.
+        None => dsh_session::wording::without_os_error(&cause.to_string()),
     }
 }
 

@@ -27,6 +27,36 @@ pub fn noun_for(n: u64, noun: &str) -> String {
     }
 }
 
+/// An I/O error in the tool's words: what happened, without the operating system's error
+/// number (`permission denied`, `no such file or directory`, `is a directory`).
+pub fn io_error(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::NotFound => "no such file or directory".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        ErrorKind::IsADirectory => "is a directory".to_owned(),
+        ErrorKind::NotADirectory => "a part of the path is not a directory".to_owned(),
+        ErrorKind::UnexpectedEof => "the input ended early".to_owned(),
+        _ => without_os_error(&e.to_string()),
+    }
+}
+
+/// A message that ends in the operating system's error number (`Permission denied (os error
+/// 13)`, as std prints I/O errors) without it and lowercased (`permission denied`); any other
+/// message as it is.
+pub fn without_os_error(text: &str) -> String {
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => {
+            let mut chars = text[..at].chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        }
+        _ => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +70,13 @@ mod tests {
         assert_eq!(count(3, "day"), "3 days");
         assert_eq!(count(2, "byte"), "2 bytes");
         assert_eq!(count(2, "match"), "2 matches");
+    }
+
+    #[test]
+    fn io_errors_lose_the_os_error_number() {
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(io_error(&e), "no such file or directory");
+        let e = std::io::Error::from_raw_os_error(5);
+        assert_eq!(io_error(&e), "input/output error");
     }
 }

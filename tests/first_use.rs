@@ -348,17 +348,14 @@ fn verbose_errors_keep_the_file_and_the_reason_on_the_first_line() {
     let (code, _, err) = run(&["show", "missing.jsonl"], tmp.path());
     assert_eq!(
         (code, err.as_str()),
-        (
-            2,
-            "dsh-session: missing.jsonl: No such file or directory (os error 2)\n"
-        )
+        (2, "dsh-session: missing.jsonl: no such file or directory\n")
     );
     let (code, _, err) = run(&["-v", "show", "missing.jsonl"], tmp.path());
     assert_eq!(
         (code, err.as_str()),
         (
             2,
-            "dsh-session: missing.jsonl: No such file or directory (os error 2)\n  cause 1: No such file or directory (os error 2)\n"
+            "dsh-session: missing.jsonl: no such file or directory\n  cause 1: no such file or directory\n"
         )
     );
     // A store error has the same shape: `<file>: <what>`, then its cause.

@@ -209,9 +209,8 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
                 header,
                 Rule::G1,
                 format!(
-                    "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader (raw log: {})",
-                    id,
-                    path.display()
+                    "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader",
+                    id
                 ),
             );
         }
@@ -220,9 +219,8 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
             header,
             Rule::H3,
             format!(
-                "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path (raw log: {})",
-                id,
-                path.display()
+                "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path",
+                id
             ),
         );
     }

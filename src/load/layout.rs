@@ -191,7 +191,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    skipped.push(format!("{e}: skipped"));
+                    skipped.push(format!("{}: skipped", walk_error(&e, input)));
                     continue;
                 }
             };
@@ -406,5 +406,19 @@ mod names {
         ] {
             assert!(!is_session_file_name(no), "{no}");
         }
+    }
+}
+
+/// A directory walk's error in the tool's words, naming the path: a symbolic link back to a
+/// directory above it (a loop), or what reading failed with.
+fn walk_error(e: &walkdir::Error, input: &std::path::Path) -> String {
+    let path = e.path().unwrap_or(input).display();
+    match (e.loop_ancestor(), e.io_error()) {
+        (Some(ancestor), _) => format!(
+            "{path}: a link back to {} above it (a directory loop)",
+            ancestor.display()
+        ),
+        (None, Some(io)) => format!("{path}: {}", crate::wording::io_error(io)),
+        (None, None) => format!("{path}: {e}"),
     }
 }
