@@ -228,11 +228,23 @@ impl ZstdLines {
         let one_line = lines.pending.last() == Some(&b'\n')
             && memchr::memchr(b'\n', &lines.pending) == Some(lines.pending.len() - 1);
         if !one_line {
+            // A whole log compressed by the `zstd` tool is one frame of many lines: DSH
+            // writes the header in a frame of its own (§7.5), so say how to read it.
+            let many_lines = memchr::memchr(b'\n', &lines.pending)
+                .is_some_and(|at| at + 1 < lines.pending.len())
+                && lines.pending.starts_with(b"{\"type\":\"session\"");
+            let hint = if many_lines {
+                "; the file holds a whole log in one zstd frame, as the zstd tool writes it, not in DSH's frames: read it with `zstdcat FILE | dsh-session validate -`"
+            } else {
+                ""
+            };
             return Err(SourceError::Finding(Finding::new(
                 Rule::Z6,
                 None,
                 Some(1),
-                "first zstd frame is not exactly one header line ending in a newline",
+                format!(
+                    "first zstd frame is not exactly one header line ending in a newline{hint}"
+                ),
             )));
         }
         Ok(lines)

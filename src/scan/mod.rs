@@ -427,7 +427,12 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.report.header = checked.header;
         self.id_body = checked.id_body;
         let era = match checked.verdict {
-            Err((rule, message)) => {
+            Err((rule, mut message)) => {
+                if let Some((format, reader)) = crate::load::foreign_compression(&line.bytes) {
+                    message.push_str(&format!(
+                        "; the file is {format}-compressed, which DSH never writes: read it with `{reader} FILE | dsh-session validate -`"
+                    ));
+                }
                 let finding = Finding::new(rule, None, Some(1), message);
                 self.stages.fail(BACKEND, finding);
                 return false;
