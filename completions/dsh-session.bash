@@ -391,12 +391,16 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__man)
-            opts="-v -h --color --verbose --help"
+            opts="-v -h --dir --color --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -458,7 +462,7 @@ _dsh__session() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "tree json dot" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json dot" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -514,7 +518,7 @@ _dsh__session() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -536,7 +540,7 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -558,7 +562,7 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -580,7 +584,7 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --session)
@@ -610,7 +614,7 @@ _dsh__session() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --session)
@@ -666,7 +670,7 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "table json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --session)

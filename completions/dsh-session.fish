@@ -24,7 +24,7 @@ function __fish_dsh_session_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c dsh-session -n "__fish_dsh_session_needs_command" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -41,7 +41,7 @@ complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "version" -d
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "export" -d 'Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section'
-complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `dsh-session man > dsh-session.1`'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "man" -d 'Print a man page (roff): dsh-session(1), or one per subcommand (dsh-session-validate(1) …); `--dir` writes them all'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l format -d 'Output format: text (one line per log and a summary), json (an array of objects), jsonl (one object per line), github (GitHub Actions annotations)' -r -f -a "text\t'Human-readable lines'
@@ -52,7 +52,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l ses
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l provider -d 'Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see `dsh-session rules`). Without it, provider findings are warnings' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
 openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
 deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid or carry warnings (in every format), and no summary'
@@ -60,11 +60,11 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l str
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l at -d 'Show the surface right after the event with this seq (default: the whole log)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l all -d 'Also list the entries replaces shadowed, each marked with the seq that shadowed it: the whole history of the surface, in seq order'
@@ -77,7 +77,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l pro
 openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
 deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -88,7 +88,7 @@ openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
 deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l format -d 'Output format' -r -f -a "text\t'Human-readable lines, closers verbatim'
 json\t'One JSON object'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l dry-run -d 'Print what would be cut and the closer records byte for byte; write nothing'
@@ -97,45 +97,45 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s v -l 
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l depth -d 'Cut both trees after this many levels (at most 1000 are ever walked)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l format -d 'Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`)' -r -f -a "tree\t'Indented trees'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l format -d 'Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`)' -r -f -a "text\t'Indented trees (`tree` is an alias)'
 json\t'One JSON object'
 dot\t'A Graphviz digraph of the neighbourhood'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -146,30 +146,31 @@ dsh-jsonl\t'A SQLite store\'s sessions as DSH JSONL session directories under --
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s o -l output -d 'Write the transcript to FILE (atomically: a temporary file renamed into place) instead of standard output (markdown and html)' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l out -d 'The JSONL root to write the store\'s sessions under (dsh-jsonl; required there)' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l no-redact -d 'Keep secrets and home directories as recorded (redaction is on by default)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l format -d 'Output format' -r -f -a "table\t'A text table'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l dir -d 'Write every page (dsh-session.1 and dsh-session-COMMAND.1) into this directory instead of printing one' -r -F
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s v -l verbose -d 'Also print the cause chain of an error'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -l color -d 'When to colour output: auto (only on a terminal, never with NO_COLOR set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s h -l help -d 'Print help'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s v -l verbose -d 'Also print the cause chain of an error'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "surface" -d 'Print the surface: the ordered events whose messages the model sees'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "messages" -d 'Print the derived message history (deriveMessages), byte for byte as stored'
@@ -181,6 +182,6 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "export" -d 'Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "man" -d 'Print the man page (roff), e.g. `dsh-session man > dsh-session.1`'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "man" -d 'Print a man page (roff): dsh-session(1), or one per subcommand (dsh-session-validate(1) …); `--dir` writes them all'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "completions" -d 'Print a shell completion script'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show version sessions export rules man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -15,7 +15,7 @@ _dsh-session() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -43,7 +43,7 @@ github\:"GitHub Actions workflow commands\: \`\:\:error\` for corrupt and refuse
 '--provider=[Also fail the gate (exit 1) when this provider would refuse the derived history (its P-rules; see \`dsh-session rules\`). Without it, provider findings are warnings]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
 openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-q[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
@@ -59,11 +59,11 @@ never\:"Never colour"))' \
 (surface)
 _arguments "${_arguments_options[@]}" : \
 '--at=[Show the surface right after the event with this seq (default\: the whole log)]:SEQ:_default' \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '--all[Also list the entries replaces shadowed, each marked with the seq that shadowed it\: the whole history of the surface, in seq order]' \
@@ -83,7 +83,7 @@ jsonl\:"One message per line"))' \
 openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -101,7 +101,7 @@ openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
 json\:"One JSON object"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dry-run[Print what would be cut and the closer records byte for byte; write nothing]' \
@@ -117,10 +117,10 @@ never\:"Never colour"))' \
 _arguments "${_arguments_options[@]}" : \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
 '--depth=[Cut both trees after this many levels (at most 1000 are ever walked)]:N:_default' \
-'--format=[Output format\: tree (indented text), json, or dot (Graphviz, for \`dot -Tsvg\`)]:FORMAT:((tree\:"Indented trees"
+'--format=[Output format\: tree (indented text), json, or dot (Graphviz, for \`dot -Tsvg\`)]:FORMAT:((text\:"Indented trees (\`tree\` is an alias)"
 json\:"One JSON object"
 dot\:"A Graphviz digraph of the neighbourhood"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -134,10 +134,10 @@ never\:"Never colour"))' \
 (replacements)
 _arguments "${_arguments_options[@]}" : \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -149,11 +149,11 @@ never\:"Never colour"))' \
 ;;
 (show)
 _arguments "${_arguments_options[@]}" : \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -165,11 +165,11 @@ never\:"Never colour"))' \
 ;;
 (version)
 _arguments "${_arguments_options[@]}" : \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -181,10 +181,10 @@ never\:"Never colour"))' \
 ;;
 (sessions)
 _arguments "${_arguments_options[@]}" : \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -203,7 +203,7 @@ dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under 
 '(--out)--output=[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
 '--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl; required there)]:ROOT:_files' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)]:ID:_default' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '--no-redact[Keep secrets and home directories as recorded (redaction is on by default)]' \
@@ -216,10 +216,10 @@ never\:"Never colour"))' \
 ;;
 (rules)
 _arguments "${_arguments_options[@]}" : \
-'--format=[Output format]:FORMAT:((table\:"A text table"
+'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
@@ -230,24 +230,26 @@ never\:"Never colour"))' \
 ;;
 (man)
 _arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'()--dir=[Write every page (dsh-session.1 and dsh-session-COMMAND.1) into this directory instead of printing one]:DIR:_files' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'::command -- The subcommand whose page to print (dsh-session-COMMAND(1)); the main page when absent:_default' \
 && ret=0
 ;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
-'--color=[When to colour output\: auto (only on a terminal, never with NO_COLOR set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
-'-h[Print help (see more with '\''--help'\'')]' \
-'--help[Print help (see more with '\''--help'\'')]' \
+'-h[Print help]' \
+'--help[Print help]' \
 ':shell -- The shell:(bash elvish fish powershell zsh)' \
 && ret=0
 ;;
@@ -342,7 +344,7 @@ _dsh-session_commands() {
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'rules:List every rule id with its meaning and FORMAT.md section' \
-'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
+'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -372,7 +374,7 @@ _dsh-session__subcmd__help_commands() {
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'rules:List every rule id with its meaning and FORMAT.md section' \
-'man:Print the man page (roff), e.g. \`dsh-session man > dsh-session.1\`' \
+'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \
     )

@@ -21,13 +21,27 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(name = "dsh-session", version, after_help = EXIT_CODES, max_term_width = 100)]
 pub struct Cli {
-    /// When to colour output: auto (only on a terminal, never with NO_COLOR set), always,
-    /// never.
-    #[arg(long, value_enum, global = true, default_value_t = ColorChoice::Auto)]
+    /// When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        default_value_t = ColorChoice::Auto,
+        hide_possible_values = true,
+        hide_default_value = true,
+        help_heading = "Global options",
+        display_order = 900
+    )]
     pub color: ColorChoice,
 
     /// Also print the cause chain of an error.
-    #[arg(short, long, global = true)]
+    #[arg(
+        short,
+        long,
+        global = true,
+        help_heading = "Global options",
+        display_order = 901
+    )]
     pub verbose: bool,
 
     /// What to do.
@@ -134,9 +148,12 @@ pub enum Command {
     )]
     Rules(RulesArgs),
 
-    /// Print the man page (roff), e.g. `dsh-session man > dsh-session.1`.
-    #[command(after_help = "Example:\n  dsh-session man | man -l -")]
-    Man,
+    /// Print a man page (roff): dsh-session(1), or one per subcommand
+    /// (dsh-session-validate(1) …); `--dir` writes them all.
+    #[command(
+        after_help = "Examples:\n  dsh-session man | man -l -\n  dsh-session man validate | man -l -\n  dsh-session man --dir ~/.local/share/man/man1"
+    )]
+    Man(ManArgs),
 
     /// Print a shell completion script.
     #[command(
@@ -237,7 +254,7 @@ pub struct SurfaceArgs {
     pub all: bool,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
 
     /// The session to read from a SQLite store: its id or a unique prefix of it (optional
@@ -294,15 +311,16 @@ pub struct ProvenanceArgs {
     pub depth: Option<usize>,
 
     /// Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`).
-    #[arg(long, value_enum, default_value_t = ProvenanceFormat::Tree)]
+    #[arg(long, value_enum, default_value_t = ProvenanceFormat::Text)]
     pub format: ProvenanceFormat,
 }
 
 /// Formats for `provenance`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProvenanceFormat {
-    /// Indented trees.
-    Tree,
+    /// Indented trees (`tree` is an alias).
+    #[value(alias = "tree")]
+    Text,
     /// One JSON object.
     Json,
     /// A Graphviz digraph of the neighbourhood.
@@ -322,7 +340,7 @@ pub struct ReplacementsArgs {
     pub session: Option<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
 }
 
@@ -373,7 +391,7 @@ pub struct ShowArgs {
     pub file: PathBuf,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
 
     /// The session to read from a SQLite store: its id or a unique prefix of it (optional
@@ -390,7 +408,7 @@ pub struct VersionArgs {
     pub file: PathBuf,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
 
     /// The session to read from a SQLite store: its id or a unique prefix of it (optional
@@ -407,7 +425,7 @@ pub struct SessionsArgs {
     pub store: PathBuf,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
 }
 
@@ -415,8 +433,22 @@ pub struct SessionsArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
+    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
+}
+
+/// Arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (dsh-session-COMMAND(1)); the main page when
+    /// absent.
+    #[arg(value_name = "COMMAND")]
+    pub command: Option<String>,
+
+    /// Write every page (dsh-session.1 and dsh-session-COMMAND.1) into this directory
+    /// instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<PathBuf>,
 }
 
 /// Arguments of `completions`.
@@ -444,8 +476,9 @@ pub enum ListFormat {
 /// Formats for commands that print a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TableFormat {
-    /// A text table.
-    Table,
+    /// A text table that fits the terminal (`table` is an alias).
+    #[value(alias = "table")]
+    Text,
     /// One JSON value.
     Json,
     /// One JSON object per line.

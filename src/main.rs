@@ -97,11 +97,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Rules(args) => cmd::rules::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Export(args) => cmd::export::run(&args, out),
-        Command::Man => {
-            let command = <Cli as clap::CommandFactory>::command();
-            clap_mangen::Man::new(command).render(out)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Man(args) => cmd::man::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
     }
 }

@@ -14,8 +14,15 @@ use crate::cli::ColorChoice;
 /// A plain ASCII table with a header row, laid out the same on a terminal and in a pipe.
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
+    // On a terminal the table fits its width (the widest free-text column wraps); piped,
+    // every row stays one line for `grep` and `cut`.
+    let arrangement = if std::io::stdout().is_terminal() {
+        ContentArrangement::Dynamic
+    } else {
+        ContentArrangement::Disabled
+    };
     t.load_style(presets::NOTHING.header_separator(LineStyle::none().fill('-').junction(' ')))
-        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_content_arrangement(arrangement)
         .set_header(header.to_vec());
     t
 }
@@ -177,7 +184,7 @@ pub fn write_one<T: serde::Serialize>(
             serde_json::to_writer(&mut *out, value)?;
             writeln!(out)?;
         }
-        crate::cli::TableFormat::Table => text(out)?,
+        crate::cli::TableFormat::Text => text(out)?,
     }
     Ok(())
 }

@@ -342,7 +342,65 @@ fn completions_are_current() {
 #[test]
 fn man_page_and_rules() {
     let man = dsh().arg("man").output().unwrap();
-    assert!(String::from_utf8_lossy(&man.stdout).contains(".TH dsh-session 1"));
+    let main_page = String::from_utf8_lossy(&man.stdout);
+    assert!(main_page.contains("\n.TH DSH-SESSION 1 "), "{main_page}");
+    assert!(
+        main_page.contains("dsh\\-session\\-validate(1)"),
+        "{main_page}"
+    );
+    // One page per subcommand, with its own options, the global ones after them, its
+    // examples and its exit codes as a list.
+    let dir = tempfile::tempdir().unwrap();
+    let written = dsh()
+        .arg("man")
+        .arg("--dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(written.status.success());
+    let subcommands = [
+        "validate",
+        "surface",
+        "messages",
+        "repair",
+        "provenance",
+        "replacements",
+        "show",
+        "version",
+        "sessions",
+        "export",
+        "rules",
+        "man",
+        "completions",
+    ];
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        subcommands.len() + 1
+    );
+    for name in subcommands {
+        let page =
+            std::fs::read_to_string(dir.path().join(format!("dsh-session-{name}.1"))).unwrap();
+        let shown = String::from_utf8(dsh().args(["man", name]).output().unwrap().stdout).unwrap();
+        assert_eq!(page, shown, "{name}");
+        assert!(
+            page.contains(&format!("\n.TH DSH-SESSION-{} 1 ", name.to_uppercase())),
+            "{name}"
+        );
+        for section in [
+            ".SH OPTIONS",
+            ".SH \"GLOBAL OPTIONS\"",
+            ".SH EXAMPLES",
+            ".SH \"EXIT STATUS\"\n.TP\n.B 0\n",
+            ".SH \"SEE ALSO\"\ndsh-session(1)",
+        ] {
+            assert!(page.contains(section), "{name}: {section}\n{page}");
+        }
+    }
+    let validate =
+        String::from_utf8(dsh().args(["man", "validate"]).output().unwrap().stdout).unwrap();
+    assert!(validate.contains(".SH \"EXIT STATUS\"\n.TP\n.B 0\nevery log is valid or torn-tail\n.TP\n.B 1\na log is corrupt or refused\n"), "{validate}");
+    let unknown = dsh().args(["man", "nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
     let rules: serde_json::Value = serde_json::from_slice(
         &dsh()
             .args(["rules", "--format", "json"])
@@ -472,4 +530,106 @@ fn a_bug_is_an_internal_error_with_exit_2_never_101() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// Runs `dsh-session ARGS` on a pseudo-terminal `columns` wide (util-linux `script`) and
+/// returns what it printed, without the terminal's carriage returns.
+fn on_a_terminal(columns: u16, args: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let out = std::process::Command::new("script")
+        .args(["-qfec"])
+        .arg(format!("stty cols {columns}; {} {args}", bin.display()))
+        .arg("/dev/null")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("util-linux `script` runs a command on a pseudo-terminal (Debian: bsdutils)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().replace('\r', "")
+}
+
+#[test]
+fn tables_fit_the_terminal_and_keep_full_rows_when_piped() {
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let log = fixture("compaction-and-prune.jsonl");
+    for args in [
+        "rules".to_owned(),
+        format!("surface {}", log.display()),
+        format!("replacements {}", log.display()),
+    ] {
+        let shown = on_a_terminal(80, &args);
+        assert!(widest(&shown) <= 80, "{args} on 80 columns:\n{shown}");
+        assert!(shown.lines().count() > 2, "{shown}");
+    }
+    // Piped: one row per line, however wide.
+    let piped = String::from_utf8(dsh().arg("rules").output().unwrap().stdout).unwrap();
+    assert!(widest(&piped) > 80);
+    assert_eq!(
+        piped.lines().count(),
+        dsh_session::rules::Rule::ALL.len() + 2
+    );
+}
+
+#[test]
+fn text_is_a_format_of_every_command_that_prints_for_people() {
+    let log = fixture("compaction-and-prune.jsonl");
+    for (command, alias) in [
+        ("surface", "table"),
+        ("show", "table"),
+        ("replacements", "table"),
+        ("provenance", "tree"),
+    ] {
+        let mut args = vec![command.to_owned(), log.display().to_string()];
+        if command == "provenance" {
+            args.push("15".into());
+        }
+        let text = dsh()
+            .args(&args)
+            .args(["--format", "text"])
+            .output()
+            .unwrap();
+        let old = dsh()
+            .args(&args)
+            .args(["--format", alias])
+            .output()
+            .unwrap();
+        let default = dsh().args(&args).output().unwrap();
+        assert!(text.status.success(), "{command}");
+        assert_eq!(
+            text.stdout, old.stdout,
+            "{command}: {alias} is an alias of text"
+        );
+        assert_eq!(
+            text.stdout, default.stdout,
+            "{command}: text is the default"
+        );
+    }
+    let root = common::samples().join("sqlite");
+    for command in [
+        "validate",
+        "repair --dry-run",
+        "rules",
+        "sessions",
+        "version",
+    ] {
+        let mut args: Vec<String> = command.split(' ').map(str::to_owned).collect();
+        match command {
+            "rules" => {}
+            "sessions" => args.push(root.display().to_string()),
+            _ => args.push(log.display().to_string()),
+        }
+        let out = dsh()
+            .args(&args)
+            .args(["--format", "text"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -85,7 +85,7 @@ fn bash_completes_after_the_subcommand() {
         ("dsh-session validate --format j", &["json", "jsonl"]),
         ("dsh-session validate --q", &["--quiet"]),
         ("dsh-session show --f", &["--format"]),
-        ("dsh-session show --format ", &["table", "json", "jsonl"]),
+        ("dsh-session show --format ", &["text", "json", "jsonl"]),
         ("dsh-session rules --format t", &["table"]),
         ("dsh-session surface --a", &["--at", "--all"]),
         // Right after a subcommand, an empty word offers its options and its values.
@@ -177,7 +177,7 @@ fn elvish_completes_option_values() {
         ),
         (
             &["dsh-session", "show", "--format", "j"],
-            &["table", "json", "jsonl"],
+            &["text", "json", "jsonl"],
         ),
         (
             &["dsh-session", "--color", ""],

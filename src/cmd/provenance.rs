@@ -69,7 +69,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .and_then(|n| n.message_id.as_deref())
         .and_then(|id| Some((id, heal::heal_rules(id)?)));
     match args.format {
-        ProvenanceFormat::Tree => {
+        ProvenanceFormat::Text => {
             writeln!(out, "event:  {}", describe(args.seq, &nodes))?;
             writeln!(out, "status: {}", status_text(&status))?;
             if let Some(r) = replaced {
