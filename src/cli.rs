@@ -125,7 +125,7 @@ pub enum Command {
 
     /// List the sessions of a SQLite store or of a DSH JSONL root directory.
     #[command(
-        after_help = "Examples:\n  dsh-session sessions ~/.dsh/sessions.db\n  dsh-session sessions ~/.dsh/sessions --format json | jq '.[].id'"
+        after_help = "Examples:\n  dsh-session sessions ~/.dsh/sessions.db\n  dsh-session sessions ~/.dsh/sessions --format json | jq '.[].session'"
     )]
     Sessions(SessionsArgs),
 

@@ -413,11 +413,11 @@ fn man_page_and_rules() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["id"] == "S15")
+        .find(|r| r["rule"] == "S15")
         .unwrap();
     assert_eq!(
         s15,
-        &serde_json::json!({"id": "S15", "class": "corrupt", "section": "§3.2", "summary": "replace does not cite every shadowed seq in sourceEventSeqs", "providers": []})
+        &serde_json::json!({"schema_version": 2, "rule": "S15", "class": "corrupt", "section": "§3.2", "meaning": "replace does not cite every shadowed seq in sourceEventSeqs", "providers": []})
     );
     assert_eq!(
         rules.as_array().unwrap().len(),

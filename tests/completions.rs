@@ -86,7 +86,7 @@ fn bash_completes_after_the_subcommand() {
         ("dsh-session validate --q", &["--quiet"]),
         ("dsh-session show --f", &["--format"]),
         ("dsh-session show --format ", &["text", "json", "jsonl"]),
-        ("dsh-session rules --format t", &["table"]),
+        ("dsh-session rules --format t", &["text"]),
         ("dsh-session surface --a", &["--at", "--all"]),
         // Right after a subcommand, an empty word offers its options and its values.
         (

@@ -298,7 +298,7 @@ fn session_takes_a_unique_id_prefix_and_an_exact_id_wins() {
     );
     assert_eq!(code, 0);
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["session_id"], "s-01", "{v}");
+    assert_eq!(v["session"], "s-01", "{v}");
 }
 
 #[test]

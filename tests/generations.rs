@@ -503,7 +503,7 @@ fn sessions_of_a_jsonl_root_use_the_current_generation() {
     let rows: Value =
         serde_json::from_str(&stdout(&["sessions", "--format", "json"], dir.path())).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 1);
-    assert_eq!(rows[0]["id"], "s-demo4");
+    assert_eq!(rows[0]["session"], "s-demo4");
     assert_eq!(rows[0]["events"], 11);
     assert_eq!(
         rows[0]["file"],

@@ -413,7 +413,7 @@ fn what_no_heal_fixes_is_reported_and_left_alone() {
     );
     let text = ok(&run(&["messages", "--provider", "openai"], &path));
     assert!(
-        text.ends_with("],\"provider\":\"openai\",\"changes\":[],\"unhealed\":[{\"rule\":\"P5\",\"seq\":2,\"message\":\"system message holds an unpaired UTF-16 surrogate escape; the request body cannot be encoded as UTF-8\",\"why\":\"a system message can be replaced only by a system/message inside an open turn and step (GENERATIONS §6, §7), and a repair appends after the log's last turn; P5 stays until DSH replaces that system message (as it does when the system text changes)\"}]}\n"),
+        text.ends_with("],\"schema_version\":1,\"provider\":\"openai\",\"changes\":[],\"unhealed\":[{\"rule\":\"P5\",\"seq\":2,\"message\":\"system message holds an unpaired UTF-16 surrogate escape; the request body cannot be encoded as UTF-8\",\"why\":\"a system message can be replaced only by a system/message inside an open turn and step (GENERATIONS §6, §7), and a repair appends after the log's last turn; P5 stays until DSH replaces that system message (as it does when the system text changes)\"}]}\n"),
         "{text}"
     );
 }

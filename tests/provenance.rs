@@ -90,6 +90,7 @@ fn a_pruned_tool_result_in_json() {
     assert_eq!(
         v,
         serde_json::json!({
+            "schema_version": 1,
             "seq": 19,
             "event": {"seq": 19, "type": "tool/result", "turn": 1, "step": 1, "preview": "[output pruned]"},
             "status": {"kind": "on-surface", "position": 1},
@@ -165,7 +166,7 @@ fn replacements_in_log_order() {
         serde_json::from_str(&stdout(&["replacements", &log(), "--format", "json"])).unwrap();
     assert_eq!(
         v[2],
-        serde_json::json!({"generation": 3, "seq": 20, "type": "user/message", "start": 15, "end": 12, "shadowed": [15, 12], "surface_len_before": 3, "surface_len_after": 2})
+        serde_json::json!({"schema_version": 1, "generation": 3, "seq": 20, "type": "user/message", "start": 15, "end": 12, "shadowed": [15, 12], "surface_len_before": 3, "surface_len_after": 2})
     );
     // The history agrees with `show`'s count and with the surface op of each replace.
     let surface: serde_json::Value =
@@ -181,7 +182,10 @@ fn replacements_in_log_order() {
             (entry["op"].as_str(), &entry["start"], &entry["end"]),
             (Some("replace"), &r["start"], &r["end"])
         );
-        assert_eq!(entry["shadowed"], r["shadowed"].as_array().unwrap().len());
+        assert_eq!(
+            entry["shadowed_count"],
+            r["shadowed"].as_array().unwrap().len()
+        );
         for s in r["shadowed"].as_array().unwrap() {
             let gone = surface
                 .as_array()

@@ -296,7 +296,7 @@ fn rules_lists_the_providers_of_each_provider_rule() {
     let providers = |id: &str| {
         rules
             .iter()
-            .find(|r| r["id"] == id)
+            .find(|r| r["rule"] == id)
             .unwrap_or_else(|| panic!("{id} listed"))["providers"]
             .clone()
     };
@@ -305,9 +305,9 @@ fn rules_lists_the_providers_of_each_provider_rule() {
     assert_eq!(providers("P7"), json!(["anthropic"]));
     assert_eq!(providers("E1"), json!([]));
     // The old ids stay listed as aliases.
-    let w1 = rules.iter().find(|r| r["id"] == "W1").expect("W1 listed");
+    let w1 = rules.iter().find(|r| r["rule"] == "W1").expect("W1 listed");
     assert!(
-        w1["summary"]
+        w1["meaning"]
             .as_str()
             .is_some_and(|s| s.starts_with("alias of P1")),
         "{w1}"

@@ -180,7 +180,7 @@ fn show_surface_messages_provenance_replacements_version_run_on_every_real_sampl
         let show: Value =
             serde_json::from_str(&stdout(&["show", "--format", "json"], &path)).expect("json");
         assert_eq!(show["status"], "valid", "{}", r.name);
-        assert_eq!(show["session_id"], r.id, "{}", r.name);
+        assert_eq!(show["session"], r.id, "{}", r.name);
         assert!(stdout(&["show"], &path).contains(&format!("session id:   {}\n", r.id)));
 
         let seqs: Vec<u64> = stdout(&["surface", "--format", "jsonl"], &path)

@@ -119,7 +119,7 @@ fn sessions_lists_a_multi_session_store() {
         .iter()
         .map(|r| {
             (
-                r["id"].as_str().unwrap().to_owned(),
+                r["session"].as_str().unwrap().to_owned(),
                 r["events"].as_u64().unwrap(),
                 r["turns"].as_u64().unwrap(),
                 r["status"].as_str().unwrap().to_owned(),

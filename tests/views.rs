@@ -62,8 +62,8 @@ fn compaction_and_prune_surface_table() {
     ]);
     assert_eq!(
         jsonl,
-        "{\"position\":0,\"seq\":15,\"type\":\"user/message\",\"op\":\"replace\",\"start\":2,\"end\":9,\"shadowed\":3,\"role\":\"user\",\"preview\":\"Summary: the user listed two files.\"}\n\
-         {\"position\":1,\"seq\":12,\"type\":\"assistant/message\",\"op\":\"append\",\"start\":null,\"end\":null,\"shadowed\":0,\"role\":\"assistant\",\"preview\":\"Two files.\"}\n"
+        "{\"schema_version\":2,\"position\":0,\"seq\":15,\"type\":\"user/message\",\"op\":\"replace\",\"start\":2,\"end\":9,\"shadowed_count\":3,\"role\":\"user\",\"preview\":\"Summary: the user listed two files.\"}\n\
+         {\"schema_version\":2,\"position\":1,\"seq\":12,\"type\":\"assistant/message\",\"op\":\"append\",\"start\":null,\"end\":null,\"shadowed_count\":0,\"role\":\"assistant\",\"preview\":\"Two files.\"}\n"
     );
 }
 

@@ -149,6 +149,7 @@ fn run_healed(
             }
             out.write_all(if any { b"\n]" } else { b"]" })?;
             let rest = json!({
+                "schema_version": 1,
                 "provider": profile.name(),
                 "changes": changes,
                 "unhealed": unhealed.collect::<Vec<_>>(),

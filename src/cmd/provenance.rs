@@ -94,6 +94,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         ProvenanceFormat::Json => {
             let value = json!({
+                "schema_version": 1,
                 "seq": args.seq,
                 "event": node_json(args.seq, &nodes),
                 "status": status_json(&status),

@@ -28,6 +28,7 @@ struct Cut {
 
 #[derive(Debug, Serialize)]
 struct Outcome<'a> {
+    schema_version: u32,
     file: String,
     session: Option<&'a str>,
     /// `repaired`, `would repair` (dry run) or `nothing to repair`.
@@ -120,6 +121,7 @@ fn outcome<'a>(
     provider: Option<ProviderName>,
 ) -> Outcome<'a> {
     Outcome {
+        schema_version: 1,
         file: plan.path.display().to_string(),
         session: plan.session.as_deref(),
         status,

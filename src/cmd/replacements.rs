@@ -12,6 +12,7 @@ use crate::render::{table, write_rows, write_table};
 
 #[derive(Debug, serde::Serialize)]
 struct Row<'a> {
+    schema_version: u32,
     generation: u64,
     seq: u64,
     #[serde(rename = "type")]
@@ -36,6 +37,7 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .replacements()
         .iter()
         .map(|r| Row {
+            schema_version: 1,
             generation: r.generation,
             seq: r.seq,
             ty: &r.ty,

@@ -11,12 +11,17 @@ use serde::Serialize;
 use crate::cli::RulesArgs;
 use crate::render::{table, write_rows, write_table};
 
+/// `rules --format json` layout: 2 renamed `id` to `rule` and `summary` to `meaning`, the
+/// names `validate` and the table use.
+pub const SCHEMA_VERSION: u32 = 2;
+
 #[derive(Debug, Serialize)]
 struct Row {
-    id: &'static str,
+    schema_version: u32,
+    rule: &'static str,
     class: &'static str,
     section: &'static str,
-    summary: &'static str,
+    meaning: &'static str,
     /// Provider rules: the profiles (`validate --provider NAME`) that refuse a history
     /// breaking it; empty for the others.
     providers: Vec<&'static str>,
@@ -37,10 +42,11 @@ pub fn run(args: &RulesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let rows: Vec<Row> = Rule::ALL
         .iter()
         .map(|r| Row {
-            id: r.id(),
+            schema_version: SCHEMA_VERSION,
+            rule: r.id(),
             class: class_name(r.class()),
             section: r.section(),
-            summary: r.summary(),
+            meaning: r.summary(),
             providers: providers_of(*r).iter().map(|p| p.name()).collect(),
         })
         .collect();
@@ -49,11 +55,11 @@ pub fn run(args: &RulesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         for r in &rows {
             let providers = r.providers.join(", ");
             t.add_row(vec![
-                r.id,
+                r.rule,
                 r.class,
                 r.section,
                 providers.as_str(),
-                r.summary,
+                r.meaning,
             ]);
         }
         write_table(out, &t)?;

@@ -16,8 +16,13 @@ use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
 use crate::render::{opt, table, utc, write_rows, write_table};
 
+/// `sessions --format json` layout: 2 renamed `id` to `session`.
+pub const SCHEMA_VERSION: u32 = 2;
+
 #[derive(Debug, Serialize)]
 struct Row {
+    schema_version: u32,
+    #[serde(rename = "session")]
     id: String,
     /// The latest `session/title`; `null` when the log has none or cannot be read.
     title: Option<String>,
@@ -44,6 +49,7 @@ fn row(
     report: Option<&(scan::Report, Stats)>,
 ) -> Row {
     Row {
+        schema_version: SCHEMA_VERSION,
         id: header.id.clone(),
         title: report.and_then(|(_, s)| s.title.clone()),
         created_at: header.created_at.map(utc),

@@ -16,9 +16,15 @@ use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
 use crate::render::{FindingJson, opt, place, utc, write_aligned, write_one};
 
+/// `show --format json` layout: 2 renamed `session_id` to `session`.
+pub const SCHEMA_VERSION: u32 = 2;
+
 #[derive(Debug, Serialize)]
 struct Summary<'a> {
+    /// The JSON layout's version (README "JSON outputs").
+    schema_version: u32,
     file: String,
+    #[serde(rename = "session")]
     session_id: &'a str,
     format_version: Option<i64>,
     era: Option<&'static str>,
@@ -142,6 +148,7 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
     }
     Summary {
         file: report.path.display().to_string(),
+        schema_version: SCHEMA_VERSION,
         session_id: h.map_or("", |h| h.id.as_str()),
         format_version: h.and_then(|h| h.version),
         era: report.era.map(|e| e.name()),

@@ -14,8 +14,13 @@ use crate::cli::SurfaceArgs;
 use crate::cmd::scan_readable;
 use crate::render::{table, write_rows, write_table};
 
+/// `surface --format json` layout: 2 renamed the count `shadowed` to `shadowed_count`
+/// (`shadowed` is a list of seqs in `replacements`).
+pub const SCHEMA_VERSION: u32 = 2;
+
 #[derive(Debug, Serialize)]
 struct Row<'a> {
+    schema_version: u32,
     /// Position on the surface; `null` for a shadowed entry (`--all`).
     position: Option<usize>,
     seq: u64,
@@ -24,6 +29,8 @@ struct Row<'a> {
     op: &'static str,
     start: Option<u64>,
     end: Option<u64>,
+    /// How many entries this one shadowed (`replacements` lists their seqs as `shadowed`).
+    #[serde(rename = "shadowed_count")]
     shadowed: usize,
     role: Option<&'a str>,
     preview: &'a str,
@@ -38,6 +45,7 @@ fn row(position: Option<usize>, shadowed_by: Option<u64>, e: &SurfaceEntry) -> R
         SurfaceOp::Replace { start, end } => ("replace", Some(start), Some(end)),
     };
     Row {
+        schema_version: SCHEMA_VERSION,
         position,
         seq: e.seq,
         ty: &e.ty,

@@ -12,9 +12,15 @@ use serde::Serialize;
 use crate::cli::VersionArgs;
 use crate::render::write_one;
 
+/// `version --format json` layout: 2 renamed `session_id` (and a store's `sessions[].id`)
+/// to `session`.
+pub const SCHEMA_VERSION: u32 = 2;
+
 #[derive(Debug, Serialize)]
 struct VersionInfo {
+    schema_version: u32,
     file: String,
+    #[serde(rename = "session")]
     session_id: Option<String>,
     format_version: Option<i64>,
     supported: bool,
@@ -27,6 +33,7 @@ struct VersionInfo {
 
 #[derive(Debug, Serialize)]
 struct StoreInfo {
+    schema_version: u32,
     file: String,
     user_version: i64,
     application_id: i64,
@@ -42,6 +49,7 @@ struct StoreInfo {
 
 #[derive(Debug, Serialize)]
 struct StoreSession {
+    #[serde(rename = "session")]
     id: String,
     format_version: Option<i64>,
     supported: bool,
@@ -79,6 +87,7 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
             let ok = sessions.iter().all(|s| s.supported);
             let info = StoreInfo {
+                schema_version: SCHEMA_VERSION,
                 file,
                 user_version: store.user_version,
                 application_id: store.application_id,
@@ -99,6 +108,7 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         Err(StoreError::Refused(f)) => {
             let info = StoreInfo {
+                schema_version: SCHEMA_VERSION,
                 file,
                 user_version: 0,
                 application_id: 0,
@@ -163,6 +173,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let header = report.header.as_ref();
     let info = VersionInfo {
         file: args.file.display().to_string(),
+        schema_version: SCHEMA_VERSION,
         session_id: header.map(|h| h.id.clone()),
         format_version: header.and_then(|h| h.version),
         supported: report.status != Status::Refused
