@@ -226,6 +226,7 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
+'::id -- One rule to explain (`J5`, `P3`)\: its section, class, meaning, an example message and what to do; or why no file makes this reader report it:_default' \
 && ret=0
 ;;
 (man)

@@ -432,6 +432,11 @@ pub struct SessionsArgs {
 /// Arguments of `rules`.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
+    /// One rule to explain (`J5`, `P3`): its section, class, meaning, an example message
+    /// and what to do; or why no file makes this reader report it.
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,

@@ -159,6 +159,137 @@ rules! {
     W3 => Warning, "GENERATIONS §8", "event type outside this reader's partial v1-v4 vocabulary, not marked ignorable";
 }
 
+/// One real message per rule, as `validate` prints it after `FILE: ` (`rule_examples.tsv`,
+/// renewed and checked by `tests/rule_examples.rs`).
+const EXAMPLES: &str = include_str!("rule_examples.tsv");
+
+/// Rule ids FORMAT.md names that no file makes this reader report, and why (`rules ID`):
+/// some because an earlier stage always reports the defect first, some because they are
+/// not defects. Ids that are not [`Rule`]s here (D4, D7, D8, Q6) are listed too.
+pub const NOT_REPORTED: &[(&str, &str)] = &[
+    (
+        "H1",
+        "a plain file without a complete first line is J1, a zstd file without one Z4 or Z6, a SQLite session reads its header from the sessions row",
+    ),
+    (
+        "J3",
+        "an unparsable line is reported as J5 when a turn/end follows it (the committed region) and as J6 when none does (a torn tail); both say what is wrong with the line",
+    ),
+    (
+        "J4",
+        "a record that does not continue the seqs is reported as J5 or J6, as J3 is; both say which seq was expected and which was found",
+    ),
+    (
+        "E0",
+        "a request/header-delta event is refused by L1 over the whole log first, as DSH does",
+    ),
+    (
+        "E3",
+        "in a file, a seq that is not a non-negative safe integer is caught by the framing first (J4, reported as J5 or J6)",
+    ),
+    (
+        "E7",
+        "in a file, a seq that is not the event's index is caught by the framing first (J4, reported as J5 or J6)",
+    ),
+    (
+        "S1",
+        "in a file, a seq that does not continue is caught by the framing first (J4, reported as J5 or J6)",
+    ),
+    (
+        "R4",
+        "a request/header with the reason \"fallback\" is refused by L3 over the whole log first, as DSH does",
+    ),
+    (
+        "W1",
+        "an alias kept for old scripts: the finding is reported as P1",
+    ),
+    (
+        "W2",
+        "an alias kept for old scripts: the finding is reported as P2",
+    ),
+    (
+        "Q4",
+        "a schema-17 events table is STRICT: SQLite itself refuses a surface_op that is neither TEXT nor NULL",
+    ),
+    (
+        "Q5",
+        "a schema-17 events table has a CHECK constraint that keeps ignorable NULL, 0 or 1",
+    ),
+    (
+        "D4",
+        "a pristine SQLite file (user_version 0, no objects) is not a defect: DSH initialises it, and this reader reads it as a store without sessions",
+    ),
+    (
+        "D7",
+        "DSH checks the store's file owner and permissions before it opens it for writing; a reader has no such rule",
+    ),
+    (
+        "D8",
+        "checked by DSH inside each write transaction; `repair` re-checks the schema and rows in its own transaction and reports a change as a stale repair",
+    ),
+    (
+        "Q6",
+        "not a defect: it finds the last row with a turn/end, which ends the committed region Q7 and Q8 are judged by",
+    ),
+];
+
+impl Rule {
+    /// A real message of this rule as `validate` prints it (after `FILE: `), when a file
+    /// can make this reader report it.
+    pub fn example(self) -> Option<&'static str> {
+        EXAMPLES.lines().find_map(|line| {
+            let (id, text) = line.split_once('\t')?;
+            (id == self.id()).then_some(text)
+        })
+    }
+
+    /// What to do about a finding of this rule, in one sentence.
+    pub fn advice(self) -> &'static str {
+        use Rule::*;
+        match self {
+            J2 | J6 | Z3 | Z8 | Q8 => {
+                "nothing, or `dsh-session repair` to cut the torn tail as DSH does on its next load"
+            }
+            J5 | J7 | Z5 | Z6 | Z7 | Q7 => {
+                "damaged bytes inside the committed part of the log: restore it from a backup; `repair` will not guess"
+            }
+            J1 | H1 | Z1 | Z2 | Z4 => {
+                "the file is not a DSH log, or was cut before its header: check the path"
+            }
+            G1 | H3 | U1 => {
+                "written by a newer harness, a fork or a plugin this reader does not know: upgrade DSH or dsh-session; a plugin's own events should carry `ignorable: true`"
+            }
+            D1 | D2 | D3 | D5 | D6 => {
+                "the SQLite file is not a DSH store of a schema this reader knows: check the path; upgrade if the schema is newer"
+            }
+            P1 => {
+                "an open final turn: `dsh-session repair`; otherwise `dsh-session repair --provider NAME` heals it append-only"
+            }
+            P2 | P3 | P4 | P5 | P6 | P7 => {
+                "`dsh-session repair --provider NAME` heals it append-only (a surface replacement; nothing stored changes)"
+            }
+            W1 | W2 => "see the provider rule it stands for (P1, P2)",
+            W3 => {
+                "nothing: the event is read as opaque; upgrade dsh-session if it is a type DSH writes"
+            }
+            H6 => {
+                "move the file where its header's cwd and id say (FORMAT.md §7.1), or fix the header if a tool wrote it"
+            }
+            _ => {
+                "if DSH wrote it, report a bug with the rule id and the line; if a tool or a hand edit did, fix or drop the record"
+            }
+        }
+    }
+
+    /// Why no file makes this reader report the rule, when none does.
+    pub fn not_reported(self) -> Option<&'static str> {
+        NOT_REPORTED
+            .iter()
+            .find(|(id, _)| *id == self.id())
+            .map(|(_, why)| *why)
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())

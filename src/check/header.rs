@@ -231,10 +231,7 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
         return stop(
             header,
             Rule::G2,
-            format!(
-                "file name says format v{named} but the header says version {shown} ({})",
-                path.display()
-            ),
+            format!("file name says format v{named} but the header says version {shown}"),
         );
     }
     let era = if let Some(later) = later {
