@@ -124,7 +124,16 @@ impl Log {
     }
 }
 
-fn generate(turns: u64, crash: bool) -> Vec<String> {
+/// What grows: by default a compaction every 30 turns keeps the surface short; `flat`
+/// turns compaction off (the surface grows with the log), and `chain` prunes one tool
+/// result again every turn, that many times (a chain of replacements of replacements).
+#[derive(Clone, Copy, Default)]
+struct Shape {
+    flat: bool,
+    chain: u64,
+}
+
+fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
     let mut rng = Rng(0x5EED_0D5C);
     let header = "{\"type\":\"session\",\"version\":0,\"id\":\"bench-session\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}";
     let mut log = Log {
@@ -135,6 +144,9 @@ fn generate(turns: u64, crash: bool) -> Vec<String> {
     };
     let model = "{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}";
     let mut last_result: Option<u64> = None;
+    // The head of the prune chain (`Shape::chain`), and how many links are left.
+    let mut chain_head: Option<u64> = None;
+    let mut chain_left = shape.chain;
     for turn in 1..=turns {
         let open = crash && turn == turns;
         log.event("turn/start", &format!("{{\"turn\":{turn}}}"), None, None);
@@ -225,10 +237,19 @@ fn generate(turns: u64, crash: bool) -> Vec<String> {
             None,
             None,
         );
-        // Now and then a tool-result prune, every few dozen turns a compaction.
-        if turn % 7 == 0
-            && let Some(target) = last_result.take().filter(|t| log.surface.contains(t))
-        {
+        // Now and then a tool-result prune, every few dozen turns a compaction; with a
+        // chain, the same result is pruned again every turn instead.
+        let prune = if shape.chain > 0 {
+            if chain_head.is_none() {
+                chain_head = last_result.take();
+            }
+            chain_head.filter(|_| chain_left > 0)
+        } else if turn % 7 == 0 {
+            last_result.take().filter(|t| log.surface.contains(t))
+        } else {
+            None
+        };
+        if let Some(target) = prune {
             log.event(
                 "compaction/prune",
                 &format!("{{\"seqs\":[{target}]}}"),
@@ -253,8 +274,9 @@ fn generate(turns: u64, crash: bool) -> Vec<String> {
                 .expect("end of inner content")
                 + inner;
             let pruned = format!(
-                "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned]\"}}{}",
+                "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned{}]\"}}{}",
                 &data[..inner],
+                if shape.chain > 0 { format!(" {turn}") } else { String::new() },
                 &data[close + 1..]
             );
             let seq = log.event(
@@ -271,8 +293,12 @@ fn generate(turns: u64, crash: bool) -> Vec<String> {
                 .position(|s| *s == target)
                 .expect("on the surface");
             log.surface[at] = seq;
+            if shape.chain > 0 {
+                chain_head = Some(seq);
+                chain_left -= 1;
+            }
         }
-        if turn % 30 == 0 && log.surface.len() > 4 {
+        if !shape.flat && turn % 30 == 0 && log.surface.len() > 4 {
             let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
             let keep = 0;
             let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
@@ -302,8 +328,10 @@ fn tear(mut lines: Vec<String>) -> Vec<String> {
     vec![text]
 }
 
-const USAGE: &str = "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash]
+const USAGE: &str = "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash] [--flat] [--chain N]
   --turns N   turns to generate (default 1000; about 13 kB and 61 events per turn)
+  --flat      no compaction: the surface grows with the log (about 5 entries per turn)
+  --chain N   prune one tool result again every turn, N times: a chain of N replacements
   --out FILE  where to write (default session.jsonl)
   --zstd      write .jsonl.zstd, one frame per batch of about 200 records
   --sqlite    write a schema 17 SQLite store instead of JSONL
@@ -313,6 +341,7 @@ fn main() -> std::io::Result<()> {
     let mut turns = 1000;
     let mut out = PathBuf::from("session.jsonl");
     let (mut zstd, mut sqlite, mut crash) = (false, false, false);
+    let mut shape = Shape::default();
     let mut args = std::env::args().skip(1);
     let usage_error = |what: String| -> ! {
         eprintln!("gen-session: {what}\n{USAGE}");
@@ -331,6 +360,11 @@ fn main() -> std::io::Result<()> {
             "--zstd" => zstd = true,
             "--sqlite" => sqlite = true,
             "--crash" => crash = true,
+            "--flat" => shape.flat = true,
+            "--chain" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(n) => shape.chain = n,
+                None => usage_error("--chain needs a number".into()),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -338,7 +372,7 @@ fn main() -> std::io::Result<()> {
             other => usage_error(format!("unknown argument {other}")),
         }
     }
-    let lines = generate(turns, crash);
+    let lines = generate(turns, crash, shape);
     let torn = lines.len() == 1;
     let mut text = lines.join("\n");
     if !torn {
