@@ -96,6 +96,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Version(args) => cmd::version::run(&args, out),
         Command::Rules(args) => cmd::rules::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Stats(args) => cmd::stats::run(&args, out),
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
             clap_mangen::Man::new(command).render(out)?;

@@ -11,6 +11,7 @@ pub mod nodes;
 pub mod provider;
 pub mod stats;
 pub mod surface_at;
+pub mod usage;
 
 use crate::check::Logical;
 use crate::event::Dialect;
