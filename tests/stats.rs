@@ -681,3 +681,49 @@ fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
     assert_eq!(code, 2);
     assert!(err.contains("no session logs"), "{err}");
 }
+
+#[test]
+fn on_a_terminal_the_table_fits_its_width_and_numbers_stay_whole() {
+    // `script` gives the command a terminal of 100 columns (util-linux; skipped without it).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script`: skipped");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let log = real("capital-generation.session.v4.jsonl");
+    let command = format!(
+        "stty cols 100; NO_COLOR= {} stats --by session {}",
+        bin.display(),
+        log.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .output()
+        .expect("script runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let lines: Vec<&str> = text.lines().collect();
+    // Two header lines, the rule, then the row: its name wrapped over several lines,
+    // every number on its first line, whole.
+    assert!(
+        lines[0].contains(" tool ") && lines[1].contains(" calls "),
+        "{text}"
+    );
+    assert!(lines[2].starts_with("---"), "{text}");
+    let cells: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(
+        cells[1..],
+        [
+            "1", "11", "23", "13", "0", "0", "0", "55750", "11911", "730816", "0", "0", "0:06:54"
+        ],
+        "{text}"
+    );
+    assert!(lines.len() > 6, "the long path wraps: {text}");
+    // A pipe gets the full width: one line per row.
+    let (piped, _, _) = run(&["stats", "--by", "session", log.to_str().expect("utf-8")]);
+    assert_eq!(piped.lines().count(), 4);
+    assert!(piped.lines().next().is_some_and(|l| l.len() > 100));
+}

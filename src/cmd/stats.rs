@@ -10,12 +10,13 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
-use comfy_table::{CellAlignment, ContentArrangement};
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Width};
 use dsh_session::prices::{self, Prices};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::View;
 use dsh_session::view::usage::{Counts, GroupBy, LogUsage, RowKey, UsageOptions, UsageView};
 use rayon::prelude::*;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{StatsArgs, StatsBy, StatsFormat};
@@ -350,18 +351,15 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
     };
-    let rows: Vec<(Map<String, Value>, Option<f64>)> = totals
-        .rows
-        .iter()
-        .map(|(key, counts)| {
-            let cost = priced(counts);
-            let mut fields = key_fields(key);
-            fields.extend(count_fields(counts, cost));
-            (object(fields), cost)
-        })
-        .collect();
+    // One cost per row (8 bytes), not one JSON object per row: the rows are written one at
+    // a time below, so a --by session over many thousands of logs holds only its counts.
+    let costs: Vec<Option<f64>> = totals.rows.values().map(&mut priced).collect();
     let total_cost = priced(&totals.total);
     let total = object(count_fields(&totals.total, total_cost));
+    let rows = Rows {
+        rows: &totals.rows,
+        costs: &costs,
+    };
 
     let mut notes: Vec<String> = Vec::new();
     if !totals.not_valid.is_empty() {
@@ -389,29 +387,36 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
 
     match args.format {
         StatsFormat::Json => {
-            let doc = json!({
-                "schema_version": SCHEMA_VERSION,
-                "by": args.by_name(),
-                "time_zone": args.tz,
-                "since": since.map(utc),
-                "until": until.map(utc),
-                "prices": args.prices.as_ref().map(|p| p.display().to_string()),
-                "sessions_read": totals.sessions_read,
-                "rows": rows.iter().map(|(r, _)| r).collect::<Vec<_>>(),
-                "total": total,
-                "not_valid": totals.not_valid.iter().map(Note::json).collect::<Vec<_>>(),
-                "torn_tails": totals.torn.iter().map(Note::json).collect::<Vec<_>>(),
-                "unpriced": unpriced.iter().map(|(m, why)| json!({"model": m, "reason": why})).collect::<Vec<_>>(),
-                "unreadable": totals.unreadable.iter().map(|(f, m)| json!({"file": f, "message": m})).collect::<Vec<_>>(),
-            });
+            let doc = Document {
+                schema_version: SCHEMA_VERSION,
+                by: by_name(args.by),
+                time_zone: &args.tz,
+                since: since.map(utc),
+                until: until.map(utc),
+                prices: args.prices.as_ref().map(|p| p.display().to_string()),
+                sessions_read: totals.sessions_read,
+                rows: &rows,
+                total,
+                not_valid: totals.not_valid.iter().map(Note::json).collect(),
+                torn_tails: totals.torn.iter().map(Note::json).collect(),
+                unpriced: unpriced
+                    .iter()
+                    .map(|(m, why)| json!({"model": m, "reason": why}))
+                    .collect(),
+                unreadable: totals
+                    .unreadable
+                    .iter()
+                    .map(|(f, m)| json!({"file": f, "message": m}))
+                    .collect(),
+            };
             serde_json::to_writer_pretty(&mut *out, &doc)?;
             writeln!(out)?;
         }
         StatsFormat::Jsonl => {
-            for (row, _) in &rows {
+            for row in rows.iter() {
                 let mut line = Map::new();
                 line.insert("schema_version".into(), json!(SCHEMA_VERSION));
-                line.extend(row.clone());
+                line.extend(row);
                 serde_json::to_writer(&mut *out, &line)?;
                 writeln!(out)?;
             }
@@ -430,7 +435,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     .map(|(k, _)| *k),
             );
             writeln!(out, "{}", names.join(","))?;
-            for (row, _) in &rows {
+            for row in rows.iter() {
                 let cells: Vec<String> = row.values().map(csv_field).collect();
                 writeln!(out, "{}", cells.join(","))?;
             }
@@ -439,7 +444,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
         StatsFormat::Text => {
-            write_text(out, args, &totals, &rows, total_cost, prices.is_some())?;
+            write_text(out, args.by, &totals, &costs, total_cost, prices.is_some())?;
             if !notes.is_empty() {
                 writeln!(out)?;
                 for n in &notes {
@@ -458,6 +463,60 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
+/// `stats --format json`.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    by: &'static str,
+    time_zone: &'a str,
+    /// The bounds, as UTC times.
+    since: Option<String>,
+    until: Option<String>,
+    prices: Option<String>,
+    sessions_read: u64,
+    rows: &'a Rows<'a>,
+    total: Map<String, Value>,
+    not_valid: Vec<Value>,
+    torn_tails: Vec<Value>,
+    unpriced: Vec<Value>,
+    unreadable: Vec<Value>,
+}
+
+/// The rows with their costs, made into JSON objects one at a time as they are written.
+struct Rows<'a> {
+    rows: &'a BTreeMap<RowKey, Counts>,
+    costs: &'a [Option<f64>],
+}
+
+impl Rows<'_> {
+    fn iter(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
+        self.rows
+            .iter()
+            .zip(self.costs)
+            .map(|((key, counts), cost)| {
+                let mut fields = key_fields(key);
+                fields.extend(count_fields(counts, *cost));
+                object(fields)
+            })
+    }
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// How the text table names a row.
+fn key_name(key: &RowKey) -> String {
+    match key {
+        RowKey::Session { file, session } => log_name(file, session.as_deref()),
+        RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
+        RowKey::Model(m) => m.name(),
+        RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
+    }
+}
+
 /// A key of the grouping, for the CSV header when there are no rows.
 fn key_example(by: StatsBy) -> RowKey {
     match by {
@@ -471,36 +530,30 @@ fn key_example(by: StatsBy) -> RowKey {
     }
 }
 
-impl StatsArgs {
-    /// The grouping's name, as `--by` spells it.
-    fn by_name(&self) -> &'static str {
-        match self.by {
-            StatsBy::Day => "day",
-            StatsBy::Session => "session",
-            StatsBy::Model => "model",
-            StatsBy::Project => "project",
-        }
-    }
-}
-
-/// The table: one line per row and a total line. On a terminal it is fitted to its width
-/// (comfy-table wraps the widest cells); in a pipe it keeps its full width.
-fn write_text(
-    out: &mut dyn Write,
-    args: &StatsArgs,
-    totals: &Totals,
-    rows: &[(Map<String, Value>, Option<f64>)],
-    total_cost: Option<f64>,
-    with_cost: bool,
-) -> std::io::Result<()> {
-    let first = match args.by {
+/// The grouping's name, as `--by` spells it.
+fn by_name(by: StatsBy) -> &'static str {
+    match by {
         StatsBy::Day => "day",
         StatsBy::Session => "session",
         StatsBy::Model => "model",
         StatsBy::Project => "project",
-    };
+    }
+}
+
+/// The table: one line per row and a total line, numbers aligned right. On a terminal it is
+/// fitted to its width by comfy-table (the headers take two lines, the row names wrap,
+/// numbers stay whole); in a pipe it keeps its full width and is written a line at a time
+/// after a first pass for the widths, so no table of every row is built.
+fn write_text(
+    out: &mut dyn Write,
+    by: StatsBy,
+    totals: &Totals,
+    costs: &[Option<f64>],
+    total_cost: Option<f64>,
+    with_cost: bool,
+) -> std::io::Result<()> {
     let mut header = vec![
-        first,
+        by_name(by),
         "sessions",
         "turns",
         "steps",
@@ -517,10 +570,6 @@ fn write_text(
     ];
     if with_cost {
         header.push("cost");
-    }
-    let mut table = crate::render::table(&header);
-    if std::io::stdout().is_terminal() {
-        table.set_content_arrangement(ContentArrangement::Dynamic);
     }
     let line = |name: String, c: &Counts, cost: Option<f64>| -> Vec<String> {
         let t = c.tokens();
@@ -545,20 +594,83 @@ fn write_text(
         }
         cells
     };
-    for ((key, counts), (_, cost)) in totals.rows.iter().zip(rows) {
-        let name = match key {
-            RowKey::Session { file, session } => log_name(file, session.as_deref()),
-            RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
-            RowKey::Model(m) => m.name(),
-            RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
-        };
-        table.add_row(line(name, counts, *cost));
+    let lines = || {
+        totals
+            .rows
+            .iter()
+            .zip(costs)
+            .map(|((key, counts), cost)| line(key_name(key), counts, *cost))
+            .chain(std::iter::once(line(
+                "total".into(),
+                &totals.total,
+                total_cost,
+            )))
+    };
+    if !std::io::stdout().is_terminal() {
+        return write_columns(out, &header, lines);
     }
-    table.add_row(line("total".into(), &totals.total, total_cost));
+    let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
+    let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
+    let mut table = crate::render::table(&stacked);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
+    for cells in lines() {
+        table.add_row(cells);
+    }
+    // However narrow the terminal, the row name keeps a readable width (up to 24 columns);
+    // past that the table is wider than the terminal rather than unreadable.
+    let widest = totals
+        .rows
+        .keys()
+        .map(|k| key_name(k).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 24);
+    if let Some(column) = table.column_mut(0) {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(widest as u16)));
+    }
     for i in 1..header.len() {
         if let Some(column) = table.column_mut(i) {
             column.set_cell_alignment(CellAlignment::Right);
+            column.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
     crate::render::write_table(out, &table)
+}
+
+/// Writes `lines` under `header` in the layout of [`crate::render::table`], the first
+/// column aligned left and the others right; `lines` is called twice (widths, then text).
+fn write_columns<I: Iterator<Item = Vec<String>>>(
+    out: &mut dyn Write,
+    header: &[&str],
+    lines: impl Fn() -> I,
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for cells in lines() {
+        for (w, cell) in widths.iter_mut().zip(&cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let write = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            if i > 0 {
+                text.push(' ');
+            }
+            if i == 0 {
+                text.push_str(&format!(" {cell}{pad} "));
+            } else {
+                text.push_str(&format!(" {pad}{cell} "));
+            }
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    let names: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    write(out, &names)?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
+    writeln!(out, "{}", rule.join(" "))?;
+    for cells in lines() {
+        write(out, &cells)?;
+    }
+    Ok(())
 }
