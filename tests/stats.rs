@@ -727,3 +727,52 @@ fn on_a_terminal_the_table_fits_its_width_and_numbers_stay_whole() {
     assert_eq!(piped.lines().count(), 4);
     assert!(piped.lines().next().is_some_and(|l| l.len() > 100));
 }
+
+#[test]
+fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
+    // DuckDB through its Python package (`pip install duckdb`); skipped when it is absent.
+    let python = |code: &str, arg: &str| {
+        std::process::Command::new("python3")
+            .args(["-c", code, arg])
+            .output()
+    };
+    if !python("import duckdb", "").is_ok_and(|o| o.status.success()) {
+        eprintln!("no duckdb for python3: skipped");
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme.find("duckdb -c \"").expect("the recipe") + "duckdb -c \"".len();
+    let query = &readme[start..start + readme[start..].find('"').expect("its end")];
+    let paths: Vec<PathBuf> = ["jsonl", "real"].iter().flat_map(|d| files_in(d)).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let usage = dir.path().join("usage.jsonl");
+    let out = dsh()
+        .args(["stats", "--by", "day", "--format", "jsonl"])
+        .args(&paths)
+        .output()
+        .expect("runs");
+    std::fs::write(&usage, &out.stdout).expect("write");
+    let query = query.replace("'usage.jsonl'", &format!("'{}'", usage.display()));
+    let result = python(
+        "import duckdb, json, sys; print(json.dumps(duckdb.sql(sys.argv[1]).fetchall()))",
+        &query,
+    )
+    .expect("python3 runs");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let months: Vec<(String, u64, u64, u64)> =
+        serde_json::from_slice(&result.stdout).expect("rows as JSON");
+    let (total, _) = stats(&["--by", "day"], &paths);
+    let t = from_row(&total["total"]);
+    assert!(months.len() >= 4, "{months:?}");
+    assert_eq!(months.iter().map(|m| m.1).sum::<u64>(), t.turns);
+    assert_eq!(
+        months.iter().map(|m| m.2).sum::<u64>(),
+        t.input + t.cache_read
+    );
+    assert_eq!(months.iter().map(|m| m.3).sum::<u64>(), t.output);
+}
