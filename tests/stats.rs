@@ -1,5 +1,5 @@
 //! `stats` against `show --format json` on every sample `show` reads (plain, zstd, SQLite,
-//! crashed, real): each grouping's rows are the sums of `show` over the same logs; exact
+//! crashed, real) and every fixture it reads: each grouping's rows are the sums of `show` over the same logs; exact
 //! values, CSV and JSON lines on the real samples; what a corrupt log, a torn tail, a
 //! missing price and an unreadable path do to the output and the exit code.
 
@@ -168,6 +168,32 @@ fn readable_samples() -> Vec<(PathBuf, Value)> {
         }
     }
     assert!(all.len() > 70, "{} readable samples", all.len());
+    // And the hand-made fixtures of every generation (v0-v4, June 2026, Windows, SQLite).
+    let mut fixtures = Vec::new();
+    let mut dirs = vec![common::fixture("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures") {
+            let path = entry.expect("entry").path();
+            let name = path.to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.ends_with(".jsonl") || name.ends_with(".zstd") || name.ends_with(".db") {
+                fixtures.push(path);
+            }
+        }
+    }
+    fixtures.sort();
+    let before = all.len();
+    for path in fixtures {
+        if let Some(s) = show(&path) {
+            all.push((path, s));
+        }
+    }
+    assert!(
+        all.len() - before > 50,
+        "{} readable fixtures",
+        all.len() - before
+    );
     all
 }
 
