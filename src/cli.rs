@@ -112,7 +112,7 @@ pub enum Command {
     /// usage say, one row per day, session, model or project, with a total. A log that is
     /// not valid is counted up to its defect and listed below the table; a torn tail counts
     /// its committed part. Cost is shown only with --prices.
-    #[command(after_help = concat!("Examples:\n  dsh-session stats ~/.dsh/sessions\n  dsh-session stats --by model --since 2026-11-01 --until 2026-11-30 --prices prices.toml ~/.dsh/sessions\n  dsh-session stats --by session --tz Europe/Berlin --format csv ~/.dsh/sessions > usage.csv\n\n", "Exit codes:\n  0  every log was read (torn tails included)\n  1  a log is corrupt or refused: it is counted up to its defect and listed\n  2  usage error, bad --prices, or a path could not be read"))]
+    #[command(after_help = concat!("Examples:\n  dsh-session stats ~/.dsh/sessions\n  dsh-session stats --by model --since 2026-11-01 --prices prices.toml ~/.dsh/sessions\n  dsh-session stats --by session --tz Europe/Berlin --format csv ~/.dsh/sessions > usage.csv\n\n", "Exit codes:\n  0  every log was read (torn tails included)\n  1  a log is corrupt or refused: it is counted up to its defect and listed\n  2  usage error, bad --prices, a path could not be read, or a directory holds no logs"))]
     Stats(StatsArgs),
 
     /// Print the log's format version, era and compression; exit 1 when refused.
