@@ -109,7 +109,12 @@ fn from_row(r: &Value) -> Sums {
 }
 
 fn files_in(dir: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(samples().join(dir))
+    files_under(&samples().join(dir))
+}
+
+/// The logs and stores directly in `dir`, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("sample directory")
         .map(|e| e.expect("entry").path())
         .filter(|p| {
@@ -801,4 +806,36 @@ fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
         t.input + t.cache_read
     );
     assert_eq!(months.iter().map(|m| m.3).sum::<u64>(), t.output);
+}
+
+#[test]
+fn every_rule_fixture_with_a_defective_event_counts_the_events_before_it() {
+    // For each corrupt or refused rule fixture whose finding names an event (a seq and its
+    // line), the counts are those of `show` on the lines before that line: what DSH's
+    // checks accepted before refusing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut compared, mut counted) = (0, 0);
+    for path in files_under(&common::fixture("rules")) {
+        let v = common::verdict(&path);
+        if !matches!(v["status"].as_str(), Some("corrupt" | "refused")) || v["seq"].is_null() {
+            continue;
+        }
+        let line = v["line"].as_u64().expect("a line") as usize;
+        let text = std::fs::read_to_string(&path).expect("log");
+        let head: Vec<&str> = text.lines().take(line - 1).collect();
+        let prefix = dir.path().join("prefix.jsonl");
+        std::fs::write(&prefix, format!("{}\n", head.join("\n"))).expect("write");
+        let expected = show(&prefix).map_or_else(Sums::default, |s| from_show(&s));
+        let (got, code) = stats(&["--by", "session"], std::slice::from_ref(&path));
+        assert_eq!(code, 1, "{}", path.display());
+        let got = rows(&got).first().map_or_else(Sums::default, from_row);
+        assert_eq!(got, expected, "{}", path.display());
+        compared += 1;
+        counted += u64::from(expected.turns > 0);
+    }
+    assert!(compared > 30, "{compared} fixtures compared");
+    assert!(
+        counted > 10,
+        "{counted} of them count a turn before the defect"
+    );
 }
