@@ -839,3 +839,20 @@ fn every_rule_fixture_with_a_defective_event_counts_the_events_before_it() {
         "{counted} of them count a turn before the defect"
     );
 }
+
+#[test]
+fn a_log_under_another_sessions_directory_is_counted_in_full_and_listed() {
+    // H6 is found once every event was read: DSH refuses the log, no event of it.
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path().join("--home-ana-proj--").join("wrong");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let log = dir.join("session.jsonl");
+    let original = common::fixture("open-turn-after-tool-call.jsonl");
+    std::fs::copy(&original, &log).expect("copy");
+    let expected = from_show(&show(&original).expect("valid where it was"));
+    assert_eq!(expected.input, 900);
+    let (v, code) = stats(&["--by", "session"], &[root.path().to_path_buf()]);
+    assert_eq!(code, 1);
+    assert_eq!(from_row(&rows(&v)[0]), expected);
+    assert_eq!(v["not_valid"][0]["rule"], "H6");
+}
