@@ -856,3 +856,52 @@ fn a_log_under_another_sessions_directory_is_counted_in_full_and_listed() {
     assert_eq!(from_row(&rows(&v)[0]), expected);
     assert_eq!(v["not_valid"][0]["rule"], "H6");
 }
+
+#[test]
+fn under_by_model_a_turn_counts_for_its_first_answer_and_tokens_for_their_own_model() {
+    // The fixture's turn 2 answers twice with deepseek-chat; here its second answer comes
+    // from deepseek-reasoner, and both carry usage.
+    let text = std::fs::read_to_string(common::fixture("models-presets-and-children.jsonl"))
+        .expect("fixture")
+        .replace(
+            r#""model":"deepseek-chat"}},"stream":[]}}"#,
+            r#""model":"deepseek-chat"}},"stream":[],"usage":{"inputTokens":100,"outputTokens":10}}}"#,
+        )
+        .replacen(
+            r#""id":"m3","role":"assistant","content":[{"type":"text","text":"Done."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}},"stream":[],"usage":{"inputTokens":100,"outputTokens":10}}"#,
+            r#""id":"m3","role":"assistant","content":[{"type":"text","text":"Done."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-reasoner"}},"stream":[],"usage":{"inputTokens":7,"outputTokens":3,"reasoningTokens":2}}"#,
+            1,
+        );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("switch.jsonl");
+    std::fs::write(&log, text).expect("write");
+    let (v, code) = stats(&["--by", "model"], std::slice::from_ref(&log));
+    assert_eq!(code, 0);
+    let got: Vec<(String, u64, u64, u64, u64, u64)> = rows(&v)
+        .iter()
+        .map(|r| {
+            (
+                r["model"].as_str().expect("model").to_owned(),
+                n(&r["turns"]),
+                n(&r["steps"]),
+                n(&r["input_tokens"]),
+                n(&r["output_tokens"]),
+                n(&r["reasoning_tokens"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            // Turn 2: its first answer is deepseek-chat's; its own 100 + 10 tokens.
+            ("deepseek-chat".to_owned(), 1, 1, 100, 10, 0),
+            // Turn 1 (deepseek-reasoner, no usage) and turn 2's second answer's tokens.
+            ("deepseek-reasoner".to_owned(), 1, 1, 7, 3, 2),
+        ]
+    );
+    assert_eq!(v["total"]["sessions"], 1);
+    assert_eq!(
+        from_row(&v["total"]),
+        from_show(&show(&log).expect("valid"))
+    );
+}
