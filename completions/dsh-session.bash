@@ -49,6 +49,9 @@ _dsh__session() {
             dsh__session,show)
                 cmd="dsh__session__subcmd__show"
                 ;;
+            dsh__session,stats)
+                cmd="dsh__session__subcmd__stats"
+                ;;
             dsh__session,surface)
                 cmd="dsh__session__subcmd__surface"
                 ;;
@@ -91,6 +94,9 @@ _dsh__session() {
             dsh__session__subcmd__help,show)
                 cmd="dsh__session__subcmd__help__subcmd__show"
                 ;;
+            dsh__session__subcmd__help,stats)
+                cmd="dsh__session__subcmd__help__subcmd__stats"
+                ;;
             dsh__session__subcmd__help,surface)
                 cmd="dsh__session__subcmd__help__subcmd__surface"
                 ;;
@@ -107,7 +113,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show version sessions export rules man completions help"
+            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions export rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,7 +187,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show version sessions export rules man completions help"
+            opts="validate surface messages repair provenance replacements show stats version sessions export rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -335,6 +341,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -589,6 +609,48 @@ _dsh__session() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__stats)
+            opts="-v -h --by --since --until --tz --prices --format --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -W "day session model project" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json csv jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -163,6 +163,30 @@ never\:"Never colour"))' \
 ':file -- The session log (`-` reads standard input):_files' \
 && ret=0
 ;;
+(stats)
+_arguments "${_arguments_options[@]}" : \
+'--by=[One row per\: day (of each turn'\''s start, in --tz), session (a log, or a session of a store), model (the provider/model that produced the tokens; a turn counts for the model of its first answer), or project (the header'\''s cwd)]:BY:((day\:"A calendar day of the turns'\'' start times, in --tz"
+session\:"A session\: a log file, or one session of a SQLite store"
+model\:"A provider/model"
+project\:"A project\: the header'\''s cwd"))' \
+'--since=[Count only turns that start at or after WHEN\: a date (2026-11-30, from its first moment), a date and time (2026-11-30T14\:00), both in --tz, or a time with an offset (2026-11-30T14\:00\:00Z)]:WHEN:_default' \
+'--until=[Count only turns that start before WHEN (as for --since); a date includes that whole day, so \`--since 2026-11-01 --until 2026-11-30\` is all of November 1 to 30]:WHEN:_default' \
+'--tz=[The time zone of days and of --since/--until without an offset\: an IANA name such as Europe/Berlin]:ZONE:_default' \
+'--prices=[Prices per million tokens by provider/model, a JSON or TOML file (README\: "stats"); adds a cost column. A model without a price gets no cost, never a guess]:FILE:_files' \
+'--format=[Output format\: text (a table, a total row and notes), json (one object with schema_version), csv or jsonl (flat rows, no total, for DuckDB or a spreadsheet)]:FORMAT:((text\:"A table with a total row, then notes on logs not counted in full"
+json\:"One JSON object\: rows, total and notes"
+csv\:"Comma-separated rows with a header line; notes go to standard error"
+jsonl\:"One JSON object per row; notes go to standard error"))' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::files -- Session logs, session directories, SQLite stores (every session in them), or directories to walk as `validate` walks them; `-` reads standard input:_files' \
+&& ret=0
+;;
 (version)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
@@ -294,6 +318,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(stats)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (version)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -341,6 +369,7 @@ _dsh-session_commands() {
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
+'stats:Report usage over many logs\: turns, steps, tool calls, tokens, time, and cost' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
@@ -371,6 +400,7 @@ _dsh-session__subcmd__help_commands() {
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
+'stats:Report usage over many logs\: turns, steps, tool calls, tokens, time, and cost' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
@@ -436,6 +466,11 @@ _dsh-session__subcmd__help__subcmd__show_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help show commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__help__subcmd__stats_commands] )) ||
+_dsh-session__subcmd__help__subcmd__stats_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help stats commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help__subcmd__surface_commands] )) ||
 _dsh-session__subcmd__help__subcmd__surface_commands() {
     local commands; commands=()
@@ -490,6 +525,11 @@ _dsh-session__subcmd__sessions_commands() {
 _dsh-session__subcmd__show_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session show commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__stats_commands] )) ||
+_dsh-session__subcmd__stats_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session stats commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__surface_commands] )) ||
 _dsh-session__subcmd__surface_commands() {

@@ -276,7 +276,11 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
             let pruned = format!(
                 "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned{}]\"}}{}",
                 &data[..inner],
-                if shape.chain > 0 { format!(" {turn}") } else { String::new() },
+                if shape.chain > 0 {
+                    format!(" {turn}")
+                } else {
+                    String::new()
+                },
                 &data[close + 1..]
             );
             let seq = log.event(
@@ -328,7 +332,8 @@ fn tear(mut lines: Vec<String>) -> Vec<String> {
     vec![text]
 }
 
-const USAGE: &str = "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash] [--flat] [--chain N]
+const USAGE: &str =
+    "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash] [--flat] [--chain N]
   --turns N   turns to generate (default 1000; about 13 kB and 61 events per turn)
   --flat      no compaction: the surface grows with the log (about 5 entries per turn)
   --chain N   prune one tool result again every turn, N times: a chain of N replacements

@@ -119,6 +119,16 @@ pub enum Command {
     )]
     Show(ShowArgs),
 
+    /// Report usage over many logs: turns, steps, tool calls, tokens, time, and cost.
+    ///
+    /// Reads logs, session directories, JSONL roots and SQLite stores (walked as `validate`
+    /// walks them, in parallel) and sums what their turn records and `assistant/message`
+    /// usage say, one row per day, session, model or project, with a total. A log that is
+    /// not valid is counted up to its defect and listed below the table; a torn tail counts
+    /// its committed part. Cost is shown only with --prices.
+    #[command(after_help = concat!("Examples:\n  dsh-session stats ~/.dsh/sessions\n  dsh-session stats --by model --since 2026-11-01 --prices prices.toml ~/.dsh/sessions\n  dsh-session stats --by session --tz Europe/Berlin --format csv ~/.dsh/sessions > usage.csv\n\n", "Exit codes:\n  0  every log was read (torn tails included)\n  1  a log is corrupt or refused: it is counted up to its defect and listed\n  2  usage error, bad --prices, a path could not be read, or a directory holds no logs"))]
+    Stats(StatsArgs),
+
     /// Print the log's format version, era and compression; exit 1 when refused.
     #[command(after_help = "Example:\n  dsh-session version session.jsonl.zstd")]
     Version(VersionArgs),
@@ -398,6 +408,73 @@ pub struct ShowArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+}
+
+/// Arguments of `stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Session logs, session directories, SQLite stores (every session in them), or
+    /// directories to walk as `validate` walks them; `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    pub files: Vec<PathBuf>,
+
+    /// One row per: day (of each turn's start, in --tz), session (a log, or a session of a
+    /// store), model (the provider/model that produced the tokens; a turn counts for the
+    /// model of its first answer), or project (the header's cwd).
+    #[arg(long, value_enum, default_value_t = StatsBy::Day)]
+    pub by: StatsBy,
+
+    /// Count only turns that start at or after WHEN: a date (2026-11-30, from its first
+    /// moment), a date and time (2026-11-30T14:00), both in --tz, or a time with an offset
+    /// (2026-11-30T14:00:00Z).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Count only turns that start before WHEN (as for --since); a date includes that whole
+    /// day, so `--since 2026-11-01 --until 2026-11-30` is all of November 1 to 30.
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// The time zone of days and of --since/--until without an offset: an IANA name such
+    /// as Europe/Berlin.
+    #[arg(long, value_name = "ZONE", default_value = "UTC")]
+    pub tz: String,
+
+    /// Prices per million tokens by provider/model, a JSON or TOML file (README: "stats");
+    /// adds a cost column. A model without a price gets no cost, never a guess.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+
+    /// Output format: text (a table, a total row and notes), json (one object with
+    /// schema_version), csv or jsonl (flat rows, no total, for DuckDB or a spreadsheet).
+    #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+    pub format: StatsFormat,
+}
+
+/// What one row of `stats` stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsBy {
+    /// A calendar day of the turns' start times, in --tz.
+    Day,
+    /// A session: a log file, or one session of a SQLite store.
+    Session,
+    /// A provider/model.
+    Model,
+    /// A project: the header's cwd.
+    Project,
+}
+
+/// Formats for `stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// A table with a total row, then notes on logs not counted in full.
+    Text,
+    /// One JSON object: rows, total and notes.
+    Json,
+    /// Comma-separated rows with a header line; notes go to standard error.
+    Csv,
+    /// One JSON object per row; notes go to standard error.
+    Jsonl,
 }
 
 /// Arguments of `version`.

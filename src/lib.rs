@@ -8,6 +8,7 @@ pub mod header;
 pub mod heal;
 pub mod json;
 pub mod load;
+pub mod prices;
 pub mod provenance;
 pub mod provider;
 pub mod repair;

@@ -98,6 +98,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Export(args) => cmd::export::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
+        Command::Stats(args) => cmd::stats::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
     }
 }

@@ -369,6 +369,7 @@ fn man_page_and_rules() {
         "version",
         "sessions",
         "export",
+        "stats",
         "rules",
         "man",
         "completions",

@@ -10,6 +10,7 @@ pub mod replacements;
 pub mod rules;
 pub mod sessions;
 pub mod show;
+pub mod stats;
 pub mod surface;
 pub mod validate;
 pub mod version;
@@ -110,4 +111,24 @@ pub fn scan_readable_as(
         }
     }
     Ok(report)
+}
+
+/// The logs `validate` and `stats` read for their PATH arguments: files as given, and
+/// directories walked for DSH's log names and SQLite stores
+/// ([`dsh_session::load::layout::discover`]). What the walk passed over goes to standard
+/// error, as does each directory in which nothing was found; their number is returned
+/// beside the logs, so the command can exit 2 instead of passing on nothing.
+pub fn walk(inputs: &[PathBuf]) -> (Vec<PathBuf>, usize) {
+    let (paths, skipped) = dsh_session::load::layout::discover(inputs);
+    for s in &skipped {
+        eprintln!("dsh-session: {s}");
+    }
+    let mut empty_dirs = 0;
+    for dir in inputs.iter().filter(|f| f.is_dir()) {
+        if !paths.iter().any(|p| p.starts_with(dir)) {
+            empty_dirs += 1;
+            eprintln!("dsh-session: {}", no_logs_in(dir));
+        }
+    }
+    (paths, empty_dirs)
 }

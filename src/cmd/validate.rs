@@ -2,12 +2,11 @@
 
 use dsh_session::wording::count;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use dsh_session::load::layout::discover;
 use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -211,17 +210,7 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
 
 /// Runs `validate`: inputs are expanded, checked in parallel, and printed in path order.
 pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
-    let (paths, skipped): (Vec<PathBuf>, Vec<String>) = discover(&args.files);
-    for s in &skipped {
-        eprintln!("dsh-session: {s}");
-    }
-    let mut empty_dirs = 0;
-    for dir in args.files.iter().filter(|f| f.is_dir()) {
-        if !paths.iter().any(|p| p.starts_with(dir)) {
-            empty_dirs += 1;
-            eprintln!("dsh-session: {}", crate::cmd::no_logs_in(dir));
-        }
-    }
+    let (paths, empty_dirs) = crate::cmd::walk(&args.files);
     let gate = Gate {
         provider: args.provider.map(ProviderName::profile),
         strict: args.strict,

@@ -12,6 +12,7 @@ pub mod provider;
 pub mod stats;
 pub mod surface_at;
 pub mod transcript;
+pub mod usage;
 
 use crate::check::Logical;
 use crate::event::Dialect;

@@ -25,7 +25,8 @@ pub struct Usage {
 }
 
 impl Usage {
-    fn add(&mut self, usage: Json<'_>) {
+    /// Adds the counts of one `usage` object (a missing or non-integer count adds 0).
+    pub(crate) fn add(&mut self, usage: Json<'_>) {
         let [input, output, cache_read, cache_write, reasoning] = usage
             .lookup([
                 "inputTokens",

@@ -1,0 +1,689 @@
+//! `stats PATH...`: usage over many logs, one row per day, session, model or project, with
+//! a total. Each log is read by one scan with [`UsageView`], in parallel; the rows of the
+//! logs are summed as they come, so memory holds rows, not logs or events.
+
+use dsh_session::wording::count;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use anyhow::{Context, Result, bail};
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Width};
+use dsh_session::prices::{self, Prices};
+use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::view::View;
+use dsh_session::view::usage::{Counts, GroupBy, LogUsage, RowKey, UsageOptions, UsageView};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::cli::{StatsArgs, StatsBy, StatsFormat};
+use crate::render::{log_name, utc};
+
+/// Version of the JSON layout of `stats` (the object, and each row of `jsonl`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A log that was not counted in full: not valid (counted up to its defect) or torn
+/// (its committed part counted).
+#[derive(Debug, Clone)]
+struct Note {
+    file: String,
+    session: Option<String>,
+    status: &'static str,
+    rule: Option<&'static str>,
+    line: Option<u64>,
+    row: Option<u64>,
+    seq: Option<u64>,
+    message: String,
+}
+
+impl Note {
+    fn of(file: &str, report: &Report) -> Option<Note> {
+        let base = |rule, line, row, seq, message| Note {
+            file: file.to_owned(),
+            session: report.session.clone(),
+            status: report.status.name(),
+            rule,
+            line,
+            row,
+            seq,
+            message,
+        };
+        if let (false, Some(f)) = (report.is_ok(), &report.finding) {
+            return Some(base(
+                Some(f.rule.id()),
+                f.line,
+                f.row,
+                f.seq,
+                f.message.clone(),
+            ));
+        }
+        let t = report.torn.as_ref()?;
+        let loss = match t.counted() {
+            Some((lines, events)) => {
+                format!("{}, {}", count(lines, "line"), count(events, "event"))
+            }
+            None => format!("{} ({})", count(t.bytes, "byte"), t.uncounted()),
+        };
+        let (line, row) = match report.session {
+            Some(_) => (None, Some(t.line)),
+            None => (Some(t.line), None),
+        };
+        Some(base(
+            Some(t.rule.id()),
+            line,
+            row,
+            None,
+            format!(
+                "torn tail: {loss} after byte offset {} left out, as DSH drops them",
+                t.offset
+            ),
+        ))
+    }
+
+    fn text(&self) -> String {
+        let mut place = String::new();
+        if let Some(line) = self.line {
+            place.push_str(&format!(" at line {line}"));
+        }
+        if let Some(row) = self.row {
+            place.push_str(&format!(" at row {row}"));
+        }
+        if let Some(seq) = self.seq {
+            place.push_str(&format!(" (seq {seq})"));
+        }
+        format!(
+            "{}: {} {}{place}: {}",
+            log_name(&self.file, self.session.as_deref()),
+            self.status,
+            self.rule.unwrap_or("-"),
+            self.message
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "file": self.file,
+            "session": self.session,
+            "status": self.status,
+            "rule": self.rule,
+            "line": self.line,
+            "row": self.row,
+            "seq": self.seq,
+            "message": self.message,
+        })
+    }
+}
+
+/// Everything read so far: the rows, the total and the notes. Sums of logs are sums of
+/// these, so the parallel reads fold into a few of them.
+#[derive(Debug, Default)]
+struct Totals {
+    rows: BTreeMap<RowKey, Counts>,
+    total: Counts,
+    /// Sessions read (a file, or a session of a store), counted or not.
+    sessions_read: u64,
+    not_valid: Vec<Note>,
+    torn: Vec<Note>,
+    /// Paths that could not be read, with the reason.
+    unreadable: Vec<(String, String)>,
+}
+
+impl Totals {
+    fn add_log(&mut self, usage: LogUsage) {
+        self.sessions_read += 1;
+        if !usage.rows.is_empty() {
+            self.total.sessions += 1;
+        }
+        for (key, counts) in usage.rows {
+            let sessions = self.total.sessions;
+            self.total.add(&counts);
+            self.total.sessions = sessions;
+            self.rows.entry(key).or_default().add(&counts);
+        }
+    }
+
+    fn merge(mut self, other: Totals) -> Totals {
+        for (key, counts) in other.rows {
+            self.rows.entry(key).or_default().add(&counts);
+        }
+        self.total.add(&other.total);
+        self.sessions_read += other.sessions_read;
+        self.not_valid.extend(other.not_valid);
+        self.torn.extend(other.torn);
+        self.unreadable.extend(other.unreadable);
+        self
+    }
+
+    /// Reads one path (every session of a store) into the totals.
+    fn read(mut self, path: &Path, options: &UsageOptions) -> Totals {
+        let file = path.display().to_string();
+        let sink = Rc::new(RefCell::new(Vec::new()));
+        let views = || -> Vec<Box<dyn View>> {
+            vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]
+        };
+        match scan::scan_all(path, &ScanOptions::default(), &views) {
+            Ok(reports) if reports.is_empty() => {
+                eprintln!("dsh-session: {file}: store holds no sessions");
+            }
+            Ok(reports) => {
+                let logs = std::mem::take(&mut *sink.borrow_mut());
+                for (report, usage) in reports.iter().zip(logs) {
+                    if let Some(note) = Note::of(&file, report) {
+                        match report.status {
+                            Status::Corrupt | Status::Refused => self.not_valid.push(note),
+                            _ => self.torn.push(note),
+                        }
+                    }
+                    self.add_log(usage);
+                }
+            }
+            Err(e) => self.unreadable.push((file, e.to_string())),
+        }
+        self
+    }
+}
+
+/// A time given to `--since`/`--until`, in ms since the Unix epoch: an RFC 3339 time with
+/// an offset, or a date or a date and time in `tz`. With `end_of_day`, a date stands for
+/// the first moment of the next day (`--until`'s date is included).
+fn parse_when(flag: &str, text: &str, tz: &jiff::tz::TimeZone, end_of_day: bool) -> Result<i64> {
+    if let Ok(at) = text.parse::<jiff::Timestamp>() {
+        return Ok(at.as_millisecond());
+    }
+    let civil = if let Ok(date) = text.parse::<jiff::civil::Date>() {
+        let date = if end_of_day { date.tomorrow()? } else { date };
+        date.to_datetime(jiff::civil::Time::midnight())
+    } else if let Ok(at) = text.parse::<jiff::civil::DateTime>() {
+        at
+    } else {
+        bail!(
+            "{flag} {text:?}: not a date (2026-11-30), a date and time (2026-11-30T14:00) or a time with an offset (2026-11-30T14:00:00Z)"
+        );
+    };
+    Ok(tz
+        .to_timestamp(civil)
+        .with_context(|| format!("{flag} {text:?}"))?
+        .as_millisecond())
+}
+
+/// The cost of a row at `prices`, or the models that keep it unknown (no price, or no
+/// price for a kind of token they have).
+fn cost(counts: &Counts, prices: &Prices) -> std::result::Result<f64, Vec<(String, String)>> {
+    let mut sum = 0.0;
+    let mut missing = Vec::new();
+    for (model, usage) in &counts.usage {
+        if usage.input + usage.output + usage.cache_read + usage.cache_write == 0 {
+            continue;
+        }
+        let name = model.name();
+        match prices.get(&name).map(|p| prices::cost(usage, p)) {
+            Some(Ok(c)) => sum += c,
+            Some(Err(what)) => missing.push((name, format!("no {what} price"))),
+            None => missing.push((name, "no price".to_owned())),
+        }
+    }
+    if missing.is_empty() {
+        Ok(sum)
+    } else {
+        Err(missing)
+    }
+}
+
+/// A cost rounded to a millionth, as JSON and CSV show it.
+fn rounded(c: f64) -> Value {
+    let r = (c * 1e6).round() / 1e6;
+    serde_json::Number::from_f64(r).map_or(Value::Null, Value::Number)
+}
+
+/// The key columns of a grouping, with their JSON/CSV names.
+fn key_fields(key: &RowKey) -> Vec<(&'static str, Value)> {
+    match key {
+        RowKey::Session { file, session } => {
+            vec![("file", json!(file)), ("session", json!(session))]
+        }
+        RowKey::Day(day) => vec![("day", json!(day))],
+        RowKey::Model(m) => vec![("provider", json!(m.provider)), ("model", json!(m.model))],
+        RowKey::Project(cwd) => vec![("project", json!(cwd))],
+    }
+}
+
+/// The count columns, with their JSON/CSV names (the token names are `show`'s `usage`).
+fn count_fields(c: &Counts, cost: Option<f64>) -> Vec<(&'static str, Value)> {
+    let t = c.tokens();
+    vec![
+        ("sessions", json!(c.sessions)),
+        ("turns", json!(c.turns)),
+        ("steps", json!(c.steps)),
+        ("tool_calls", json!(c.tool_calls)),
+        ("tool_errors", json!(c.tool_errors)),
+        ("turns_interrupted", json!(c.interrupted)),
+        ("turns_failed", json!(c.failed)),
+        ("input_tokens", json!(t.input)),
+        ("output_tokens", json!(t.output)),
+        ("cache_read_tokens", json!(t.cache_read)),
+        ("cache_write_tokens", json!(t.cache_write)),
+        ("reasoning_tokens", json!(t.reasoning)),
+        ("turn_wall_ms", json!(c.wall_ms)),
+        ("cost", cost.map_or(Value::Null, rounded)),
+    ]
+}
+
+fn object(fields: Vec<(&'static str, Value)>) -> Map<String, Value> {
+    fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+fn csv_field(v: &Value) -> String {
+    let text = match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
+
+/// `H:MM:SS` of a duration in ms.
+fn clock(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// Runs `stats`.
+pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
+    let since = args
+        .since
+        .as_deref()
+        .map(|s| parse_when("--since", s, &tz, false))
+        .transpose()?;
+    let until = args
+        .until
+        .as_deref()
+        .map(|s| parse_when("--until", s, &tz, true))
+        .transpose()?;
+    if let (Some(a), Some(b)) = (since, until)
+        && a >= b
+    {
+        bail!("--since ({}) is not before --until ({})", utc(a), utc(b));
+    }
+    let prices = args
+        .prices
+        .as_deref()
+        .map(|p| prices::read(p).with_context(|| format!("--prices {}", p.display())))
+        .transpose()?;
+    let options = UsageOptions {
+        by: match args.by {
+            StatsBy::Day => GroupBy::Day,
+            StatsBy::Session => GroupBy::Session,
+            StatsBy::Model => GroupBy::Model,
+            StatsBy::Project => GroupBy::Project,
+        },
+        tz,
+        since,
+        until,
+    };
+    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(&args.files);
+    let mut totals = paths
+        .par_iter()
+        .fold(Totals::default, |t, p| t.read(p, &options))
+        .reduce(Totals::default, Totals::merge);
+    for notes in [&mut totals.not_valid, &mut totals.torn] {
+        notes.sort_by(|a, b| (&a.file, &a.session).cmp(&(&b.file, &b.session)));
+    }
+    totals.unreadable.sort();
+    for (file, message) in &totals.unreadable {
+        eprintln!("dsh-session: {file}: {message}");
+    }
+
+    // Costs per row; the models without a usable price, with why.
+    let mut unpriced: BTreeMap<String, String> = BTreeMap::new();
+    let mut priced = |c: &Counts| -> Option<f64> {
+        match cost(c, prices.as_ref()?) {
+            Ok(c) => Some(c),
+            Err(missing) => {
+                unpriced.extend(missing);
+                None
+            }
+        }
+    };
+    // One cost per row (8 bytes), not one JSON object per row: the rows are written one at
+    // a time below, so a --by session over many thousands of logs holds only its counts.
+    let costs: Vec<Option<f64>> = totals.rows.values().map(&mut priced).collect();
+    let total_cost = priced(&totals.total);
+    let total = object(count_fields(&totals.total, total_cost));
+    let rows = Rows {
+        rows: &totals.rows,
+        costs: &costs,
+    };
+
+    let mut notes: Vec<String> = Vec::new();
+    if !totals.not_valid.is_empty() {
+        notes.push(format!(
+            "{} not valid, counted up to {} defect:",
+            count(totals.not_valid.len() as u64, "log"),
+            if totals.not_valid.len() == 1 {
+                "its"
+            } else {
+                "their"
+            }
+        ));
+        notes.extend(totals.not_valid.iter().map(|n| format!("  {}", n.text())));
+    }
+    if !totals.torn.is_empty() {
+        notes.push(format!(
+            "{} with a torn tail, {} committed part counted:",
+            count(totals.torn.len() as u64, "log"),
+            if totals.torn.len() == 1 {
+                "its"
+            } else {
+                "their"
+            }
+        ));
+        notes.extend(totals.torn.iter().map(|n| format!("  {}", n.text())));
+    }
+    for (model, why) in &unpriced {
+        notes.push(if model == "-/-" {
+            // June 2026 logs name no model; a price cannot apply to what names none.
+            "-/-: tokens of assistant messages that name no model cannot be priced: the rows with them show no cost".to_owned()
+        } else {
+            format!("{model}: {why} in --prices: the rows with its tokens show no cost")
+        });
+    }
+
+    match args.format {
+        StatsFormat::Json => {
+            let doc = Document {
+                schema_version: SCHEMA_VERSION,
+                by: by_name(args.by),
+                time_zone: &args.tz,
+                since: since.map(utc),
+                until: until.map(utc),
+                prices: args.prices.as_ref().map(|p| p.display().to_string()),
+                sessions_read: totals.sessions_read,
+                rows: &rows,
+                total,
+                not_valid: totals.not_valid.iter().map(Note::json).collect(),
+                torn_tails: totals.torn.iter().map(Note::json).collect(),
+                unpriced: unpriced
+                    .iter()
+                    .map(|(m, why)| json!({"model": m, "reason": why}))
+                    .collect(),
+                unreadable: totals
+                    .unreadable
+                    .iter()
+                    .map(|(f, m)| json!({"file": f, "message": m}))
+                    .collect(),
+            };
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            writeln!(out)?;
+        }
+        StatsFormat::Jsonl => {
+            for row in rows.iter() {
+                let mut line = Map::new();
+                line.insert("schema_version".into(), json!(SCHEMA_VERSION));
+                line.extend(row);
+                serde_json::to_writer(&mut *out, &line)?;
+                writeln!(out)?;
+            }
+            for n in &notes {
+                eprintln!("dsh-session: {n}");
+            }
+        }
+        StatsFormat::Csv => {
+            let mut names: Vec<&str> = key_fields(&key_example(args.by))
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
+            names.extend(
+                count_fields(&Counts::default(), None)
+                    .iter()
+                    .map(|(k, _)| *k),
+            );
+            writeln!(out, "{}", names.join(","))?;
+            for row in rows.iter() {
+                let cells: Vec<String> = row.values().map(csv_field).collect();
+                writeln!(out, "{}", cells.join(","))?;
+            }
+            for n in &notes {
+                eprintln!("dsh-session: {n}");
+            }
+        }
+        StatsFormat::Text => {
+            write_text(out, args.by, &totals, &costs, total_cost, prices.is_some())?;
+            if !notes.is_empty() {
+                writeln!(out)?;
+                for n in &notes {
+                    writeln!(out, "{n}")?;
+                }
+            }
+        }
+    }
+    let code = if !totals.unreadable.is_empty() || empty_dirs > 0 {
+        2
+    } else if !totals.not_valid.is_empty() {
+        1
+    } else {
+        0
+    };
+    Ok(ExitCode::from(code))
+}
+
+/// `stats --format json`.
+#[derive(Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    by: &'static str,
+    time_zone: &'a str,
+    /// The bounds, as UTC times.
+    since: Option<String>,
+    until: Option<String>,
+    prices: Option<String>,
+    sessions_read: u64,
+    rows: &'a Rows<'a>,
+    total: Map<String, Value>,
+    not_valid: Vec<Value>,
+    torn_tails: Vec<Value>,
+    unpriced: Vec<Value>,
+    unreadable: Vec<Value>,
+}
+
+/// The rows with their costs, made into JSON objects one at a time as they are written.
+struct Rows<'a> {
+    rows: &'a BTreeMap<RowKey, Counts>,
+    costs: &'a [Option<f64>],
+}
+
+impl Rows<'_> {
+    fn iter(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
+        self.rows
+            .iter()
+            .zip(self.costs)
+            .map(|((key, counts), cost)| {
+                let mut fields = key_fields(key);
+                fields.extend(count_fields(counts, *cost));
+                object(fields)
+            })
+    }
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// How the text table names a row.
+fn key_name(key: &RowKey) -> String {
+    match key {
+        RowKey::Session { file, session } => log_name(file, session.as_deref()),
+        RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
+        RowKey::Model(m) => m.name(),
+        RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
+    }
+}
+
+/// A key of the grouping, for the CSV header when there are no rows.
+fn key_example(by: StatsBy) -> RowKey {
+    match by {
+        StatsBy::Day => RowKey::Day(None),
+        StatsBy::Session => RowKey::Session {
+            file: String::new(),
+            session: None,
+        },
+        StatsBy::Model => RowKey::Model(Default::default()),
+        StatsBy::Project => RowKey::Project(None),
+    }
+}
+
+/// The grouping's name, as `--by` spells it.
+fn by_name(by: StatsBy) -> &'static str {
+    match by {
+        StatsBy::Day => "day",
+        StatsBy::Session => "session",
+        StatsBy::Model => "model",
+        StatsBy::Project => "project",
+    }
+}
+
+/// The table: one line per row and a total line, numbers aligned right. On a terminal it is
+/// fitted to its width by comfy-table (the headers take two lines, the row names wrap,
+/// numbers stay whole); in a pipe it keeps its full width and is written a line at a time
+/// after a first pass for the widths, so no table of every row is built.
+fn write_text(
+    out: &mut dyn Write,
+    by: StatsBy,
+    totals: &Totals,
+    costs: &[Option<f64>],
+    total_cost: Option<f64>,
+    with_cost: bool,
+) -> std::io::Result<()> {
+    let mut header = vec![
+        by_name(by),
+        "sessions",
+        "turns",
+        "steps",
+        "tool calls",
+        "tool errors",
+        "interrupted",
+        "failed",
+        "input",
+        "output",
+        "cache read",
+        "cache write",
+        "reasoning",
+        "turn time",
+    ];
+    if with_cost {
+        header.push("cost");
+    }
+    let line = |name: String, c: &Counts, cost: Option<f64>| -> Vec<String> {
+        let t = c.tokens();
+        let mut cells = vec![
+            name,
+            c.sessions.to_string(),
+            c.turns.to_string(),
+            c.steps.to_string(),
+            c.tool_calls.to_string(),
+            c.tool_errors.to_string(),
+            c.interrupted.to_string(),
+            c.failed.to_string(),
+            t.input.to_string(),
+            t.output.to_string(),
+            t.cache_read.to_string(),
+            t.cache_write.to_string(),
+            t.reasoning.to_string(),
+            clock(c.wall_ms),
+        ];
+        if with_cost {
+            cells.push(cost.map_or_else(|| "-".to_owned(), |c| format!("{c:.4}")));
+        }
+        cells
+    };
+    let lines = || {
+        totals
+            .rows
+            .iter()
+            .zip(costs)
+            .map(|((key, counts), cost)| line(key_name(key), counts, *cost))
+            .chain(std::iter::once(line(
+                "total".into(),
+                &totals.total,
+                total_cost,
+            )))
+    };
+    if !std::io::stdout().is_terminal() {
+        return write_columns(out, &header, lines);
+    }
+    let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
+    let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
+    let mut table = crate::render::table(&stacked);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
+    for cells in lines() {
+        table.add_row(cells);
+    }
+    // However narrow the terminal, the row name keeps a readable width (up to 24 columns);
+    // past that the table is wider than the terminal rather than unreadable.
+    let widest = totals
+        .rows
+        .keys()
+        .map(|k| key_name(k).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, 24);
+    if let Some(column) = table.column_mut(0) {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(widest as u16)));
+    }
+    for i in 1..header.len() {
+        if let Some(column) = table.column_mut(i) {
+            column.set_cell_alignment(CellAlignment::Right);
+            column.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+    crate::render::write_table(out, &table)
+}
+
+/// Writes `lines` under `header` in the layout of [`crate::render::table`], the first
+/// column aligned left and the others right; `lines` is called twice (widths, then text).
+fn write_columns<I: Iterator<Item = Vec<String>>>(
+    out: &mut dyn Write,
+    header: &[&str],
+    lines: impl Fn() -> I,
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for cells in lines() {
+        for (w, cell) in widths.iter_mut().zip(&cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let write = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let mut text = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            let pad = " ".repeat(w - cell.chars().count());
+            if i > 0 {
+                text.push(' ');
+            }
+            if i == 0 {
+                text.push_str(&format!(" {cell}{pad} "));
+            } else {
+                text.push_str(&format!(" {pad}{cell} "));
+            }
+        }
+        writeln!(out, "{}", text.trim_end())
+    };
+    let names: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    write(out, &names)?;
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
+    writeln!(out, "{}", rule.join(" "))?;
+    for cells in lines() {
+        write(out, &cells)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,907 @@
+//! `stats` against `show --format json` on every sample `show` reads (plain, zstd, SQLite,
+//! crashed, real) and every fixture it reads: each grouping's rows are the sums of `show` over the same logs; exact
+//! values, CSV and JSON lines on the real samples; what a corrupt log, a torn tail, a
+//! missing price and an unreadable path do to the output and the exit code.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{dsh, samples};
+use serde_json::Value;
+
+/// The counts `stats` and `show` share.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Sums {
+    turns: u64,
+    steps: u64,
+    tool_calls: u64,
+    interrupted: u64,
+    failed: u64,
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+    reasoning: u64,
+    wall_ms: i64,
+}
+
+impl Sums {
+    fn add(&mut self, o: &Sums) {
+        self.turns += o.turns;
+        self.steps += o.steps;
+        self.tool_calls += o.tool_calls;
+        self.interrupted += o.interrupted;
+        self.failed += o.failed;
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.reasoning += o.reasoning;
+        self.wall_ms += o.wall_ms;
+    }
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// The sums of one `show --format json` object (interrupted: `interrupted` and `aborted`
+/// turns; failed: `error` turns; wall time: the turns' `duration_ms`).
+fn from_show(s: &Value) -> Sums {
+    let reasons = &s["turns_by_reason"];
+    let u = &s["usage"];
+    Sums {
+        turns: n(&s["turns"]),
+        steps: n(&s["steps"]),
+        tool_calls: n(&s["tool_calls"]),
+        interrupted: n(&reasons["interrupted"]) + n(&reasons["aborted"]),
+        failed: n(&reasons["error"]),
+        input: n(&u["input_tokens"]),
+        output: n(&u["output_tokens"]),
+        cache_read: n(&u["cache_read_tokens"]),
+        cache_write: n(&u["cache_write_tokens"]),
+        reasoning: n(&u["reasoning_tokens"]),
+        wall_ms: s["per_turn"]
+            .as_array()
+            .expect("per_turn")
+            .iter()
+            .map(|t| t["duration_ms"].as_i64().unwrap_or(0))
+            .sum(),
+    }
+}
+
+/// The sums of one `show` per_turn row.
+fn from_turn(t: &Value) -> Sums {
+    let u = &t["usage"];
+    let reason = t["reason"].as_str().unwrap_or_default();
+    Sums {
+        turns: 1,
+        steps: n(&t["steps"]),
+        tool_calls: n(&t["tool_calls"]),
+        interrupted: u64::from(reason == "interrupted" || reason == "aborted"),
+        failed: u64::from(reason == "error"),
+        input: n(&u["input_tokens"]),
+        output: n(&u["output_tokens"]),
+        cache_read: n(&u["cache_read_tokens"]),
+        cache_write: n(&u["cache_write_tokens"]),
+        reasoning: n(&u["reasoning_tokens"]),
+        wall_ms: t["duration_ms"].as_i64().unwrap_or(0),
+    }
+}
+
+/// The sums of one `stats` row (or its total).
+fn from_row(r: &Value) -> Sums {
+    Sums {
+        turns: n(&r["turns"]),
+        steps: n(&r["steps"]),
+        tool_calls: n(&r["tool_calls"]),
+        interrupted: n(&r["turns_interrupted"]),
+        failed: n(&r["turns_failed"]),
+        input: n(&r["input_tokens"]),
+        output: n(&r["output_tokens"]),
+        cache_read: n(&r["cache_read_tokens"]),
+        cache_write: n(&r["cache_write_tokens"]),
+        reasoning: n(&r["reasoning_tokens"]),
+        wall_ms: r["turn_wall_ms"].as_i64().expect("turn_wall_ms"),
+    }
+}
+
+fn files_in(dir: &str) -> Vec<PathBuf> {
+    files_under(&samples().join(dir))
+}
+
+/// The logs and stores directly in `dir`, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("sample directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".jsonl") || name.ends_with(".zstd") || name.ends_with(".db")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// `show --format json` of `path`, or `None` when `show` refuses it (corrupt or refused).
+fn show(path: &Path) -> Option<Value> {
+    let out = dsh()
+        .args(["show", "--format", "json"])
+        .arg(path)
+        .output()
+        .expect("runs");
+    if out.status.code() == Some(1) {
+        return None;
+    }
+    assert!(out.status.success(), "show {}", path.display());
+    Some(serde_json::from_slice(&out.stdout).expect("JSON"))
+}
+
+/// `stats --format json ARGS PATHS`, with its exit code.
+fn stats(args: &[&str], paths: &[PathBuf]) -> (Value, i32) {
+    let out = dsh()
+        .arg("stats")
+        .args(["--format", "json"])
+        .args(args)
+        .args(paths)
+        .output()
+        .expect("runs");
+    let code = out.status.code().expect("exit code");
+    assert!(
+        code < 2,
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (serde_json::from_slice(&out.stdout).expect("JSON"), code)
+}
+
+fn rows(v: &Value) -> &Vec<Value> {
+    v["rows"].as_array().expect("rows")
+}
+
+/// Every sample `show` reads, with its `show --format json`.
+fn readable_samples() -> Vec<(PathBuf, Value)> {
+    let mut all = Vec::new();
+    for dir in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
+        for path in files_in(dir) {
+            if let Some(s) = show(&path) {
+                all.push((path, s));
+            }
+        }
+    }
+    assert!(all.len() > 70, "{} readable samples", all.len());
+    // And the hand-made fixtures of every generation (v0-v4, June 2026, Windows, SQLite).
+    let mut fixtures = Vec::new();
+    let mut dirs = vec![common::fixture("")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixtures") {
+            let path = entry.expect("entry").path();
+            let name = path.to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.ends_with(".jsonl") || name.ends_with(".zstd") || name.ends_with(".db") {
+                fixtures.push(path);
+            }
+        }
+    }
+    fixtures.sort();
+    let before = all.len();
+    for path in fixtures {
+        if let Some(s) = show(&path) {
+            all.push((path, s));
+        }
+    }
+    assert!(
+        all.len() - before > 50,
+        "{} readable fixtures",
+        all.len() - before
+    );
+    all
+}
+
+#[test]
+fn every_grouping_sums_to_show_over_every_readable_sample() {
+    let all = readable_samples();
+    let paths: Vec<PathBuf> = all.iter().map(|(p, _)| p.clone()).collect();
+    let mut expected_total = Sums::default();
+    for (_, s) in &all {
+        expected_total.add(&from_show(s));
+    }
+
+    // By session: each row is that log's show; a log with nothing counted has no row.
+    let (by_session, code) = stats(&["--by", "session"], &paths);
+    assert_eq!(code, 0, "every sample here is valid or torn");
+    let mut seen = 0;
+    for (path, s) in &all {
+        let file = path.display().to_string();
+        let row = rows(&by_session)
+            .iter()
+            .find(|r| r["file"] == file.as_str());
+        match row {
+            Some(r) => {
+                seen += 1;
+                assert_eq!(from_row(r), from_show(s), "{file}");
+                assert_eq!(r["sessions"], 1);
+            }
+            None => assert_eq!(from_show(s), Sums::default(), "{file} has no row"),
+        }
+    }
+    assert_eq!(seen, rows(&by_session).len());
+    assert_eq!(by_session["sessions_read"], all.len());
+
+    // By project: show summed per cwd.
+    let mut per_cwd: BTreeMap<Option<String>, Sums> = BTreeMap::new();
+    for (_, s) in &all {
+        let sums = from_show(s);
+        if sums != Sums::default() {
+            per_cwd
+                .entry(s["cwd"].as_str().map(str::to_owned))
+                .or_default()
+                .add(&sums);
+        }
+    }
+    let (by_project, _) = stats(&["--by", "project"], &paths);
+    let got: BTreeMap<Option<String>, Sums> = rows(&by_project)
+        .iter()
+        .map(|r| (r["project"].as_str().map(str::to_owned), from_row(r)))
+        .collect();
+    assert_eq!(got, per_cwd);
+
+    // Every grouping's total, and the sum of its rows, is the sum of show.
+    for by in ["day", "session", "model", "project"] {
+        let (v, _) = stats(&["--by", by], &paths);
+        assert_eq!(from_row(&v["total"]), expected_total, "--by {by} total");
+        let mut sum = Sums::default();
+        for r in rows(&v) {
+            sum.add(&from_row(r));
+        }
+        assert_eq!(sum, expected_total, "--by {by}: sum of the rows");
+        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["by"], by);
+    }
+    // The totals are not zero: the comparison above compares something.
+    assert!(
+        expected_total.turns > 80 && expected_total.input > 100_000,
+        "{expected_total:?}"
+    );
+}
+
+/// `turn/start` times of a plain JSONL log, in order.
+fn turn_start_times(path: &Path) -> Vec<i64> {
+    std::fs::read_to_string(path)
+        .expect("log")
+        .lines()
+        .skip(1)
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "turn/start")
+        .map(|e| e["time"].as_i64().expect("time"))
+        .collect()
+}
+
+#[test]
+fn by_day_rows_are_show_turns_summed_by_the_day_of_their_start_in_the_zone() {
+    // Plain JSONL samples whose activity is all inside turns: show's turns, put on the day
+    // their turn/start falls on (UTC, then UTC-7 / UTC-8 in Los Angeles).
+    let mut logs = Vec::new();
+    for dir in ["jsonl", "real"] {
+        for path in files_in(dir) {
+            if let Some(s) = show(&path) {
+                let turns = s["per_turn"].as_array().expect("per_turn").clone();
+                let mut in_turns = Sums::default();
+                for t in &turns {
+                    in_turns.add(&from_turn(t));
+                }
+                assert_eq!(in_turns, from_show(&s), "{}", path.display());
+                let times = turn_start_times(&path);
+                assert_eq!(times.len(), turns.len(), "{}", path.display());
+                logs.push((path, times, turns));
+            }
+        }
+    }
+    let paths: Vec<PathBuf> = logs.iter().map(|(p, ..)| p.clone()).collect();
+    for (tz, offset_of) in [
+        ("UTC", (|_| 0) as fn(i64) -> i64),
+        // Los Angeles: PDT (UTC-7) from 2026-03-08 10:00 UTC to 2026-11-01 09:00 UTC.
+        ("America/Los_Angeles", |t| {
+            if (1_772_964_000_000..1_793_523_600_000).contains(&t) {
+                -7 * 3_600_000
+            } else {
+                -8 * 3_600_000
+            }
+        }),
+    ] {
+        let mut expected: BTreeMap<String, (Sums, u64)> = BTreeMap::new();
+        for (_, times, turns) in &logs {
+            let mut days_of_log = std::collections::BTreeSet::new();
+            for (t, turn) in times.iter().zip(turns) {
+                let local = t + offset_of(*t);
+                let secs = local.div_euclid(1000);
+                let day = civil_day(secs.div_euclid(86_400));
+                expected
+                    .entry(day.clone())
+                    .or_default()
+                    .0
+                    .add(&from_turn(turn));
+                days_of_log.insert(day);
+            }
+            for day in days_of_log {
+                expected.entry(day).or_default().1 += 1;
+            }
+        }
+        let (v, _) = stats(&["--by", "day", "--tz", tz], &paths);
+        let got: BTreeMap<String, (Sums, u64)> = rows(&v)
+            .iter()
+            .map(|r| {
+                (
+                    r["day"].as_str().expect("day").to_owned(),
+                    (from_row(r), n(&r["sessions"])),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "--tz {tz}");
+        assert!(got.len() > 10, "{tz}: {} days", got.len());
+    }
+}
+
+/// `YYYY-MM-DD` of a day number since 1970-01-01 (Howard Hinnant's civil_from_days).
+fn civil_day(z: i64) -> String {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[test]
+fn by_model_tokens_are_the_assistant_messages_of_each_source_model_and_errors_count() {
+    // Summed straight from the stored assistant/message records of the plain samples.
+    let mut paths = Vec::new();
+    let mut expected: BTreeMap<(String, String), [u64; 5]> = BTreeMap::new();
+    let mut tool_errors = 0;
+    for dir in ["jsonl", "real"] {
+        for path in files_in(dir) {
+            if show(&path).is_none() {
+                continue;
+            }
+            // A message that names no model is the model last named before it.
+            let mut last: Option<(String, String)> = None;
+            for line in std::fs::read_to_string(&path).expect("log").lines().skip(1) {
+                let Ok(e) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                if e["type"] == "tool/result" && !e["surfaceOp"].is_object() {
+                    // An error result: `isError` on June's data, on a v4 tool-role message,
+                    // or in a tool-result block of a v0-v3 user-role wrapper.
+                    let d = &e["data"];
+                    let blocks = d["message"]["content"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default();
+                    if d["isError"] == true
+                        || d["message"]["isError"] == true
+                        || blocks
+                            .iter()
+                            .any(|b| b["type"] == "tool-result" && b["isError"] == true)
+                    {
+                        tool_errors += 1;
+                    }
+                }
+                let named = match e["type"].as_str() {
+                    Some("model/selection" | "request/context") => &e["data"],
+                    // A pre-identity message names it in `provenance` (FORMAT.md §9.3).
+                    Some("assistant/message") if e["data"]["message"].is_object() => {
+                        &e["data"]["message"]["source"]
+                    }
+                    Some("assistant/message") => &e["data"]["provenance"],
+                    _ => continue,
+                };
+                if named["provider"].is_string() || named["model"].is_string() {
+                    last = Some((
+                        named["provider"].as_str().unwrap_or("-").to_owned(),
+                        named["model"].as_str().unwrap_or("-").to_owned(),
+                    ));
+                }
+                if e["type"] != "assistant/message" || !e["data"]["usage"].is_object() {
+                    continue;
+                }
+                let key = last.clone().unwrap_or(("-".into(), "-".into()));
+                let u = &e["data"]["usage"];
+                let sums = expected.entry(key).or_default();
+                for (i, k) in [
+                    "inputTokens",
+                    "outputTokens",
+                    "cacheReadTokens",
+                    "cacheWriteTokens",
+                    "reasoningTokens",
+                ]
+                .iter()
+                .enumerate()
+                {
+                    sums[i] += n(&u[*k]);
+                }
+            }
+            paths.push(path);
+        }
+    }
+    let (v, _) = stats(&["--by", "model"], &paths);
+    let got: BTreeMap<(String, String), [u64; 5]> = rows(&v)
+        .iter()
+        .filter(|r| n(&r["input_tokens"]) + n(&r["output_tokens"]) > 0)
+        .map(|r| {
+            let s = from_row(r);
+            (
+                (
+                    r["provider"].as_str().unwrap_or("-").to_owned(),
+                    r["model"].as_str().unwrap_or("-").to_owned(),
+                ),
+                [s.input, s.output, s.cache_read, s.cache_write, s.reasoning],
+            )
+        })
+        .collect();
+    expected.retain(|_, s| s[0] + s[1] > 0);
+    assert_eq!(got, expected);
+    assert_eq!(v["total"]["tool_errors"], tool_errors);
+    assert!(tool_errors >= 5, "{tool_errors}");
+    assert!(got.len() >= 4, "{got:?}");
+}
+
+fn real(name: &str) -> PathBuf {
+    samples().join("real").join(name)
+}
+
+fn run(args: &[&str]) -> (String, String, i32) {
+    let out = dsh().args(args).output().expect("runs");
+    (
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+        out.status.code().expect("exit code"),
+    )
+}
+
+#[test]
+fn real_sample_rows_csv_and_jsonl_exactly() {
+    let log = real("capital-generation.session.v4.jsonl");
+    let log = log.to_str().expect("utf-8");
+    let (csv, _, code) = run(&["stats", "--by", "model", "--format", "csv", log]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        csv,
+        "provider,model,sessions,turns,steps,tool_calls,tool_errors,turns_interrupted,turns_failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,turn_wall_ms,cost\n\
+         xiaomi-token-plan-cn,mimo-v2.6-flash,1,11,23,13,0,0,0,55750,11911,730816,0,0,414571,\n"
+    );
+    let (jsonl, _, _) = run(&["stats", "--format", "jsonl", log]);
+    assert_eq!(
+        jsonl,
+        "{\"schema_version\":1,\"day\":\"2026-09-27\",\"sessions\":1,\"turns\":11,\"steps\":23,\"tool_calls\":13,\"tool_errors\":0,\"turns_interrupted\":0,\"turns_failed\":0,\"input_tokens\":55750,\"output_tokens\":11911,\"cache_read_tokens\":730816,\"cache_write_tokens\":0,\"reasoning_tokens\":0,\"turn_wall_ms\":414571,\"cost\":null}\n"
+    );
+    // The text table: one row, the total, no notes.
+    let (text, _, _) = run(&["stats", "--by", "project", log]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[0].starts_with(" project "), "{text}");
+    for (line, name) in [(lines[2], "/home/shawn/investment"), (lines[3], "total")] {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            cells,
+            [
+                name, "1", "11", "23", "13", "0", "0", "0", "55750", "11911", "730816", "0", "0",
+                "0:06:54"
+            ]
+        );
+    }
+}
+
+#[test]
+fn since_until_and_tz_pick_turns_by_their_start() {
+    let log = vec![real("capital-generation.session.v4.jsonl")];
+    // Its 11 turns start between 03:04:44 and 03:25:33 UTC on 2026-09-27; the last four at
+    // 03:15:02, 03:15:16, 03:15:30 and 03:25:33.
+    let (v, _) = stats(&["--since", "2026-09-27T03:15:00Z"], &log);
+    assert_eq!(v["total"]["turns"], 4);
+    assert_eq!(v["since"], "2026-09-27T03:15:00.000Z");
+    let (v, _) = stats(&["--until", "2026-09-27T03:15:00Z"], &log);
+    assert_eq!(v["total"]["turns"], 7);
+    let (v, _) = stats(&["--since", "2026-09-27", "--until", "2026-09-27"], &log);
+    assert_eq!(v["total"]["turns"], 11);
+    assert_eq!(v["until"], "2026-09-28T00:00:00.000Z");
+    let (v, _) = stats(&["--until", "2026-09-26"], &log);
+    assert_eq!(v["total"]["turns"], 0);
+    assert_eq!(rows(&v).len(), 0);
+    // In Los Angeles the session is on the evening of the 26th, and a local date bound is
+    // local midnight: the 27th there starts at 07:00 UTC.
+    let (v, _) = stats(&["--tz", "America/Los_Angeles"], &log);
+    assert_eq!(rows(&v)[0]["day"], "2026-09-26");
+    let (v, _) = stats(
+        &["--tz", "America/Los_Angeles", "--since", "2026-09-27"],
+        &log,
+    );
+    assert_eq!(v["since"], "2026-09-27T07:00:00.000Z");
+    assert_eq!(v["total"]["turns"], 0);
+    // Bad bounds and zones are usage errors.
+    let name = log[0].to_str().expect("utf-8");
+    for args in [
+        vec!["stats", "--since", "yesterday", name],
+        vec!["stats", "--tz", "Mars/Olympus", name],
+        vec![
+            "stats",
+            "--since",
+            "2026-09-28",
+            "--until",
+            "2026-09-27",
+            name,
+        ],
+    ] {
+        let (_, err, code) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.starts_with("dsh-session: --"), "{err}");
+    }
+}
+
+#[test]
+fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("prices.json");
+    std::fs::write(
+        &json,
+        r#"{"xiaomi-token-plan-cn/mimo-v2.6-flash": {"input": 1.0, "output": 2.0, "cache_read": 0.1}}"#,
+    )
+    .expect("write");
+    let toml = dir.path().join("prices.toml");
+    std::fs::write(
+        &toml,
+        "[\"xiaomi-token-plan-cn/mimo-v2.6-flash\"]\ninput = 1.0\noutput = 2.0\ncache_read = 0.1\n",
+    )
+    .expect("write");
+    let capital = real("capital-generation.session.v4.jsonl");
+    // 55750 input, 11911 output, 730816 cache read: 0.05575 + 0.023822 + 0.0730816.
+    for prices in [&json, &toml] {
+        let p = prices.to_str().expect("utf-8");
+        let (v, code) = stats(&["--prices", p], std::slice::from_ref(&capital));
+        assert_eq!(code, 0);
+        assert_eq!(v["total"]["cost"], 0.152654, "{p}");
+        assert_eq!(rows(&v)[0]["cost"], 0.152654);
+        assert_eq!(v["unpriced"], serde_json::json!([]));
+    }
+    // With a second model that has no price: its rows and the total have no cost, and a
+    // note names it.
+    let other = samples()
+        .join("jsonl")
+        .join("examples__acp-agent__tests__snapshots__bash-tool-turn__session.jsonl");
+    let p = json.to_str().expect("utf-8");
+    let (v, _) = stats(
+        &["--by", "model", "--prices", p],
+        &[capital.clone(), other.clone()],
+    );
+    let costs: Vec<(String, Value)> = rows(&v)
+        .iter()
+        .map(|r| {
+            (
+                r["model"].as_str().unwrap_or("-").to_owned(),
+                r["cost"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        costs,
+        [
+            ("deepseek-v4-flash".to_owned(), Value::Null),
+            ("mimo-v2.6-flash".to_owned(), serde_json::json!(0.152654)),
+        ]
+    );
+    assert_eq!(v["total"]["cost"], Value::Null);
+    assert_eq!(
+        v["unpriced"],
+        serde_json::json!([{"model": "deepseek-official/deepseek-v4-flash", "reason": "no price"}])
+    );
+    let (text, _, _) = run(&[
+        "stats",
+        "--prices",
+        p,
+        capital.to_str().expect("utf-8"),
+        other.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        text.ends_with(
+            "\ndeepseek-official/deepseek-v4-flash: no price in --prices: the rows with its tokens show no cost\n"
+        ),
+        "{text}"
+    );
+    // A price left out for tokens the model has is no price either.
+    std::fs::write(
+        &json,
+        r#"{"xiaomi-token-plan-cn/mimo-v2.6-flash": {"input": 1.0, "output": 2.0}}"#,
+    )
+    .expect("write");
+    let (v, _) = stats(&["--prices", p], std::slice::from_ref(&capital));
+    assert_eq!(v["total"]["cost"], Value::Null);
+    assert_eq!(v["unpriced"][0]["reason"], "no cache_read price");
+    // A malformed file, a negative price, a key without a provider: exit 2.
+    for bad in [
+        r#"{"a/b": {"input": 1}}"#,
+        r#"{"a/b": {"input": -1, "output": 1}}"#,
+        r#"{"chat": {"input": 1, "output": 1}}"#,
+        r#"{"a/b": {"input": 1, "output": 1, "reasoning": 1}}"#,
+    ] {
+        std::fs::write(&json, bad).expect("write");
+        let (_, err, code) = run(&["stats", "--prices", p, capital.to_str().expect("utf-8")]);
+        assert_eq!(code, 2, "{bad}");
+        assert!(err.contains("--prices"), "{err}");
+    }
+}
+
+#[test]
+fn a_corrupt_log_is_counted_up_to_its_defect_listed_and_exits_1() {
+    let crashed = samples().join("crashed");
+    let bad = crashed.join(
+        "examples__acp-agent__tests__snapshots__packed-chunks__session.d-garbage-committed.jsonl",
+    );
+    // What is before the defect (line 14) is a log show reads: the header and 12 events.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let prefix = dir.path().join("prefix.jsonl");
+    let text = std::fs::read_to_string(&bad).expect("log");
+    let head: Vec<&str> = text.lines().take(13).collect();
+    std::fs::write(&prefix, format!("{}\n", head.join("\n"))).expect("write");
+    let expected = from_show(&show(&prefix).expect("the prefix reads"));
+    assert!(expected.turns == 1 && expected.steps == 1, "{expected:?}");
+    let (v, code) = stats(&["--by", "session"], std::slice::from_ref(&bad));
+    assert_eq!(code, 1);
+    assert_eq!(from_row(&rows(&v)[0]), expected);
+    assert_eq!(v["not_valid"][0]["rule"], "J5");
+    assert_eq!(v["not_valid"][0]["line"], 14);
+    let (text, _, code) = run(&["stats", bad.to_str().expect("utf-8")]);
+    assert_eq!(code, 1);
+    assert!(
+        text.ends_with(&format!(
+            "\n1 log not valid, counted up to its defect:\n  {}: corrupt J5 at line 14: unparsable committed event; a turn/end follows at line 37\n",
+            bad.display()
+        )),
+        "{text}"
+    );
+    // csv keeps its rows clean: the note goes to standard error.
+    let (csv, err, code) = run(&["stats", "--format", "csv", bad.to_str().expect("utf-8")]);
+    assert_eq!(code, 1);
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(err.contains("corrupt J5 at line 14"), "{err}");
+}
+
+#[test]
+fn a_torn_tail_counts_its_committed_part_and_exits_0() {
+    let torn = samples().join("crashed").join(
+        "examples__acp-agent__tests__snapshots__packed-chunks__session.c-torn-final-line.jsonl",
+    );
+    let expected = from_show(&show(&torn).expect("show reads a torn log"));
+    let (v, code) = stats(&["--by", "session"], std::slice::from_ref(&torn));
+    assert_eq!(code, 0);
+    assert_eq!(from_row(&rows(&v)[0]), expected);
+    assert_eq!(v["torn_tails"][0]["status"], "torn-tail");
+    assert_eq!(v["not_valid"], serde_json::json!([]));
+}
+
+#[test]
+fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
+    for dir in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
+        let paths = files_in(dir);
+        for format in ["text", "json", "csv", "jsonl"] {
+            let out = dsh()
+                .args(["stats", "--format", format, "--by", "session"])
+                .args(&paths)
+                .output()
+                .expect("runs");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("internal error"), "{dir}: {err}");
+            assert!(out.status.code().is_some_and(|c| c <= 1), "{dir}: {err}");
+        }
+    }
+    // A store walked from its directory is read session by session, as validate reads it.
+    let (v, code) = stats(&["--by", "session"], &[samples().join("sqlite")]);
+    assert_eq!(code, 0);
+    assert_eq!(v["sessions_read"], files_in("sqlite").len());
+    let (_, err, code) = run(&["stats", "no/such/log.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no/such/log.jsonl"), "{err}");
+    let empty = tempfile::tempdir().expect("tempdir");
+    let (_, err, code) = run(&["stats", empty.path().to_str().expect("utf-8")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no session logs"), "{err}");
+}
+
+#[test]
+fn on_a_terminal_the_table_fits_its_width_and_numbers_stay_whole() {
+    // `script` gives the command a terminal of 100 columns (util-linux; skipped without it).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script`: skipped");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let log = real("capital-generation.session.v4.jsonl");
+    let command = format!(
+        "stty cols 100; NO_COLOR= {} stats --by session {}",
+        bin.display(),
+        log.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .output()
+        .expect("script runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let lines: Vec<&str> = text.lines().collect();
+    // Two header lines, the rule, then the row: its name wrapped over several lines,
+    // every number on its first line, whole.
+    assert!(
+        lines[0].contains(" tool ") && lines[1].contains(" calls "),
+        "{text}"
+    );
+    assert!(lines[2].starts_with("---"), "{text}");
+    let cells: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(
+        cells[1..],
+        [
+            "1", "11", "23", "13", "0", "0", "0", "55750", "11911", "730816", "0", "0", "0:06:54"
+        ],
+        "{text}"
+    );
+    assert!(lines.len() > 6, "the long path wraps: {text}");
+    // A pipe gets the full width: one line per row.
+    let (piped, _, _) = run(&["stats", "--by", "session", log.to_str().expect("utf-8")]);
+    assert_eq!(piped.lines().count(), 4);
+    assert!(piped.lines().next().is_some_and(|l| l.len() > 100));
+}
+
+#[test]
+fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
+    // DuckDB through its Python package (`pip install duckdb`); skipped when it is absent.
+    let python = |code: &str, arg: &str| {
+        std::process::Command::new("python3")
+            .args(["-c", code, arg])
+            .output()
+    };
+    if !python("import duckdb", "").is_ok_and(|o| o.status.success()) {
+        eprintln!("no duckdb for python3: skipped");
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme.find("duckdb -c \"").expect("the recipe") + "duckdb -c \"".len();
+    let query = &readme[start..start + readme[start..].find('"').expect("its end")];
+    let paths: Vec<PathBuf> = ["jsonl", "real"].iter().flat_map(|d| files_in(d)).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let usage = dir.path().join("usage.jsonl");
+    let out = dsh()
+        .args(["stats", "--by", "day", "--format", "jsonl"])
+        .args(&paths)
+        .output()
+        .expect("runs");
+    std::fs::write(&usage, &out.stdout).expect("write");
+    let query = query.replace("'usage.jsonl'", &format!("'{}'", usage.display()));
+    let result = python(
+        "import duckdb, json, sys; print(json.dumps(duckdb.sql(sys.argv[1]).fetchall()))",
+        &query,
+    )
+    .expect("python3 runs");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let months: Vec<(String, u64, u64, u64)> =
+        serde_json::from_slice(&result.stdout).expect("rows as JSON");
+    let (total, _) = stats(&["--by", "day"], &paths);
+    let t = from_row(&total["total"]);
+    assert!(months.len() >= 4, "{months:?}");
+    assert_eq!(months.iter().map(|m| m.1).sum::<u64>(), t.turns);
+    assert_eq!(
+        months.iter().map(|m| m.2).sum::<u64>(),
+        t.input + t.cache_read
+    );
+    assert_eq!(months.iter().map(|m| m.3).sum::<u64>(), t.output);
+}
+
+#[test]
+fn every_rule_fixture_with_a_defective_event_counts_the_events_before_it() {
+    // For each corrupt or refused rule fixture whose finding names an event (a seq and its
+    // line), the counts are those of `show` on the lines before that line: what DSH's
+    // checks accepted before refusing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut compared, mut counted) = (0, 0);
+    for path in files_under(&common::fixture("rules")) {
+        let v = common::verdict(&path);
+        if !matches!(v["status"].as_str(), Some("corrupt" | "refused")) || v["seq"].is_null() {
+            continue;
+        }
+        let line = v["line"].as_u64().expect("a line") as usize;
+        let text = std::fs::read_to_string(&path).expect("log");
+        let head: Vec<&str> = text.lines().take(line - 1).collect();
+        let prefix = dir.path().join("prefix.jsonl");
+        std::fs::write(&prefix, format!("{}\n", head.join("\n"))).expect("write");
+        let expected = show(&prefix).map_or_else(Sums::default, |s| from_show(&s));
+        let (got, code) = stats(&["--by", "session"], std::slice::from_ref(&path));
+        assert_eq!(code, 1, "{}", path.display());
+        let got = rows(&got).first().map_or_else(Sums::default, from_row);
+        assert_eq!(got, expected, "{}", path.display());
+        compared += 1;
+        counted += u64::from(expected.turns > 0);
+    }
+    assert!(compared > 30, "{compared} fixtures compared");
+    assert!(
+        counted > 10,
+        "{counted} of them count a turn before the defect"
+    );
+}
+
+#[test]
+fn a_log_under_another_sessions_directory_is_counted_in_full_and_listed() {
+    // H6 is found once every event was read: DSH refuses the log, no event of it.
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path().join("--home-ana-proj--").join("wrong");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let log = dir.join("session.jsonl");
+    let original = common::fixture("open-turn-after-tool-call.jsonl");
+    std::fs::copy(&original, &log).expect("copy");
+    let expected = from_show(&show(&original).expect("valid where it was"));
+    assert_eq!(expected.input, 900);
+    let (v, code) = stats(&["--by", "session"], &[root.path().to_path_buf()]);
+    assert_eq!(code, 1);
+    assert_eq!(from_row(&rows(&v)[0]), expected);
+    assert_eq!(v["not_valid"][0]["rule"], "H6");
+}
+
+#[test]
+fn under_by_model_a_turn_counts_for_its_first_answer_and_tokens_for_their_own_model() {
+    // The fixture's turn 2 answers twice with deepseek-chat; here its second answer comes
+    // from deepseek-reasoner, and both carry usage.
+    let text = std::fs::read_to_string(common::fixture("models-presets-and-children.jsonl"))
+        .expect("fixture")
+        .replace(
+            r#""model":"deepseek-chat"}},"stream":[]}}"#,
+            r#""model":"deepseek-chat"}},"stream":[],"usage":{"inputTokens":100,"outputTokens":10}}}"#,
+        )
+        .replacen(
+            r#""id":"m3","role":"assistant","content":[{"type":"text","text":"Done."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-chat"}},"stream":[],"usage":{"inputTokens":100,"outputTokens":10}}"#,
+            r#""id":"m3","role":"assistant","content":[{"type":"text","text":"Done."}],"source":{"kind":"model","provider":"deepseek","model":"deepseek-reasoner"}},"stream":[],"usage":{"inputTokens":7,"outputTokens":3,"reasoningTokens":2}}"#,
+            1,
+        );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("switch.jsonl");
+    std::fs::write(&log, text).expect("write");
+    let (v, code) = stats(&["--by", "model"], std::slice::from_ref(&log));
+    assert_eq!(code, 0);
+    let got: Vec<(String, u64, u64, u64, u64, u64)> = rows(&v)
+        .iter()
+        .map(|r| {
+            (
+                r["model"].as_str().expect("model").to_owned(),
+                n(&r["turns"]),
+                n(&r["steps"]),
+                n(&r["input_tokens"]),
+                n(&r["output_tokens"]),
+                n(&r["reasoning_tokens"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            // Turn 2: its first answer is deepseek-chat's; its own 100 + 10 tokens.
+            ("deepseek-chat".to_owned(), 1, 1, 100, 10, 0),
+            // Turn 1 (deepseek-reasoner, no usage) and turn 2's second answer's tokens.
+            ("deepseek-reasoner".to_owned(), 1, 1, 7, 3, 2),
+        ]
+    );
+    assert_eq!(v["total"]["sessions"], 1);
+    assert_eq!(
+        from_row(&v["total"]),
+        from_show(&show(&log).expect("valid"))
+    );
+}
