@@ -163,7 +163,8 @@ impl<'e> SurfaceInput<'e> {
 struct Node {
     prev: u64,
     next: u64,
-    entry: SurfaceEntry,
+    /// Boxed: the map's spare buckets then cost a pointer, not a whole entry (issue 19).
+    entry: Box<SurfaceEntry>,
 }
 
 /// The surface validator as a fold. Feed events in seq order with [`Replay::push_surface`] and [`Replay::push_log_only`].
@@ -287,7 +288,7 @@ impl Replay {
         let mut cur = self.head;
         while cur != NONE {
             let node = &self.nodes[&cur];
-            out.push(&node.entry);
+            out.push(&*node.entry);
             cur = node.next;
         }
         out
@@ -725,7 +726,14 @@ impl Replay {
         } else {
             self.nodes[&prev].next
         };
-        self.nodes.insert(seq, Node { prev, next, entry });
+        self.nodes.insert(
+            seq,
+            Node {
+                prev,
+                next,
+                entry: Box::new(entry),
+            },
+        );
         if prev == NONE {
             self.head = seq;
         } else if let Some(p) = self.nodes.get_mut(&prev) {
@@ -750,7 +758,7 @@ impl Replay {
         } else if let Some(n) = self.nodes.get_mut(&node.next) {
             n.prev = node.prev;
         }
-        Some(node.entry)
+        Some(*node.entry)
     }
 }
 
