@@ -11,9 +11,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::store::store_from_jsonl;
+use common::store::{rows, store_from_jsonl};
 use common::{dsh, fixture, zstd_log, zstd_plain};
-use rusqlite::Connection;
 
 /// Every fixture of the previous issue, with the provider it is healed for.
 const CASES: &[(&str, &str)] = &[
@@ -204,21 +203,6 @@ fn zstd_and_sqlite_twins_heal_like_the_plain_log() {
             healed_plain
         );
     }
-}
-
-type Row = (i64, String, Vec<u8>, Option<Vec<u8>>, Option<String>);
-
-fn rows(db: &Path) -> Vec<Row> {
-    let conn = Connection::open(db).unwrap();
-    let mut stmt = conn
-        .prepare("SELECT seq, type, CAST(data AS BLOB), source_event_seqs, surface_op FROM events ORDER BY seq")
-        .unwrap();
-    stmt.query_map([], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-    })
-    .unwrap()
-    .map(Result::unwrap)
-    .collect()
 }
 
 /// The records a heal appends, exactly: one fixture per class.

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::store::store_from_jsonl;
+use common::store::{rows, store_from_jsonl};
 use common::{dsh, fixture, samples, zstd_frame, zstd_log, zstd_log_with_torn_frame, zstd_plain};
 use rusqlite::Connection;
 
@@ -293,19 +293,6 @@ fn zstd_healthy_log_with_an_open_turn_gets_one_closer_frame() {
     let closers = &expected[plain.len()..];
     assert!(repaired == [bytes.clone(), zstd_frame(closers.as_bytes())].concat());
     assert_eq!(zstd_plain(&repaired), expected);
-}
-
-type Row = (i64, String, Vec<u8>, Option<Vec<u8>>, Option<String>);
-
-fn rows(db: &Path) -> Vec<Row> {
-    let conn = Connection::open(db).unwrap();
-    let mut stmt = conn.prepare("SELECT seq, type, CAST(data AS BLOB), source_event_seqs, surface_op FROM events ORDER BY seq").unwrap();
-    stmt.query_map([], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-    })
-    .unwrap()
-    .map(Result::unwrap)
-    .collect()
 }
 
 #[test]

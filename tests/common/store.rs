@@ -204,3 +204,20 @@ pub fn store_from_jsonl(jsonl: &Path, db: &Path, schema: u32) {
     let conn = create_store(db, schema);
     add_session(&conn, schema, jsonl);
 }
+
+/// One stored row: seq, type, data bytes, source_event_seqs, surface_op.
+pub type Row = (i64, String, Vec<u8>, Option<Vec<u8>>, Option<String>);
+
+/// Every row of a store's events table, in seq order, as stored.
+pub fn rows(db: &Path) -> Vec<Row> {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT seq, type, CAST(data AS BLOB), source_event_seqs, surface_op FROM events ORDER BY seq")
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
