@@ -5,6 +5,7 @@
 //! walks from its `start` to its `end`, and every entry it walks over is removed. Each
 //! seq is removed at most once, so a whole log folds in O(events + cited seqs). No I/O.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::event::Dialect;
@@ -41,14 +42,16 @@ impl std::fmt::Display for SurfaceOp {
 pub struct SurfaceEntry {
     /// The event's seq.
     pub seq: u64,
-    /// The event type (after legacy conversion).
-    pub ty: String,
+    /// The event type (after legacy conversion): one of the dialect's surface types, or
+    /// owned for a type outside them (June 2026 logs accept any).
+    pub ty: Cow<'static, str>,
     /// How it joined.
     pub op: SurfaceOp,
     /// Number of entries it shadowed (0 for an append).
     pub shadowed: usize,
-    /// The message role, when the event carries a message.
-    pub role: Option<String>,
+    /// The message role, when the event carries a message (borrowed for the roles DSH
+    /// writes, so that a surface entry holds no copy of them).
+    pub role: Option<Cow<'static, str>>,
     /// The message id as stored, quotes included, when present.
     pub message_id: Option<String>,
     /// A short one-line text preview (at most 60 characters); empty unless the scan asked
@@ -481,10 +484,10 @@ impl Replay {
         }
         let entry = SurfaceEntry {
             seq,
-            ty: input.ty.to_owned(),
+            ty: static_or_owned(input.ty, self.dialect.surface_types),
             op,
             shadowed: shadowed.len(),
-            role: input.role.map(str::to_owned),
+            role: input.role.map(|r| static_or_owned(r, &ROLES)),
             message_id: input.message_id.map(str::to_owned),
             preview: input.preview.to_owned(),
             message: input.message.map(str::to_owned),
@@ -987,5 +990,16 @@ mod tests {
         }
         push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
         assert_eq!(r.seqs(), [20, 19, 21]);
+    }
+}
+
+/// The roles of harness messages (FORMAT.md §2.4.1, GENERATIONS §7).
+const ROLES: [&str; 5] = ["user", "assistant", "system", "developer", "tool"];
+
+/// `text` borrowed from `known` when it is one of them, else owned.
+fn static_or_owned(text: &str, known: &[&'static str]) -> Cow<'static, str> {
+    match known.iter().find(|k| **k == text) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(text.to_owned()),
     }
 }

@@ -476,7 +476,7 @@ impl Builder<'_, '_> {
             Some(of) => vec![self.output(of.clone(), &blocks)],
             None => blocks.iter().map(|b| self.part(b)).collect(),
         };
-        let note = match entry.ty.as_str() {
+        let note = match entry.ty.as_ref() {
             "tool/result" => self
                 .facts
                 .tool_errors
@@ -489,7 +489,7 @@ impl Builder<'_, '_> {
         };
         Some(Message {
             seq: entry.seq,
-            ty: entry.ty.clone(),
+            ty: entry.ty.to_string(),
             role,
             time: self.facts.times.get(&entry.seq).copied(),
             replace: match entry.op {

@@ -67,7 +67,7 @@ impl From<&SurfaceEntry> for Entry {
     fn from(e: &SurfaceEntry) -> Self {
         Entry {
             seq: e.seq,
-            ty: e.ty.clone(),
+            ty: e.ty.to_string(),
             shape: e.shape,
             calls: e.calls.clone(),
             results: e.results.clone(),
