@@ -1,0 +1,188 @@
+//! Tests of the surface fold ([`crate::replay`]), kept beside it so that replay.rs stays
+//! under the size the architecture test allows.
+use super::*;
+use crate::event::HEAD;
+
+fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step {
+    let op = Json::parse(op).unwrap();
+    let src = src.map(|s| Json::parse(s).unwrap());
+    r.push_surface(SurfaceInput::surface_only(seq, ty, Some(op), src))
+}
+
+#[test]
+fn a_fold_that_only_counts_replacements_keeps_the_same_surface() {
+    let mut kept = Replay::new(&HEAD);
+    let mut counted = Replay::new(&HEAD).counting_replacements_only();
+    for r in [&mut kept, &mut counted] {
+        push(r, 0, "user/message", r#""append""#, None).unwrap();
+        push(r, 1, "user/message", r#""append""#, None).unwrap();
+        let replace = r#"{"op":"replace","start":0,"end":1}"#;
+        push(r, 2, "user/message", replace, Some("[0,1]")).unwrap();
+        let replace = r#"{"op":"replace","start":2,"end":2}"#;
+        push(r, 3, "user/message", replace, Some("[2]")).unwrap();
+    }
+    assert_eq!((kept.seqs(), counted.seqs()), (vec![3], vec![3]));
+    assert_eq!(
+        (kept.replacement_count(), counted.replacement_count()),
+        (2, 2)
+    );
+    let generations: Vec<(u64, u64, Vec<u64>)> = kept
+        .replacements()
+        .iter()
+        .map(|r| (r.generation, r.seq, r.shadowed.clone()))
+        .collect();
+    assert_eq!(generations, [(1, 2, vec![0, 1]), (2, 3, vec![2])]);
+    assert!(counted.replacements().is_empty());
+}
+
+/// FORMAT.md §3.3, the worked example, exactly.
+#[test]
+fn worked_example() {
+    let mut r = Replay::new(&HEAD);
+    let mut seq = 0;
+    let mut log_only_until = |r: &mut Replay, until: u64| {
+        while seq < until {
+            r.push_log_only(seq, "tool/call", false, false).unwrap();
+            seq += 1;
+        }
+        seq += 1;
+    };
+    log_only_until(&mut r, 2);
+    push(&mut r, 2, "user/message", r#""append""#, None).unwrap();
+    log_only_until(&mut r, 7);
+    push(
+        &mut r,
+        7,
+        "assistant/message",
+        r#""append""#,
+        Some("[3,4,5,6]"),
+    )
+    .unwrap();
+    log_only_until(&mut r, 9);
+    push(&mut r, 9, "tool/result", r#""append""#, Some("[8]")).unwrap();
+    assert_eq!(r.seqs(), [2, 7, 9]);
+    log_only_until(&mut r, 12);
+    push(
+        &mut r,
+        12,
+        "assistant/message",
+        r#""append""#,
+        Some("[10,11]"),
+    )
+    .unwrap();
+    log_only_until(&mut r, 15);
+    push(
+        &mut r,
+        15,
+        "user/message",
+        r#"{"op":"replace","start":2,"end":9}"#,
+        Some("[13,14,2,7,9]"),
+    )
+    .unwrap();
+    assert_eq!(r.seqs(), [15, 12]);
+    log_only_until(&mut r, 17);
+    push(&mut r, 17, "tool/result", r#""append""#, Some("[16]")).unwrap();
+    log_only_until(&mut r, 19);
+    assert_eq!(r.seqs(), [15, 12, 17]);
+    push(
+        &mut r,
+        19,
+        "tool/result",
+        r#"{"op":"replace","start":17,"end":17}"#,
+        Some("[17]"),
+    )
+    .unwrap();
+    assert_eq!(r.seqs(), [15, 12, 19]);
+    push(
+        &mut r,
+        20,
+        "user/message",
+        r#"{"op":"replace","start":15,"end":12}"#,
+        Some("[15,12]"),
+    )
+    .unwrap();
+    assert_eq!(r.seqs(), [20, 19]);
+    let gens: Vec<_> = r
+        .replacements()
+        .iter()
+        .map(|x| (x.generation, x.seq, x.shadowed.clone()))
+        .collect();
+    assert_eq!(
+        gens,
+        [
+            (1, 15, vec![2, 7, 9]),
+            (2, 19, vec![17]),
+            (3, 20, vec![15, 12])
+        ]
+    );
+    // The failures the text lists for seq 21 (and S1 for a seq out of order).
+    let failures: [(u64, &str, &str, Option<&str>, Rule); 13] = [
+        (
+            21,
+            "user/message",
+            r#"{"op":"replace","start":7,"end":9}"#,
+            Some("[7,9]"),
+            Rule::S7,
+        ),
+        (
+            21,
+            "tool/result",
+            r#"{"op":"replace","start":20,"end":20}"#,
+            Some("[20]"),
+            Rule::S17,
+        ),
+        (
+            21,
+            "tool/result",
+            r#"{"op":"replace","start":20,"end":19}"#,
+            Some("[20,19]"),
+            Rule::S16,
+        ),
+        (
+            21,
+            "user/message",
+            r#"{"op":"replace","start":19,"end":20}"#,
+            Some("[20,19]"),
+            Rule::S9,
+        ),
+        (
+            21,
+            "user/message",
+            r#"{"op":"replace","start":20,"end":19}"#,
+            Some("[20]"),
+            Rule::S15,
+        ),
+        (
+            21,
+            "user/message",
+            r#""append""#,
+            Some("[3,3,30]"),
+            Rule::S13,
+        ),
+        (21, "user/message", r#""append""#, Some("[3,30]"), Rule::S14),
+        (
+            21,
+            "user/message",
+            r#""append""#,
+            Some("[-1,3,3]"),
+            Rule::S12,
+        ),
+        (21, "user/message", r#""append""#, Some("[]"), Rule::S11),
+        (21, "user/message", r#""append""#, Some("{}"), Rule::S10),
+        (22, "user/message", r#""append""#, None, Rule::S1),
+        (21, "user/message", r#""prepend""#, None, Rule::S5),
+        (
+            21,
+            "user/message",
+            r#"{"op":"replace","start":20}"#,
+            None,
+            Rule::S6,
+        ),
+    ];
+    for (seq, ty, op, sources, rule) in failures {
+        let found = push(&mut r.clone(), seq, ty, op, sources).unwrap_err().0;
+        assert_eq!(found, rule, "seq {seq} {ty} {op} {sources:?}");
+    }
+    push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
+    assert_eq!(r.seqs(), [20, 19, 21]);
+}
