@@ -373,7 +373,7 @@ _dsh-session_commands() {
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
-'rules:List every rule id with its meaning and FORMAT.md section' \
+'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -404,7 +404,7 @@ _dsh-session__subcmd__help_commands() {
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
-'rules:List every rule id with its meaning and FORMAT.md section' \
+'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
 'help:Print this message or the help of the given subcommand(s)' \

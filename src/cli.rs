@@ -152,9 +152,9 @@ pub enum Command {
     )]
     Export(ExportArgs),
 
-    /// List every rule id with its meaning and FORMAT.md section.
+    /// List every rule id with its meaning and FORMAT.md section, or explain one (rules ID).
     #[command(
-        after_help = "Example:\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'"
+        after_help = "Examples:\n  dsh-session rules P3\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'"
     )]
     Rules(RulesArgs),
 
