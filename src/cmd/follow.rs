@@ -46,7 +46,14 @@ struct Printer<'a> {
 impl Printer<'_> {
     /// Prints one happening: `text` for people, `object` (without the common fields) for
     /// machines.
-    fn print(&mut self, log: &str, session: Option<&str>, kind: &str, text: &str, object: Value) -> Result<()> {
+    fn print(
+        &mut self,
+        log: &str,
+        session: Option<&str>,
+        kind: &str,
+        text: &str,
+        object: Value,
+    ) -> Result<()> {
         self.happenings += 1;
         match self.format {
             FollowFormat::Text => {
@@ -127,7 +134,9 @@ fn encoding_of(path: &Path) -> Encoding {
     if let Ok(file) = std::fs::File::open(path) {
         let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 16), &mut head);
     }
-    if head.starts_with(SQLITE_MAGIC) || (head.is_empty() && dsh_session::load::sqlite::has_store_extension(path)) {
+    if head.starts_with(SQLITE_MAGIC)
+        || (head.is_empty() && dsh_session::load::sqlite::has_store_extension(path))
+    {
         Encoding::Sqlite
     } else if head.starts_with(&ZSTD_MAGIC) || path.to_string_lossy().ends_with(".zstd") {
         Encoding::Zstd
@@ -137,7 +146,13 @@ fn encoding_of(path: &Path) -> Encoding {
 }
 
 impl Followed {
-    fn open(path: &Path, shown: String, dir: Option<PathBuf>, session: Option<String>, settings: Settings) -> Self {
+    fn open(
+        path: &Path,
+        shown: String,
+        dir: Option<PathBuf>,
+        session: Option<String>,
+        settings: Settings,
+    ) -> Self {
         let encoding = encoding_of(path);
         let tail: Box<dyn Tail> = match encoding {
             Encoding::Plain => Box::new(PlainTail::new(path)),
@@ -162,7 +177,13 @@ impl Followed {
 
     /// Starts over on the same path (a reread, or a new generation at `path`).
     fn restart(&mut self, path: &Path, settings: Settings) {
-        let fresh = Followed::open(path, self.shown.clone(), self.dir.clone(), self.sqlite_session.clone(), settings);
+        let fresh = Followed::open(
+            path,
+            self.shown.clone(),
+            self.dir.clone(),
+            self.sqlite_session.clone(),
+            settings,
+        );
         *self = fresh;
     }
 
@@ -171,18 +192,27 @@ impl Followed {
     }
 
     /// Reads what arrived and prints what happened (`quiet`: read, print nothing but
-    /// findings, for the content present at start). Returns false when the log was
-    /// re-read and must be polled again at once.
-    fn poll(&mut self, printer: &mut Printer<'_>, settings: Settings, quiet: bool) -> Result<bool> {
-        let polled = self.tail.poll(&mut self.lines).with_context(|| self.path.display().to_string())?;
+    /// findings, for the content present at start or after a reread).
+    fn poll(&mut self, printer: &mut Printer<'_>, settings: Settings, quiet: bool) -> Result<()> {
+        let polled = self
+            .tail
+            .poll(&mut self.lines)
+            .with_context(|| self.path.display().to_string())?;
         match polled {
             Polled::Reread(why) => {
                 let path = self.path.clone();
                 let text = format!("reread: {why}; reading it from the start");
                 let session = self.session();
-                printer.print(&self.shown, session.as_deref(), "reread", &text, json!({ "reason": why }))?;
+                printer.print(
+                    &self.shown,
+                    session.as_deref(),
+                    "reread",
+                    &text,
+                    json!({ "reason": why }),
+                )?;
                 self.restart(&path, settings);
-                return Ok(false);
+                // What the file holds now was (mostly) seen before: sum it up, then follow.
+                return self.catch_up(printer, settings, true);
             }
             Polled::Finding(f) if !self.stopped => {
                 self.stopped = true;
@@ -213,8 +243,18 @@ impl Followed {
             self.defect(printer)?;
         }
         self.lines.clear();
-        self.wait_in_flight(printer, settings)?;
-        Ok(true)
+        self.wait_in_flight(printer, settings)
+    }
+
+    /// Reads what the log holds now (`quiet`: printing only findings) and sums it up.
+    fn catch_up(
+        &mut self,
+        printer: &mut Printer<'_>,
+        settings: Settings,
+        quiet: bool,
+    ) -> Result<()> {
+        self.poll(printer, settings, quiet)?;
+        self.summary(printer, "session")
     }
 
     /// A DSH finding (or a warning) as `validate` words it.
@@ -259,18 +299,34 @@ impl Followed {
     /// The first uncommitted defect: in zstd frames it is corruption (Z7); in plain JSONL
     /// a torn tail DSH drops on load unless a `turn/end` follows (then J5 is reported).
     fn defect(&mut self, printer: &mut Printer<'_>) -> Result<()> {
-        let Some(defect) = self.live.defect().filter(|_| !self.defect_reported && !self.stopped) else {
+        let Some(defect) = self
+            .live
+            .defect()
+            .filter(|_| !self.defect_reported && !self.stopped)
+        else {
             return Ok(());
         };
         self.defect_reported = true;
         if encoding_of(&self.path) == Encoding::Zstd {
             self.stopped = true;
-            let message = format!("complete frame contains a torn JSONL record: {}", defect.message);
-            let f = Finding::new(dsh_session::rules::Rule::Z7, None, Some(defect.line), message);
+            let message = format!(
+                "complete frame contains a torn JSONL record: {}",
+                defect.message
+            );
+            let f = Finding::new(
+                dsh_session::rules::Rule::Z7,
+                None,
+                Some(defect.line),
+                message,
+            );
             return self.finding(printer, &f);
         }
         let sqlite = self.tail.backend().is_some();
-        let (rule, at) = if sqlite { ("Q8", "row") } else { ("J6", "line") };
+        let (rule, at) = if sqlite {
+            ("Q8", "row")
+        } else {
+            ("J6", "line")
+        };
         let text = format!(
             "torn-tail {rule} at {at} {}: {}; DSH drops it and what follows on load, unless a turn/end commits it (J5)",
             defect.line, defect.message
@@ -285,7 +341,9 @@ impl Followed {
         let now = self.tail.in_flight().filter(|_| !self.stopped);
         self.in_flight = match (now, self.in_flight.take()) {
             (None, _) => None,
-            (Some(f), Some((was, since, reported))) if f.offset == was.offset => Some((f, since, reported)),
+            (Some(f), Some((was, since, reported))) if f.offset == was.offset => {
+                Some((f, since, reported))
+            }
             (Some(f), _) => Some((f, Instant::now(), false)),
         };
         let Some((f, since, reported)) = &mut self.in_flight else {
@@ -308,7 +366,8 @@ impl Followed {
             dsh_session::wording::count(f.bytes, "byte"),
             f.offset
         );
-        let object = json!({ "rule": f.rule.id(), "line": f.line, "offset": f.offset, "bytes": f.bytes });
+        let object =
+            json!({ "rule": f.rule.id(), "line": f.line, "offset": f.offset, "bytes": f.bytes });
         let session = self.session();
         printer.print(&self.shown, session.as_deref(), "torn-tail", &text, object)
     }
@@ -321,7 +380,11 @@ impl Followed {
         let turn = if open { ", a turn open" } else { "" };
         let text = format!(
             "{} {}: {} so far, surface {}, {era}{turn}",
-            if kind == "session" { "following" } else { "stopped following" },
+            if kind == "session" {
+                "following"
+            } else {
+                "stopped following"
+            },
             self.shown,
             dsh_session::wording::count(report.events, "event"),
             report.replay.len()
@@ -352,7 +415,15 @@ impl Followed {
                 format!("turn {turn} started ({})", at(*seq, *line)),
                 json!({ "turn": turn, "seq": seq, "line": line }),
             ),
-            Happening::TurnEnd { turn, seq, line, reason, input_tokens, output_tokens, duration_ms } => (
+            Happening::TurnEnd {
+                turn,
+                seq,
+                line,
+                reason,
+                input_tokens,
+                output_tokens,
+                duration_ms,
+            } => (
                 "turn-end",
                 format!(
                     "turn {turn} ended: {reason}, {input_tokens} input and {output_tokens} output tokens, {} ({})",
@@ -361,12 +432,23 @@ impl Followed {
                 ),
                 json!({ "turn": turn, "seq": seq, "line": line, "reason": reason, "input_tokens": input_tokens, "output_tokens": output_tokens, "duration_ms": duration_ms }),
             ),
-            Happening::ToolCall { seq, line, call_id, name } => (
+            Happening::ToolCall {
+                seq,
+                line,
+                call_id,
+                name,
+            } => (
                 "tool-call",
                 format!("tool call {name} ({call_id}, {})", at(*seq, *line)),
                 json!({ "seq": seq, "line": line, "call_id": call_id, "name": name }),
             ),
-            Happening::ToolResult { seq, line, call_id, name, error } => (
+            Happening::ToolResult {
+                seq,
+                line,
+                call_id,
+                name,
+                error,
+            } => (
                 "tool-result",
                 format!(
                     "tool result {}: {} ({call_id}, {})",
@@ -376,7 +458,14 @@ impl Followed {
                 ),
                 json!({ "seq": seq, "line": line, "call_id": call_id, "name": name, "error": error }),
             ),
-            Happening::Replacement { seq, line, ty, shadowed, surface_before, surface_after } => (
+            Happening::Replacement {
+                seq,
+                line,
+                ty,
+                shadowed,
+                surface_before,
+                surface_after,
+            } => (
                 "replacement",
                 format!(
                     "replacement by {ty} shadowed {}, surface {surface_before} -> {surface_after} ({})",
@@ -391,8 +480,17 @@ impl Followed {
                     f.row = f.line.take();
                 }
                 let finding = FindingJson::from(&f);
-                let refused = finding.refused_by.as_ref().map(|r| format!(" [refused by {}]", r.join(", "))).unwrap_or_default();
-                let text = format!("provider {}{}: {}{refused}", finding.rule, place(&finding), finding.message);
+                let refused = finding
+                    .refused_by
+                    .as_ref()
+                    .map(|r| format!(" [refused by {}]", r.join(", ")))
+                    .unwrap_or_default();
+                let text = format!(
+                    "provider {}{}: {}{refused}",
+                    finding.rule,
+                    place(&finding),
+                    finding.message
+                );
                 let mut object = serde_json::to_value(&finding)?;
                 if let Some(fields) = object.as_object_mut() {
                     fields.insert("status".into(), json!("provider"));
@@ -414,20 +512,24 @@ impl Followed {
         if current == self.path {
             return Ok(());
         }
-        let name = |p: &Path| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let name = |p: &Path| {
+            p.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        };
         let text = format!(
             "generation: {} replaces {} (DSH migrated the session); reading it from the start",
             name(&current),
             name(&self.path)
         );
-        let object = json!({ "from": self.path.display().to_string(), "to": current.display().to_string() });
+        let object =
+            json!({ "from": self.path.display().to_string(), "to": current.display().to_string() });
         let session = self.session();
         printer.print(&self.shown, session.as_deref(), "generation", &text, object)?;
         if !printer.prefixed {
             self.shown = current.display().to_string();
         }
         self.restart(&current, settings);
-        Ok(())
+        self.catch_up(printer, settings, true)
     }
 }
 
@@ -493,7 +595,11 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // File notifications wake the loop at once; the poll interval is the fallback and
     // the safety net (a notification can be missed, or unsupported on the file system).
     let watch_at = match &target {
-        Target::Log(p) => p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(),
+        Target::Log(p) => p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
         Target::SessionDir(d) | Target::Root(d) => d.clone(),
     };
     let recursive = matches!(target, Target::Root(_));
@@ -525,8 +631,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // The content present at start: read, then one summary line per log (every
     // happening too with --from-start).
     for f in &mut followed {
-        while !f.poll(&mut printer, settings, !args.from_start)? {}
-        f.summary(&mut printer, "session")?;
+        f.catch_up(&mut printer, settings, !args.from_start)?;
     }
     printer.out.flush()?;
     let poll_every = Duration::from_millis(args.poll_ms.max(10));
@@ -542,7 +647,9 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         if let Target::Root(root) = &target {
             for log in sessions_below(root) {
                 let dir = log.parent().map(Path::to_path_buf);
-                let known = followed.iter().any(|f| f.path == log || (f.dir.is_some() && f.dir == dir));
+                let known = followed
+                    .iter()
+                    .any(|f| f.path == log || (f.dir.is_some() && f.dir == dir));
                 if !known {
                     // A session created while following: all of it is new.
                     let f = open(&log, dir);
@@ -554,7 +661,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         for f in &mut followed {
             f.generation(&mut printer, settings)?;
-            while !f.poll(&mut printer, settings, false)? {}
+            f.poll(&mut printer, settings, false)?;
         }
         printer.out.flush()?;
     }
@@ -567,7 +674,11 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
 
 /// A watcher that sends on `wake` whenever something changes under `at`; `None` where the
 /// platform gives no notifications (polling alone then).
-fn watcher(at: &Path, recursive: bool, wake: mpsc::Sender<()>) -> Option<notify::RecommendedWatcher> {
+fn watcher(
+    at: &Path,
+    recursive: bool,
+    wake: mpsc::Sender<()>,
+) -> Option<notify::RecommendedWatcher> {
     use notify::Watcher;
     let mut watcher = notify::recommended_watcher(move |_event: notify::Result<notify::Event>| {
         let _ = wake.send(());

@@ -196,7 +196,13 @@ struct Scan<'o, 'v, 'w> {
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
-        Self::for_source(input.path.clone(), input.encoding, input.size, options, views)
+        Self::for_source(
+            input.path.clone(),
+            input.encoding,
+            input.size,
+            options,
+            views,
+        )
     }
 
     /// A scan of the log at `path`, before its first line ([`live::Live`] builds one

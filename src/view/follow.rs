@@ -164,7 +164,10 @@ impl View for Follow {
                 .and_then(|h| h.get("system"))
                 .is_some_and(Json::is_nonempty_string);
         }
-        let turn_number = || data.and_then(|d| d.get("turn")).and_then(Json::as_safe_integer);
+        let turn_number = || {
+            data.and_then(|d| d.get("turn"))
+                .and_then(Json::as_safe_integer)
+        };
         match ty {
             "turn/start" => {
                 self.turn = OpenTurn {

@@ -145,6 +145,8 @@ pub struct PlainTail {
     identity: Option<(u64, u64)>,
     /// Bytes of the file read so far (the held-back partial line included).
     read_to: u64,
+    /// The last bytes before `read_to`, to tell a file rewritten in place.
+    prefix: Vec<u8>,
     lines: Splitter,
 }
 
@@ -155,6 +157,7 @@ impl PlainTail {
             path: path.to_path_buf(),
             identity: None,
             read_to: 0,
+            prefix: Vec::new(),
             lines: Splitter::new(),
         }
     }
@@ -194,7 +197,17 @@ impl Tail for PlainTail {
         if len == self.read_to {
             return Ok(Polled::Same);
         }
-        let bytes = read_range(&self.path, self.read_to, len)?;
+        let from = self.read_to.saturating_sub(PREFIX_BYTES);
+        let bytes = read_range(&self.path, from, len)?;
+        let (prefix, bytes) = bytes.split_at((self.read_to - from) as usize);
+        if prefix != self.prefix.as_slice() {
+            // Rewritten in place (cut and appended between two polls).
+            return Ok(Polled::Reread(format!(
+                "the file's bytes before offset {} changed (it was rewritten)",
+                self.read_to
+            )));
+        }
+        self.prefix = last_bytes(&self.prefix, bytes);
         self.read_to += bytes.len() as u64;
         Ok(if self.lines.feed(&bytes, out) {
             Polled::New
@@ -248,8 +261,19 @@ impl ZstdTail {
     }
 }
 
-/// Bytes of the prefix checked on each poll.
+/// Bytes before the read position checked on each poll that finds the size changed.
 const PREFIX_BYTES: u64 = 32;
+
+/// The last [`PREFIX_BYTES`] of `before` followed by `after`.
+fn last_bytes(before: &[u8], after: &[u8]) -> Vec<u8> {
+    let keep = PREFIX_BYTES as usize;
+    if after.len() >= keep {
+        return after[after.len() - keep..].to_vec();
+    }
+    let mut joined = before.to_vec();
+    joined.extend_from_slice(after);
+    joined[joined.len().saturating_sub(keep)..].to_vec()
+}
 
 impl Tail for ZstdTail {
     fn poll(&mut self, out: &mut Vec<Line>) -> Result<Polled> {
@@ -303,11 +327,17 @@ impl Tail for ZstdTail {
             };
             if self.frames_end == 0 {
                 // §7.5: DSH writes the header in a frame of its own.
-                let one_line =
-                    text.last() == Some(&b'\n') && memchr::memchr(b'\n', &text) == Some(text.len() - 1);
+                let one_line = text.last() == Some(&b'\n')
+                    && memchr::memchr(b'\n', &text) == Some(text.len() - 1);
                 if !one_line {
-                    let message = "first zstd frame is not exactly one header line ending in a newline";
-                    return Ok(Polled::Finding(Finding::new(Rule::Z6, None, Some(1), message)));
+                    let message =
+                        "first zstd frame is not exactly one header line ending in a newline";
+                    return Ok(Polled::Finding(Finding::new(
+                        Rule::Z6,
+                        None,
+                        Some(1),
+                        message,
+                    )));
                 }
             }
             any |= self.lines.feed(&text, out);
@@ -319,15 +349,7 @@ impl Tail for ZstdTail {
             return Ok(Polled::Finding(Finding::new(Rule::Z7, None, line, message)));
         }
         let keep = (self.frames_end - base) as usize;
-        let end = &new[..keep];
-        if keep as u64 >= PREFIX_BYTES {
-            self.prefix = end[end.len() - PREFIX_BYTES as usize..].to_vec();
-        } else {
-            let mut prefix = std::mem::take(&mut self.prefix);
-            prefix.extend_from_slice(end);
-            let cut = prefix.len().saturating_sub(PREFIX_BYTES as usize);
-            self.prefix = prefix[cut..].to_vec();
-        }
+        self.prefix = last_bytes(&self.prefix, &new[..keep]);
         Ok(if any { Polled::New } else { Polled::Same })
     }
 
@@ -367,9 +389,8 @@ impl SqliteTail {
     }
 
     fn stamp(&self) -> Stamp {
-        let of = |p: &Path| {
-            std::fs::metadata(p).map_or((0, None), |m| (m.len(), m.modified().ok()))
-        };
+        let of =
+            |p: &Path| std::fs::metadata(p).map_or((0, None), |m| (m.len(), m.modified().ok()));
         let mut wal = self.path.as_os_str().to_owned();
         wal.push("-wal");
         [of(&self.path), of(Path::new(&wal))]
