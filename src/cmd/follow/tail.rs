@@ -209,7 +209,7 @@ impl Tail for PlainTail {
         }
         self.prefix = last_bytes(&self.prefix, bytes);
         self.read_to += bytes.len() as u64;
-        Ok(if self.lines.feed(&bytes, out) {
+        Ok(if self.lines.feed(bytes, out) {
             Polled::New
         } else {
             Polled::Same
