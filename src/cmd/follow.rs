@@ -472,7 +472,7 @@ impl Followed {
                     dsh_session::wording::count(*shadowed, "entry"),
                     at(*seq, *line)
                 ),
-                json!({ "seq": seq, "line": line, "type": ty, "shadowed": shadowed, "surface_before": surface_before, "surface_after": surface_after }),
+                json!({ "seq": seq, "line": line, "type": ty, "shadowed": shadowed, "surface_len_before": surface_before, "surface_len_after": surface_after }),
             ),
             Happening::Provider(f) => {
                 let mut f = f.clone();
