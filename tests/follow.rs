@@ -466,3 +466,75 @@ fn a_session_directory_switches_to_a_higher_generation() {
         v4.display()
     ));
 }
+
+/// The live scan fed one line at a time ends where the one-pass scan ends: the same events,
+/// surface and verdict, on every sample of every encoding (torn final lines, which a live
+/// scan waits for, left out).
+#[test]
+fn the_live_scan_line_by_line_agrees_with_the_one_pass_scan() {
+    use dsh_session::load::{Input, Line, LineSource};
+    use dsh_session::scan::live::Live;
+    use dsh_session::scan::{ScanOptions, Status, scan_path};
+
+    let mut checked = 0;
+    for sub in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(common::samples().join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.to_string_lossy();
+                name.ends_with(".jsonl") || name.ends_with(".zstd") || name.ends_with(".db")
+            })
+            .collect();
+        paths.sort();
+        for path in paths {
+            let options = ScanOptions::default();
+            let whole = scan_path(&path, &options).unwrap();
+            let input = Input::open(&path).unwrap();
+            let encoding = input.encoding;
+            let Ok(mut lines) = input.lines(None) else {
+                continue;
+            };
+            let mut live = match encoding {
+                dsh_session::load::Encoding::Sqlite => {
+                    Live::sqlite(&path, options.clone(), lines.backend())
+                }
+                _ => Live::new(&path, encoding, options.clone()),
+            };
+            let mut line = Line::default();
+            while let Ok(true) = lines.next_line(&mut line) {
+                if !line.terminated {
+                    break;
+                }
+                let one = Line {
+                    bytes: std::mem::take(&mut line.bytes),
+                    defect: line.defect.take(),
+                    index: line.index.take(),
+                    ..line
+                };
+                if !live.push(&[one], &mut []) {
+                    break;
+                }
+            }
+            let name = path.display();
+            match whole.status {
+                Status::Valid => {
+                    assert!(live.finding().is_none(), "{name}: {:?}", live.finding());
+                    assert!(live.defect().is_none(), "{name}");
+                    assert_eq!(live.report().events, whole.events, "{name}");
+                    assert_eq!(live.report().replay.len(), whole.replay.len(), "{name}");
+                }
+                Status::TornTail => {
+                    assert!(live.finding().is_none(), "{name}: {:?}", live.finding());
+                    assert_eq!(live.report().events, whole.events, "{name}");
+                }
+                Status::Corrupt | Status::Refused => assert!(
+                    live.finding().is_some() || live.defect().is_some(),
+                    "{name}: the live scan found nothing wrong"
+                ),
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} samples checked");
+}

@@ -29,6 +29,9 @@ use crate::cli::{FollowArgs, FollowFormat};
 use crate::render::{FindingJson, place};
 use tail::{InFlight, PlainTail, Polled, SqliteTail, Tail, ZstdTail};
 
+/// A root is re-listed at least every this many polls, notified or not.
+const LIST_EVERY: u64 = 20;
+
 /// Version of the JSON objects `follow --format jsonl` prints.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -101,6 +104,7 @@ struct Followed {
     /// The session directory whose generations are watched, when one was given or found.
     dir: Option<PathBuf>,
     sqlite_session: Option<String>,
+    encoding: Encoding,
     tail: Box<dyn Tail>,
     live: Live,
     view: Follow,
@@ -166,6 +170,7 @@ impl Followed {
             tail,
             live: Live::new(path, encoding, options(session.clone())),
             sqlite_session: session,
+            encoding,
             view: Follow::new(settings.provider),
             in_flight: None,
             defect_reported: false,
@@ -260,7 +265,7 @@ impl Followed {
     /// A DSH finding (or a warning) as `validate` words it.
     fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
         let mut f = f.clone();
-        if self.tail.backend().is_some() {
+        if self.encoding == Encoding::Sqlite {
             // SQLite has rows, not lines: the `seq` column stands where a line number would.
             f.row = f.line.take().or(f.seq);
         }
@@ -307,7 +312,7 @@ impl Followed {
             return Ok(());
         };
         self.defect_reported = true;
-        if encoding_of(&self.path) == Encoding::Zstd {
+        if self.encoding == Encoding::Zstd {
             self.stopped = true;
             let message = format!(
                 "complete frame contains a torn JSONL record: {}",
@@ -321,7 +326,7 @@ impl Followed {
             );
             return self.finding(printer, &f);
         }
-        let sqlite = self.tail.backend().is_some();
+        let sqlite = self.encoding == Encoding::Sqlite;
         let (rule, at) = if sqlite {
             ("Q8", "row")
         } else {
@@ -403,7 +408,7 @@ impl Followed {
     fn happening(&self, printer: &mut Printer<'_>, happening: &Happening) -> Result<()> {
         let session = self.session();
         let at = |seq: u64, line: u64| {
-            if self.tail.backend().is_some() {
+            if self.encoding == Encoding::Sqlite {
                 format!("seq {seq}")
             } else {
                 format!("seq {seq}, line {line}")
@@ -476,7 +481,7 @@ impl Followed {
             ),
             Happening::Provider(f) => {
                 let mut f = f.clone();
-                if self.tail.backend().is_some() {
+                if self.encoding == Encoding::Sqlite {
                     f.row = f.line.take();
                 }
                 let finding = FindingJson::from(&f);
@@ -571,7 +576,8 @@ fn sessions_below(root: &Path) -> Vec<PathBuf> {
 pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let settings = Settings {
         provider: args.provider.map(crate::cli::ProviderName::profile),
-        settle: Duration::from_secs_f64(args.settle.max(0.0)),
+        // `inf` waits for ever; NaN and negative values do not wait.
+        settle: Duration::try_from_secs_f64(args.settle.max(0.0)).unwrap_or(Duration::MAX),
     };
     let target = target(&args.path)?;
     let mut printer = Printer {
@@ -581,7 +587,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         happenings: 0,
         failed: false,
     };
-    let (wake, woken) = mpsc::channel::<()>();
+    let (wake, woken) = mpsc::channel::<bool>();
     let stop = Arc::new(AtomicBool::new(false));
     {
         let (stop, wake) = (stop.clone(), wake.clone());
@@ -589,7 +595,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         // set in this process), Ctrl-C ends the process as usual.
         let _ = ctrlc::set_handler(move || {
             stop.store(true, Ordering::SeqCst);
-            let _ = wake.send(());
+            let _ = wake.send(false);
         });
     }
     // File notifications wake the loop at once; the poll interval is the fallback and
@@ -603,7 +609,8 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         Target::SessionDir(d) | Target::Root(d) => d.clone(),
     };
     let recursive = matches!(target, Target::Root(_));
-    let _watcher = watcher(&watch_at, recursive, wake);
+    let watching = watcher(&watch_at, recursive, wake);
+    let mut polls = 0u64;
 
     let mut followed: Vec<Followed> = Vec::new();
     let open = |path: &Path, dir: Option<PathBuf>| {
@@ -642,9 +649,14 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let _ = woken.recv_timeout(poll_every);
-        while woken.try_recv().is_ok() {}
-        if let Target::Root(root) = &target {
+        let mut listing = woken.recv_timeout(poll_every).unwrap_or(false);
+        listing |= woken.try_iter().fold(false, |any, l| any | l);
+        // A root is re-listed when a file was created or renamed under it, and every
+        // LIST_EVERY polls in case a notification was missed (or there are none).
+        polls += 1;
+        if let Target::Root(root) = &target
+            && (listing || watching.is_none() || polls % LIST_EVERY == 0)
+        {
             for log in sessions_below(root) {
                 let dir = log.parent().map(Path::to_path_buf);
                 let known = followed
@@ -677,11 +689,19 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
 fn watcher(
     at: &Path,
     recursive: bool,
-    wake: mpsc::Sender<()>,
+    wake: mpsc::Sender<bool>,
 ) -> Option<notify::RecommendedWatcher> {
     use notify::Watcher;
-    let mut watcher = notify::recommended_watcher(move |_event: notify::Result<notify::Event>| {
-        let _ = wake.send(());
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // A created or renamed file may be a new session or generation: worth a re-listing.
+        let listing = event.is_ok_and(|e| {
+            matches!(
+                e.kind,
+                notify::EventKind::Create(_)
+                    | notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+            )
+        });
+        let _ = wake.send(listing);
     })
     .ok()?;
     let mode = if recursive {
