@@ -655,7 +655,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         // LIST_EVERY polls in case a notification was missed (or there are none).
         polls += 1;
         if let Target::Root(root) = &target
-            && (listing || watching.is_none() || polls % LIST_EVERY == 0)
+            && (listing || watching.is_none() || polls.is_multiple_of(LIST_EVERY))
         {
             for log in sessions_below(root) {
                 let dir = log.parent().map(Path::to_path_buf);
