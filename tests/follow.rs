@@ -472,7 +472,7 @@ fn a_session_directory_switches_to_a_higher_generation() {
 /// scan waits for, left out).
 #[test]
 fn the_live_scan_line_by_line_agrees_with_the_one_pass_scan() {
-    use dsh_session::load::{Input, Line, LineSource};
+    use dsh_session::load::{Input, Line};
     use dsh_session::scan::live::Live;
     use dsh_session::scan::{ScanOptions, Status, scan_path};
 
