@@ -538,3 +538,25 @@ fn the_live_scan_line_by_line_agrees_with_the_one_pass_scan() {
     }
     assert!(checked > 50, "only {checked} samples checked");
 }
+
+#[test]
+fn a_zstd_frame_left_in_flight_past_settle_is_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl.zstd");
+    let lines = fixture_lines();
+    let (bytes, _) = common::zstd_log(&lines[..7].concat(), 3);
+    let offset = bytes.len();
+    std::fs::write(&log, bytes).unwrap();
+    let name = log.display().to_string();
+    let f = Following::start(&["--settle", "1", &name]);
+    f.expect(&format!(
+        "following {name}: 8 events so far, surface 2, head, a turn open"
+    ));
+    let frame = common::zstd_frame(lines[7..9].concat().as_bytes());
+    append(&log, &frame[..10]);
+    f.expect(&format!(
+        "torn-tail Z3 at line 8: the file ends inside a zstd frame after 1 s (10 bytes at byte offset {offset}); DSH drops it on load unless it is completed"
+    ));
+    append(&log, &frame[10..]);
+    f.expect("tool call bash (call_1, seq 8, line 8)");
+}
