@@ -199,6 +199,22 @@ impl Followed {
     /// Reads what arrived and prints what happened (`quiet`: read, print nothing but
     /// findings, for the content present at start or after a reread).
     fn poll(&mut self, printer: &mut Printer<'_>, settings: Settings, quiet: bool) -> Result<()> {
+        // One bounded chunk at a time, so that catching up with a large log holds a chunk.
+        loop {
+            self.poll_once(printer, settings, quiet)?;
+            if self.stopped || !self.tail.behind() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One poll of the tail: at most one chunk.
+    fn poll_once(
+        &mut self,
+        printer: &mut Printer<'_>,
+        settings: Settings,
+        quiet: bool,
+    ) -> Result<()> {
         let polled = self
             .tail
             .poll(&mut self.lines)

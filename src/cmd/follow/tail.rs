@@ -58,11 +58,23 @@ pub trait Tail {
     /// The line or frame in flight, if any.
     fn in_flight(&self) -> Option<InFlight>;
 
+    /// More has arrived than the last poll read: poll again before waiting. Each poll reads
+    /// a bounded amount ([`CHUNK_BYTES`], [`CHUNK_ROWS`]), so that catching up with a large
+    /// log holds one chunk of it, never all of it.
+    fn behind(&self) -> bool;
+
     /// SQLite: the session's backend (its header row), once read.
     fn backend(&self) -> Option<Backend> {
         None
     }
 }
+
+/// Bytes of a plain or zstd log read by one poll, at most (more when a single zstd frame
+/// is larger).
+pub const CHUNK_BYTES: u64 = 1 << 20;
+
+/// SQLite rows read by one poll, at most.
+pub const CHUNK_ROWS: usize = 4096;
 
 /// `(device, inode)` of a file, where the platform has them.
 fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
@@ -148,6 +160,8 @@ pub struct PlainTail {
     /// The last bytes before `read_to`, to tell a file rewritten in place.
     prefix: Vec<u8>,
     lines: Splitter,
+    /// The last poll stopped before the end of the file.
+    behind: bool,
 }
 
 impl PlainTail {
@@ -159,6 +173,7 @@ impl PlainTail {
             read_to: 0,
             prefix: Vec::new(),
             lines: Splitter::new(),
+            behind: false,
         }
     }
 }
@@ -198,7 +213,9 @@ impl Tail for PlainTail {
             return Ok(Polled::Same);
         }
         let from = self.read_to.saturating_sub(PREFIX_BYTES);
-        let bytes = read_range(&self.path, from, len)?;
+        let to = len.min(self.read_to + CHUNK_BYTES);
+        self.behind = to < len;
+        let bytes = read_range(&self.path, from, to)?;
         let (prefix, bytes) = bytes.split_at((self.read_to - from) as usize);
         if prefix != self.prefix.as_slice() {
             // Rewritten in place (cut and appended between two polls).
@@ -218,7 +235,7 @@ impl Tail for PlainTail {
 
     fn in_flight(&self) -> Option<InFlight> {
         let held = self.lines.pending.len() as u64;
-        (held > 0).then(|| InFlight {
+        (held > 0 && !self.behind).then(|| InFlight {
             rule: if self.lines.number == 0 {
                 Rule::J1
             } else {
@@ -228,6 +245,10 @@ impl Tail for PlainTail {
             offset: self.read_to - held,
             bytes: held,
         })
+    }
+
+    fn behind(&self) -> bool {
+        self.behind
     }
 }
 
@@ -244,6 +265,8 @@ pub struct ZstdTail {
     lines: Splitter,
     /// Start of a frame in flight.
     torn_at: Option<u64>,
+    /// The last poll stopped before the end of the file.
+    behind: bool,
 }
 
 impl ZstdTail {
@@ -257,6 +280,7 @@ impl ZstdTail {
             size: 0,
             lines: Splitter::new(),
             torn_at: None,
+            behind: false,
         }
     }
 }
@@ -287,17 +311,31 @@ impl Tail for ZstdTail {
         // A file rewritten in place with other frames: the bytes before the frames read
         // are no longer the ones read.
         let from = self.frames_end.saturating_sub(PREFIX_BYTES);
-        let bytes = read_range(&self.path, from, len)?;
-        let (prefix, new) = bytes.split_at((self.frames_end - from) as usize);
+        let base = self.frames_end;
+        let mut want = CHUNK_BYTES;
+        let (bytes, to, scanned) = loop {
+            let to = len.min(base + want);
+            let bytes = read_range(&self.path, from, to)?;
+            let scanned = scan_frames(&mut Cursor::new(&bytes[(base - from) as usize..]));
+            let none_complete =
+                matches!(&scanned, Err(SourceError::Finding(f)) if f.rule == Rule::Z4);
+            if none_complete && to < len {
+                // A frame larger than a chunk: read more of it.
+                want *= 2;
+                continue;
+            }
+            break (bytes, to, scanned);
+        };
+        let (prefix, new) = bytes.split_at((base - from) as usize);
         if prefix != self.prefix.as_slice() {
             return Ok(Polled::Reread(format!(
                 "the file's bytes before offset {} changed (it was rewritten)",
                 self.frames_end
             )));
         }
-        self.size = len;
-        let base = self.frames_end;
-        let map = match scan_frames(&mut Cursor::new(new)) {
+        self.size = to;
+        self.behind = to < len;
+        let map = match scanned {
             Ok(map) => map,
             // No complete frame yet: a frame in flight.
             Err(SourceError::Finding(f)) if f.rule == Rule::Z4 => {
@@ -311,7 +349,8 @@ impl Tail for ZstdTail {
             Err(SourceError::Io(e)) => return Err(e.into()),
             Err(SourceError::Session(what)) => anyhow::bail!(what),
         };
-        self.torn_at = map.torn_at.map(|at| base + at);
+        // A frame cut by the chunk's end is not in flight: the file holds more of it.
+        self.torn_at = map.torn_at.filter(|_| !self.behind).map(|at| base + at);
         let mut any = false;
         for &(start, end) in &map.complete {
             let frame = &new[start as usize..end as usize];
@@ -361,6 +400,10 @@ impl Tail for ZstdTail {
             bytes: self.size - at,
         })
     }
+
+    fn behind(&self) -> bool {
+        self.behind
+    }
 }
 
 /// One session of a SQLite store (FORMAT.md §8), read-only.
@@ -372,6 +415,8 @@ pub struct SqliteTail {
     /// Size and modification time of the store and its WAL at the last poll.
     stamp: Option<Stamp>,
     backend: Option<Backend>,
+    /// The last poll stopped after [`CHUNK_ROWS`] rows.
+    behind: bool,
 }
 
 type Stamp = [(u64, Option<std::time::SystemTime>); 2];
@@ -385,6 +430,7 @@ impl SqliteTail {
             after: None,
             stamp: None,
             backend: None,
+            behind: false,
         }
     }
 
@@ -400,7 +446,7 @@ impl SqliteTail {
 impl Tail for SqliteTail {
     fn poll(&mut self, out: &mut Vec<Line>) -> Result<Polled> {
         let stamp = self.stamp();
-        if self.stamp == Some(stamp) {
+        if self.stamp == Some(stamp) && !self.behind {
             return Ok(Polled::Same);
         }
         self.stamp = Some(stamp);
@@ -423,12 +469,16 @@ impl Tail for SqliteTail {
             None => source,
         };
         let before = out.len();
+        self.behind = false;
         loop {
             let mut line = Line::default();
             match source.next_line(&mut line) {
                 Ok(true) => {
                     self.after = i64::try_from(line.number).ok();
                     out.push(line);
+                    if out.len() - before >= CHUNK_ROWS {
+                        break;
+                    }
                 }
                 Ok(false) => break,
                 Err(SourceError::Finding(f)) => return Ok(Polled::Finding(f)),
@@ -436,6 +486,7 @@ impl Tail for SqliteTail {
                 Err(SourceError::Session(what)) => anyhow::bail!(what),
             }
         }
+        self.behind = out.len() - before >= CHUNK_ROWS;
         Ok(if out.len() > before {
             Polled::New
         } else {
@@ -450,5 +501,9 @@ impl Tail for SqliteTail {
 
     fn backend(&self) -> Option<Backend> {
         self.backend.clone()
+    }
+
+    fn behind(&self) -> bool {
+        self.behind
     }
 }
