@@ -560,3 +560,34 @@ fn a_zstd_frame_left_in_flight_past_settle_is_a_torn_tail() {
     append(&log, &frame[10..]);
     f.expect("tool call bash (call_1, seq 8, line 8)");
 }
+
+#[test]
+fn a_log_larger_than_a_poll_chunk_is_read_whole_in_chunks() {
+    // A 3 MB line spans three 1 MiB chunks of the plain tail, and the zstd tail meets a
+    // frame larger than its chunk.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = fixture_lines();
+    // Letters from a small generator: they compress to about 2 MB, a zstd frame larger
+    // than a chunk.
+    let mut state = 1u64;
+    let text: String = (0..3_000_000)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            char::from(b'a' + ((state >> 33) % 26) as u8)
+        })
+        .collect();
+    lines[3] = lines[3].replace("list the files", &text);
+    let plain = dir.path().join("session.jsonl");
+    std::fs::write(&plain, lines.concat()).unwrap();
+    let zstd = dir.path().join("session.jsonl.zstd");
+    std::fs::write(&zstd, common::zstd_log(&lines.concat(), 5).0).unwrap();
+    for log in [plain, zstd] {
+        let name = log.display().to_string();
+        let f = Following::start(&[&name]);
+        f.expect(&format!(
+            "following {name}: 23 events so far, surface 2, head"
+        ));
+    }
+}
