@@ -565,6 +565,10 @@ enum Target {
 }
 
 fn target(path: &Path) -> Result<Target> {
+    if path.as_os_str() == "-" {
+        // A pipe can be neither re-read nor told apart from a log that stopped growing.
+        anyhow::bail!("-: follow reads a file, a store or a directory, not standard input");
+    }
     if !path.is_dir() {
         if !path.exists() {
             anyhow::bail!("{}: no such file or directory", path.display());
