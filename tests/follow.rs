@@ -321,7 +321,7 @@ fn a_root_picks_up_new_sessions() {
     let f = Following::start(&[&root.display().to_string()]);
     let first = one.join("session.jsonl").display().to_string();
     f.expect(&format!(
-        "{first}: following {first}: 23 events so far, surface 2, head"
+        "{first}: following, 23 events so far, surface 2, head"
     ));
     // A session created while following: everything it holds is new.
     let two = root.join("--home-ana-proj--").join("s-01");
@@ -329,7 +329,7 @@ fn a_root_picks_up_new_sessions() {
     let second = two.join("session.jsonl");
     std::fs::copy(fixture("open-turn-after-tool-call.jsonl"), &second).unwrap();
     let second = second.display().to_string();
-    f.expect(&format!("{second}: new session {second}"));
+    f.expect(&format!("{second}: new session"));
     f.expect(&format!("{second}: turn 1 started (seq 0, line 2)"));
     f.expect(&format!(
         "{second}: tool call bash (call_7, seq 18, line 16)"

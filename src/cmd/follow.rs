@@ -399,14 +399,19 @@ impl Followed {
         let era = report.era.map(|e| e.name()).unwrap_or("unknown");
         let open = report.open_turn.open_turn.is_some();
         let turn = if open { ", a turn open" } else { "" };
+        let verb = if kind == "session" {
+            "following"
+        } else {
+            "stopped following"
+        };
+        // Following a root, every line already starts with the log's name.
+        let what = if printer.prefixed {
+            format!("{verb},")
+        } else {
+            format!("{verb} {}:", self.shown)
+        };
         let text = format!(
-            "{} {}: {} so far, surface {}, {era}{turn}",
-            if kind == "session" {
-                "following"
-            } else {
-                "stopped following"
-            },
-            self.shown,
+            "{what} {} so far, surface {}, {era}{turn}",
             dsh_session::wording::count(report.events, "event"),
             report.replay.len()
         );
@@ -685,7 +690,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 if !known {
                     // A session created while following: all of it is new.
                     let f = open(&log, dir);
-                    let text = format!("new session {}", f.shown);
+                    let text = "new session".to_owned();
                     printer.print(&f.shown, None, "session", &text, json!({ "new": true }))?;
                     followed.push(f);
                 }
