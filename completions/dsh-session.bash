@@ -22,6 +22,9 @@ _dsh__session() {
             dsh__session,export)
                 cmd="dsh__session__subcmd__export"
                 ;;
+            dsh__session,follow)
+                cmd="dsh__session__subcmd__follow"
+                ;;
             dsh__session,help)
                 cmd="dsh__session__subcmd__help"
                 ;;
@@ -66,6 +69,9 @@ _dsh__session() {
                 ;;
             dsh__session__subcmd__help,export)
                 cmd="dsh__session__subcmd__help__subcmd__export"
+                ;;
+            dsh__session__subcmd__help,follow)
+                cmd="dsh__session__subcmd__help__subcmd__follow"
                 ;;
             dsh__session__subcmd__help,help)
                 cmd="dsh__session__subcmd__help__subcmd__help"
@@ -113,7 +119,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions export rules man completions help"
+            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -186,8 +192,46 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__follow)
+            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "text jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --settle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --poll-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show stats version sessions export rules man completions help"
+            opts="validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +259,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__follow)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -238,6 +238,28 @@ never\:"Never colour"))' \
 ':file -- The session log (`-` reads standard input), a session directory, or a SQLite store:_files' \
 && ret=0
 ;;
+(follow)
+_arguments "${_arguments_options[@]}" : \
+'--format=[Output format\: text (one line per happening) or jsonl (one object per happening, with schema_version and kind)]:FORMAT:((text\:"One line per happening"
+jsonl\:"One JSON object per happening"))' \
+'--settle=[Seconds a torn line (or zstd frame) may stay incomplete before it is reported as a torn tail (J2, Z3); it is reported once, and followed on if completed later]:SECONDS:_default' \
+'--poll-ms=[Milliseconds between polls when no file notification arrives (the fallback where notifications are missing, and a safety net)]:MS:_default' \
+'--provider=[Also report, at each turn'\''s end, the findings of this provider'\''s rules that the derived history newly has (see \`dsh-session rules\`)]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
+deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
+'--session=[The session to follow in a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--from-start[Print every happening from the start of the log, not only a summary of what it held when following began]' \
+'--exit-on-finding[Exit 1 at the first corrupt or refused finding (for CI)]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':path -- A session log (plain or zstd JSONL), a SQLite store, a session directory, or a JSONL root directory:_files' \
+&& ret=0
+;;
 (rules)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
@@ -334,6 +356,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(follow)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (rules)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -373,6 +399,7 @@ _dsh-session_commands() {
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
+'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
@@ -390,6 +417,11 @@ _dsh-session__subcmd__export_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session export commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__follow_commands] )) ||
+_dsh-session__subcmd__follow_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session follow commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help_commands() {
     local commands; commands=(
@@ -404,6 +436,7 @@ _dsh-session__subcmd__help_commands() {
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
+'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
 'completions:Print a shell completion script' \
@@ -420,6 +453,11 @@ _dsh-session__subcmd__help__subcmd__completions_commands() {
 _dsh-session__subcmd__help__subcmd__export_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help export commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__follow_commands] )) ||
+_dsh-session__subcmd__help__subcmd__follow_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help follow commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help__subcmd__help_commands() {

@@ -152,6 +152,20 @@ pub enum Command {
     )]
     Export(ExportArgs),
 
+    /// Print what happens in a live log as it is appended: turns, tool calls, findings.
+    ///
+    /// Reads a plain or zstd JSONL log, a session of a SQLite store, a session directory
+    /// (switching to a higher generation when DSH migrates it) or a JSONL root (every
+    /// session, new ones included). At start one line sums up the log so far
+    /// (--from-start prints every happening instead); then each new turn start and end
+    /// (reason, tokens, duration), tool call and result, replacement and finding is printed
+    /// the moment its record lands. A torn line in flight is waited for (--settle); a file
+    /// that shrinks or is replaced is read again from the start. Runs until Ctrl-C.
+    #[command(
+        after_help = "Examples:\n  dsh-session follow ~/.dsh/sessions/--home-ana-proj--/5c40.../session.v4.jsonl.zstd\n  dsh-session follow ~/.dsh/sessions                     # every session, new ones too\n  dsh-session follow --exit-on-finding --format jsonl session.jsonl   # in CI\n\nExit codes:\n  0  stopped by Ctrl-C (after a summary), or the output pipe closed\n  1  with --exit-on-finding: a corrupt or refused finding\n  2  usage error, or the log could not be read"
+    )]
+    Follow(FollowArgs),
+
     /// List every rule id with its meaning and FORMAT.md section, or explain one (rules ID).
     #[command(
         after_help = "Examples:\n  dsh-session rules P3\n  dsh-session rules --format json | jq '.[] | select(.class == \"refused\")'"
@@ -620,4 +634,56 @@ pub enum ExportFormat {
     Html,
     /// A SQLite store's sessions as DSH JSONL session directories under --out.
     DshJsonl,
+}
+
+/// Arguments of `follow`.
+#[derive(Debug, Args)]
+pub struct FollowArgs {
+    /// A session log (plain or zstd JSONL), a SQLite store, a session directory, or a
+    /// JSONL root directory.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+
+    /// Output format: text (one line per happening) or jsonl (one object per happening,
+    /// with schema_version and kind).
+    #[arg(long, value_enum, default_value_t = FollowFormat::Text)]
+    pub format: FollowFormat,
+
+    /// Print every happening from the start of the log, not only a summary of what it
+    /// held when following began.
+    #[arg(long)]
+    pub from_start: bool,
+
+    /// Seconds a torn line (or zstd frame) may stay incomplete before it is reported as a
+    /// torn tail (J2, Z3); it is reported once, and followed on if completed later.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub settle: f64,
+
+    /// Milliseconds between polls when no file notification arrives (the fallback where
+    /// notifications are missing, and a safety net).
+    #[arg(long, value_name = "MS", default_value_t = 250)]
+    pub poll_ms: u64,
+
+    /// Exit 1 at the first corrupt or refused finding (for CI).
+    #[arg(long)]
+    pub exit_on_finding: bool,
+
+    /// Also report, at each turn's end, the findings of this provider's rules that the
+    /// derived history newly has (see `dsh-session rules`).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub provider: Option<ProviderName>,
+
+    /// The session to follow in a SQLite store: its id or a unique prefix of it (optional
+    /// when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+}
+
+/// Formats for `follow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FollowFormat {
+    /// One line per happening.
+    Text,
+    /// One JSON object per happening.
+    Jsonl,
 }

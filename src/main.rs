@@ -95,6 +95,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Replacements(args) => cmd::replacements::run(&args, out),
         Command::Version(args) => cmd::version::run(&args, out),
         Command::Rules(args) => cmd::rules::run(&args, out),
+        Command::Follow(args) => cmd::follow::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Export(args) => cmd::export::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),

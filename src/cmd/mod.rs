@@ -2,6 +2,7 @@
 
 pub mod completions;
 pub mod export;
+pub mod follow;
 pub mod man;
 pub mod messages;
 pub mod provenance;

@@ -103,6 +103,13 @@ struct RawRow {
 }
 
 impl SqliteLines {
+    /// Reads only the rows whose seq is greater than `seq` (`follow`: the rows that arrived
+    /// since the last poll, in a fresh query).
+    pub fn after(mut self, seq: i64) -> Self {
+        self.after = Some(seq);
+        self
+    }
+
     fn fetch(&mut self) -> Result<(), SourceError> {
         let sql = match self.store.schema {
             Schema::V4 => {

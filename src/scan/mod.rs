@@ -9,6 +9,7 @@
 //! read once and never held in memory.
 
 pub mod framing;
+pub mod live;
 pub mod report;
 pub mod torn;
 
@@ -195,6 +196,24 @@ struct Scan<'o, 'v, 'w> {
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
+        Self::for_source(
+            input.path.clone(),
+            input.encoding,
+            input.size,
+            options,
+            views,
+        )
+    }
+
+    /// A scan of the log at `path`, before its first line ([`live::Live`] builds one
+    /// without an opened [`Input`]).
+    fn for_source(
+        path: std::path::PathBuf,
+        encoding: Encoding,
+        size: Option<u64>,
+        options: &'o ScanOptions,
+        views: &'v mut [&'w mut dyn View],
+    ) -> Self {
         Scan {
             options,
             views,
@@ -203,10 +222,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             tagged_end_seeds: 0,
             alpha_types: false,
             report: Report {
-                path: input.path.clone(),
+                path,
                 session: None,
-                encoding: input.encoding,
-                size: input.size,
+                encoding,
+                size,
                 era: None,
                 header: None,
                 status: Status::Valid,
@@ -255,13 +274,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             session,
         } = lines.backend()
         {
-            self.report.session = Some(session.clone());
-            self.sqlite_session = Some(session);
-            let mut body = String::new();
-            crate::json::write_js_string(&mut body, &header.id);
-            self.id_body = body[1..body.len() - 1].to_owned();
-            self.report.header = Some(*header);
-            self.set_era(era);
+            self.sqlite_header(era, *header, session);
             if self.options.header_only {
                 return Ok(());
             }
@@ -298,6 +311,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             self.check_store_path(path);
         }
         Ok(())
+    }
+
+    /// A SQLite session's header: the `sessions` row stands where JSONL has a first line.
+    fn sqlite_header(&mut self, era: Era, header: crate::header::Header, session: String) {
+        self.report.session = Some(session.clone());
+        self.sqlite_session = Some(session);
+        let mut body = String::new();
+        crate::json::write_js_string(&mut body, &header.id);
+        self.id_body = body[1..body.len() - 1].to_owned();
+        self.report.header = Some(header);
+        self.set_era(era);
     }
 
     fn set_era(&mut self, era: Era) {
