@@ -12,9 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Scan, ScanOptions};
-use crate::check::stages::{STAGES, Stages};
-use crate::event::Dialect;
+use super::{Scan, ScanOptions, State};
+use crate::check::stages::STAGES;
 use crate::load::read_ahead::Prepared;
 use crate::load::{Backend, Encoding, Line};
 use crate::rules::{Finding, Rule};
@@ -29,7 +28,7 @@ pub struct Live {
     options: ScanOptions,
     path: PathBuf,
     /// The scan's state between pushes (taken while a push runs).
-    parts: Option<Parts>,
+    state: Option<State>,
     torn: TornScan,
     header_read: bool,
     finding: Option<Finding>,
@@ -48,92 +47,17 @@ pub struct Defect {
     pub message: String,
 }
 
-/// Everything of [`Scan`] but the borrowed options and views.
-struct Parts {
-    telling: bool,
-    last_folded: Option<u64>,
-    tagged_end_seeds: u64,
-    alpha_types: bool,
-    report: Report,
-    dialect: &'static Dialect,
-    id_body: String,
-    stages: Stages,
-    next_index: u64,
-    sqlite_session: Option<String>,
-    stored_events: Option<u64>,
-    appended_from: Option<u64>,
-}
-
-impl Parts {
-    fn into_scan<'o, 'v, 'w>(
-        self,
-        options: &'o ScanOptions,
-        views: &'v mut [&'w mut dyn View],
-    ) -> Scan<'o, 'v, 'w> {
-        Scan {
-            options,
-            views,
-            telling: self.telling,
-            last_folded: self.last_folded,
-            tagged_end_seeds: self.tagged_end_seeds,
-            alpha_types: self.alpha_types,
-            report: self.report,
-            dialect: self.dialect,
-            id_body: self.id_body,
-            stages: self.stages,
-            next_index: self.next_index,
-            sqlite_session: self.sqlite_session,
-            stored_events: self.stored_events,
-            appended_from: self.appended_from,
-        }
-    }
-
-    fn of(scan: Scan<'_, '_, '_>) -> Self {
-        // Exhaustive, so that a field added to the scan is not silently dropped here.
-        let Scan {
-            options: _,
-            views: _,
-            telling,
-            last_folded,
-            tagged_end_seeds,
-            alpha_types,
-            report,
-            dialect,
-            id_body,
-            stages,
-            next_index,
-            sqlite_session,
-            stored_events,
-            appended_from,
-        } = scan;
-        Parts {
-            telling,
-            last_folded,
-            tagged_end_seeds,
-            alpha_types,
-            report,
-            dialect,
-            id_body,
-            stages,
-            next_index,
-            sqlite_session,
-            stored_events,
-            appended_from,
-        }
-    }
-}
-
 impl Live {
     /// A live scan of the JSONL log at `path` (plain or zstd: `encoding`), before its
     /// header line. `options` should keep no messages or previews and count replacements
     /// only, so memory stays O(surface).
     pub fn new(path: &Path, encoding: Encoding, options: ScanOptions) -> Self {
         let scan = Scan::for_source(path.to_path_buf(), encoding, None, &options, &mut []);
-        let parts = Parts::of(scan);
+        let state = scan.state;
         Live {
             options,
             path: path.to_path_buf(),
-            parts: Some(parts),
+            state: Some(state),
             torn: TornScan {
                 committed_end: 0,
                 next_line: 1,
@@ -168,13 +92,17 @@ impl Live {
         views: &mut [&mut dyn View],
         f: impl FnOnce(&mut Scan<'_, '_, '_>, &mut TornScan, &Path) -> R,
     ) -> R {
-        let parts = self
-            .parts
+        let state = self
+            .state
             .take()
-            .expect("the parts are put back after every push");
-        let mut scan = parts.into_scan(&self.options, views);
+            .expect("the state is put back after every push");
+        let mut scan = Scan {
+            options: &self.options,
+            views,
+            state,
+        };
         let result = f(&mut scan, &mut self.torn, &self.path);
-        self.parts = Some(Parts::of(scan));
+        self.state = Some(scan.state);
         result
     }
 
@@ -201,13 +129,13 @@ impl Live {
                 if !scan.record_line(line, &Prepared::default(), torn) {
                     break;
                 }
-                if scan.stages.decided_before(STAGES) {
+                if scan.state.stages.decided_before(STAGES) {
                     // The first finding ends the live load at once: what follows it is
                     // not told to the views (a scan reads on only to rank the stages).
                     break;
                 }
             }
-            scan.stages.first()
+            scan.state.stages.first()
         });
         self.header_read = header_read;
         self.finding = finding;
@@ -218,9 +146,9 @@ impl Live {
     /// not decided on a live log).
     pub fn report(&self) -> &Report {
         &self
-            .parts
+            .state
             .as_ref()
-            .expect("the parts are put back after every push")
+            .expect("the state is put back after every push")
             .report
     }
 

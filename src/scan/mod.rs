@@ -171,6 +171,13 @@ struct Scan<'o, 'v, 'w> {
     options: &'o ScanOptions,
     /// The views the command composed, told of every stored event.
     views: &'v mut [&'w mut dyn View],
+    /// What the scan knows so far: everything but what it borrows, so that a live scan
+    /// ([`live::Live`]) can keep it between pushes.
+    state: State,
+}
+
+/// The state of a [`Scan`] between lines.
+pub(crate) struct State {
     /// Views are told of events (off while DSH's closers are checked but not kept).
     telling: bool,
     /// The seq the fold last took without a finding.
@@ -217,34 +224,36 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         Scan {
             options,
             views,
-            telling: true,
-            last_folded: None,
-            tagged_end_seeds: 0,
-            alpha_types: false,
-            report: Report {
-                path,
-                session: None,
-                encoding,
-                size,
-                era: None,
-                header: None,
-                status: Status::Valid,
-                finding: None,
-                warnings: Vec::new(),
-                torn: None,
-                replay: Replay::new(&crate::event::HEAD),
-                events: 0,
-                open_turn: OpenTurn::default(),
-                closers: Vec::new(),
+            state: State {
+                telling: true,
+                last_folded: None,
+                tagged_end_seeds: 0,
+                alpha_types: false,
+                report: Report {
+                    path,
+                    session: None,
+                    encoding,
+                    size,
+                    era: None,
+                    header: None,
+                    status: Status::Valid,
+                    finding: None,
+                    warnings: Vec::new(),
+                    torn: None,
+                    replay: Replay::new(&crate::event::HEAD),
+                    events: 0,
+                    open_turn: OpenTurn::default(),
+                    closers: Vec::new(),
+                },
+                dialect: &crate::event::HEAD,
+                id_body: String::new(),
+                // A second pass re-reads a log the first pass checked: no fold needed.
+                stages: Stages::new(options.only_seqs.is_some()),
+                next_index: 0,
+                sqlite_session: None,
+                stored_events: None,
+                appended_from: None,
             },
-            dialect: &crate::event::HEAD,
-            id_body: String::new(),
-            // A second pass re-reads a log the first pass checked: no fold needed.
-            stages: Stages::new(options.only_seqs.is_some()),
-            next_index: 0,
-            sqlite_session: None,
-            stored_events: None,
-            appended_from: None,
         }
     }
 
@@ -255,7 +264,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             SourceError::Io(e) => Err(ScanError::Load(LoadError::Io(e))),
             SourceError::Session(what) => Err(ScanError::Load(LoadError::Session(what))),
             SourceError::Finding(f) => {
-                self.stages.fail(BACKEND, f);
+                self.state.stages.fail(BACKEND, f);
                 Ok(())
             }
         }
@@ -288,7 +297,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 } else {
                     "file contains no newline: the header line is incomplete"
                 };
-                self.stages.fail(
+                self.state.stages.fail(
                     BACKEND,
                     Finding::new(
                         Rule::J1,
@@ -307,7 +316,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
         torn.next_line = 2;
         self.read_records(lines, torn)?;
-        if !self.stages.decided_before(LEGACY_DELTA) {
+        if !self.state.stages.decided_before(LEGACY_DELTA) {
             self.check_store_path(path);
         }
         Ok(())
@@ -315,19 +324,19 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// A SQLite session's header: the `sessions` row stands where JSONL has a first line.
     fn sqlite_header(&mut self, era: Era, header: crate::header::Header, session: String) {
-        self.report.session = Some(session.clone());
-        self.sqlite_session = Some(session);
+        self.state.report.session = Some(session.clone());
+        self.state.sqlite_session = Some(session);
         let mut body = String::new();
         crate::json::write_js_string(&mut body, &header.id);
-        self.id_body = body[1..body.len() - 1].to_owned();
-        self.report.header = Some(header);
+        self.state.id_body = body[1..body.len() - 1].to_owned();
+        self.state.report.header = Some(header);
         self.set_era(era);
     }
 
     fn set_era(&mut self, era: Era) {
-        self.report.era = Some(era);
-        self.dialect = era.dialect();
-        let mut replay = Replay::new(self.dialect);
+        self.state.report.era = Some(era);
+        self.state.dialect = era.dialect();
+        let mut replay = Replay::new(self.state.dialect);
         if self.options.provenance {
             replay = replay.with_provenance();
         }
@@ -337,7 +346,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if !self.options.replacements {
             replay = replay.counting_replacements_only();
         }
-        self.report.replay = replay;
+        self.state.report.replay = replay;
     }
 
     /// Reads the records after the header. A second thread reads the lines and checks their
@@ -356,7 +365,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             // Unbounded, so that the scan never waits on it (one message per batch).
             let (processed, processed_in) = std::sync::mpsc::channel();
             let skip = options.only_seqs.as_ref();
-            let packed_rows = self.dialect.packed_rows;
+            let packed_rows = self.state.dialect.packed_rows;
             threads.spawn(move || read_ahead(reader, skip, packed_rows, &batches, &processed_in));
             for batch in batches_in {
                 let mut done = Vec::with_capacity(batch.len());
@@ -387,8 +396,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         // DSH validates the stored events followed by the closers it would append (§5.1,
         // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
         let checks_closers = self.options.append_closers
-            || (self.dialect.strict && self.options.only_seqs.is_none());
-        if checks_closers && !self.stages.decided_before(STAGES) {
+            || (self.state.dialect.strict && self.options.only_seqs.is_none());
+        if checks_closers && !self.state.stages.decided_before(STAGES) {
             self.append_closers(last_number + 1);
         }
         Ok(())
@@ -398,8 +407,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// "stored events + closers" on load. The counts and the surface keep describing the
     /// stored log unless `ScanOptions::append_closers` (repair) asks for the closed one.
     fn append_closers(&mut self, mut line: u64) {
-        let era = self.report.era.unwrap_or(Era::Head);
-        let closers = closers_for_open_turn(&self.report.open_turn, era, self.next_index);
+        let era = self.state.report.era.unwrap_or(Era::Head);
+        let closers =
+            closers_for_open_turn(&self.state.report.open_turn, era, self.state.next_index);
         let appended = if self.options.append_closers {
             self.options.then_append.as_slice()
         } else {
@@ -408,48 +418,49 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if closers.is_empty() && appended.is_empty() {
             return;
         }
-        self.stored_events = Some(self.next_index);
+        self.state.stored_events = Some(self.state.next_index);
         let saved = (!self.options.append_closers).then(|| {
             (
-                self.report.open_turn.clone(),
-                self.report.events,
-                self.report.replay.clone(),
-                self.report.warnings.len(),
+                self.state.report.open_turn.clone(),
+                self.state.report.events,
+                self.state.report.replay.clone(),
+                self.state.report.warnings.len(),
             )
         });
         // Unless a repair keeps them, the closers are checked, not shown.
-        self.telling = self.options.append_closers;
+        self.state.telling = self.options.append_closers;
         for (k, record) in closers.iter().chain(appended).enumerate() {
             if k == closers.len() {
-                self.appended_from = Some(self.next_index);
+                self.state.appended_from = Some(self.state.next_index);
             }
             let Some(ev) = Json::parse(record).ok().and_then(Event::from_object) else {
                 // Built by this crate from validated tokens; never expected.
                 let what =
                     format!("internal error: a computed record is not a JSON object: {record}");
-                self.stages
+                self.state
+                    .stages
                     .fail(PER_EVENT, Finding::new(Rule::E1, None, None, what));
                 break;
             };
             self.process(ev, line);
             line += 1;
         }
-        self.telling = true;
+        self.state.telling = true;
         if let Some((open_turn, events, replay, warnings)) = saved {
-            self.report.open_turn = open_turn;
-            self.report.events = events;
-            self.report.replay = replay;
-            self.report.warnings.truncate(warnings);
+            self.state.report.open_turn = open_turn;
+            self.state.report.events = events;
+            self.state.report.replay = replay;
+            self.state.report.warnings.truncate(warnings);
         }
-        self.report.closers = closers;
+        self.state.report.closers = closers;
     }
 
     /// H1–H5 and era detection. Returns false when the header stops the load.
     fn read_header(&mut self, line: &Line, path: &Path) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
         let checked = check_header(&text, path);
-        self.report.header = checked.header;
-        self.id_body = checked.id_body;
+        self.state.report.header = checked.header;
+        self.state.id_body = checked.id_body;
         let era = match checked.verdict {
             Err((rule, mut message)) => {
                 if let Some((format, reader)) = crate::load::foreign_compression(&line.bytes) {
@@ -458,7 +469,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     ));
                 }
                 let finding = Finding::new(rule, None, Some(1), message);
-                self.stages.fail(BACKEND, finding);
+                self.state.stages.fail(BACKEND, finding);
                 return false;
             }
             Ok(era) => era,
@@ -466,9 +477,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.set_era(era);
         // H7 is checked at P7, before the first event (§6.5).
         if let Some(what) = checked.h7 {
-            self.stages
+            self.state
+                .stages
                 .fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
-            self.stages.per_event_failed = true;
+            self.state.stages.per_event_failed = true;
         }
         true
     }
@@ -477,9 +489,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
         let options = self.options;
         let context = FrameContext {
-            expected: self.next_index,
-            packed_rows: self.dialect.packed_rows,
-            sqlite: self.sqlite_session.is_some(),
+            expected: self.state.next_index,
+            packed_rows: self.state.dialect.packed_rows,
+            sqlite: self.state.sqlite_session.is_some(),
             only_seqs: options.only_seqs.as_ref(),
         };
         let framed = frame_line(line, prepared, torn, &context, &mut |record| match record {
@@ -489,11 +501,11 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         match framed {
             Framed::Next => true,
             Framed::Skipped => {
-                self.next_index += 1;
+                self.state.next_index += 1;
                 true
             }
             Framed::Stop(finding) => {
-                self.stages.fail(BACKEND, finding);
+                self.state.stages.fail(BACKEND, finding);
                 false
             }
         }
@@ -510,7 +522,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             });
         if !wanted && self.options.only_seqs.is_some() {
             // A view's second pass: nothing to collect here, and nothing to check again.
-            self.next_index += row.len() as u64;
+            self.state.next_index += row.len() as u64;
             return;
         }
         if wanted {
@@ -525,24 +537,28 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             return;
         }
         for _ in &row.times {
-            let seq = self.next_index;
-            self.next_index += 1;
-            if !self.stages.per_event_failed && !self.stages.decided_before(PER_EVENT) {
-                let result = self
-                    .report
-                    .replay
-                    .push_log_only(seq, "assistant/chunk", false, false);
+            let seq = self.state.next_index;
+            self.state.next_index += 1;
+            if !self.state.stages.per_event_failed && !self.state.stages.decided_before(PER_EVENT) {
+                let result =
+                    self.state
+                        .report
+                        .replay
+                        .push_log_only(seq, "assistant/chunk", false, false);
                 self.after_fold(seq, line, result);
             }
         }
-        self.report.events += row.times.len() as u64;
-        self.report.open_turn.record_chunks(&row.times);
-        if self.telling {
+        self.state.report.events += row.times.len() as u64;
+        self.state.report.open_turn.record_chunks(&row.times);
+        if self.state.telling {
             let chunks = PackedChunks {
                 first_seq: row.seq0,
                 times: &row.times,
-                folded: self.last_folded.is_some_and(|s| s + 1 == self.next_index),
-                replay: &self.report.replay,
+                folded: self
+                    .state
+                    .last_folded
+                    .is_some_and(|s| s + 1 == self.state.next_index),
+                replay: &self.state.report.replay,
             };
             for view in self.views.iter_mut() {
                 view.on_packed_chunks(&chunks);
@@ -552,10 +568,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// Every stage's checks on one stored event, then the fold.
     fn process(&mut self, ev: Event<'_>, line: u64) {
-        let seq = self.next_index;
-        self.next_index += 1;
+        let seq = self.state.next_index;
+        self.state.next_index += 1;
         if let Some(wanted) = &self.options.only_seqs
-            && !self.dialect.legacy_conversions
+            && !self.state.dialect.legacy_conversions
         {
             // A view's second pass over a log the first pass checked: only collect. (Legacy
             // conversions read the fold's state, so those dialects take the full path.)
@@ -565,27 +581,27 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             return;
         }
-        if !self.dialect.strict {
+        if !self.state.dialect.strict {
             let logical = Logical::stored(ev);
             self.fold(seq, line, &logical);
             self.record(seq, line, &logical);
             return;
         }
-        let replay = &self.report.replay;
-        let logical = self.stages.check_event(
+        let replay = &self.state.report.replay;
+        let logical = self.state.stages.check_event(
             ev,
             Place { seq, line },
-            self.dialect,
-            &self.id_body,
+            self.state.dialect,
+            &self.state.id_body,
             &|s| replay.message_id(s).map(str::to_owned),
-            &mut self.report.warnings,
+            &mut self.state.report.warnings,
         );
         // P7: envelope, request header, messages, E7, surface.
-        if !self.stages.per_event_failed && !self.stages.decided_before(PER_EVENT) {
-            if let Err((rule, message)) = per_event_checks(&logical, seq, self.dialect) {
+        if !self.state.stages.per_event_failed && !self.state.stages.decided_before(PER_EVENT) {
+            if let Err((rule, message)) = per_event_checks(&logical, seq, self.state.dialect) {
                 let finding = Finding::new(rule, Some(seq), Some(line), message);
-                self.stages.fail(PER_EVENT, finding);
-                self.stages.per_event_failed = true;
+                self.state.stages.fail(PER_EVENT, finding);
+                self.state.stages.per_event_failed = true;
             } else {
                 self.fold(seq, line, &logical);
             }
@@ -596,8 +612,11 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// The scan's own bookkeeping of an event (its count, §5.2's state, G8's end seeds),
     /// then the views are told of it.
     fn record(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
-        self.report.events += 1;
-        self.report.open_turn.record(seq, logical, self.dialect);
+        self.state.report.events += 1;
+        self.state
+            .report
+            .open_turn
+            .record(seq, logical, self.state.dialect);
         let ty = logical.type_str();
         if ty == "session/end-seed"
             && logical
@@ -606,13 +625,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 .and_then(Json::as_bool)
                 == Some(true)
         {
-            self.tagged_end_seeds += 1;
+            self.state.tagged_end_seeds += 1;
         }
-        if !self.alpha_types
-            && self.report.era == Some(Era::Head)
+        if !self.state.alpha_types
+            && self.state.report.era == Some(Era::Head)
             && crate::event::V0_ALPHA_TYPES.contains(&ty)
         {
-            self.alpha_types = true;
+            self.state.alpha_types = true;
         }
         if self
             .options
@@ -626,16 +645,16 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// Hands one event to every view.
     fn tell(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
-        if !self.telling {
+        if !self.state.telling {
             return;
         }
         let event = Checked {
             seq,
             line,
             event: logical,
-            dialect: self.dialect,
-            folded: self.last_folded == Some(seq),
-            replay: &self.report.replay,
+            dialect: self.state.dialect,
+            folded: self.state.last_folded == Some(seq),
+            replay: &self.state.report.replay,
         };
         for view in self.views.iter_mut() {
             view.on_event(&event);
@@ -644,7 +663,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// Feeds the surface fold (S1–S18).
     fn fold(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
-        if self.stages.per_event_failed {
+        if self.state.stages.per_event_failed {
             return;
         }
         let keep = derive::EntryParts {
@@ -652,10 +671,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             preview: self.options.previews,
         };
         let result = derive::fold_event(
-            &mut self.report.replay,
+            &mut self.state.report.replay,
             seq,
             logical,
-            self.dialect,
+            self.state.dialect,
             Some(line),
             keep,
         );
@@ -666,75 +685,83 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// the fold took the event.
     fn after_fold(&mut self, seq: u64, line: u64, result: Result<(), (Rule, String)>) {
         if let Err((rule, message)) = result {
-            self.stages.fail(
+            self.state.stages.fail(
                 PER_EVENT,
                 Finding::new(rule, Some(seq), Some(line), message),
             );
-            self.stages.per_event_failed = true;
+            self.state.stages.per_event_failed = true;
         } else {
-            self.last_folded = Some(seq);
+            self.state.last_folded = Some(seq);
         }
     }
 
     /// Decides what the first defect, if any, means once every line was read.
     fn close_torn_tail(&mut self, torn: TornScan, lines: &dyn LineSource) {
         let tail = torn.decide(TailContext {
-            size: self.report.size,
-            zstd: self.report.encoding == Encoding::Zstd,
-            sqlite: self.sqlite_session.is_some(),
+            size: self.state.report.size,
+            zstd: self.state.report.encoding == Encoding::Zstd,
+            sqlite: self.state.sqlite_session.is_some(),
             torn_frame: lines.torn_frame(),
             torn_frame_undecodable: lines.torn_frame_undecodable(),
         });
         match tail {
-            Ok(tail) => self.report.torn = tail,
-            Err(finding) => self.stages.fail(BACKEND, finding),
+            Ok(tail) => self.state.report.torn = tail,
+            Err(finding) => self.state.stages.fail(BACKEND, finding),
         }
     }
 
     /// G8 (v2+): the header's `isSeeded` and a tagged `session/end-seed` agree.
     fn check_seeded_cut(&mut self) {
-        if !matches!(self.report.era, Some(Era::V2 | Era::V3 | Era::V4))
-            || self.report.torn.is_some()
+        if !matches!(self.state.report.era, Some(Era::V2 | Era::V3 | Era::V4))
+            || self.state.report.torn.is_some()
         {
             return;
         }
         let problem = self
+            .state
             .report
             .header
             .as_ref()
-            .and_then(|h| seeded_cut_problem(h, self.tagged_end_seeds > 0));
+            .and_then(|h| seeded_cut_problem(h, self.state.tagged_end_seeds > 0));
         if let Some(problem) = problem {
-            self.stages
+            self.state
+                .stages
                 .fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
         }
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
     fn check_store_path(&mut self, path: &Path) {
-        if matches!(self.report.era, None | Some(Era::June2026)) {
+        if matches!(self.state.report.era, None | Some(Era::June2026)) {
             return;
         }
         let problem = self
+            .state
             .report
             .header
             .as_ref()
             .and_then(|h| store_path_problem(h, path));
         if let Some(problem) = problem {
-            self.stages
+            self.state
+                .stages
                 .fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
         }
     }
 
     fn finish(mut self) -> Report {
         self.check_seeded_cut();
-        let mut chosen = self.stages.first();
-        if let (Some(stored), Some(f)) = (self.stored_events, chosen.as_mut())
+        let mut chosen = self.state.stages.first();
+        if let (Some(stored), Some(f)) = (self.state.stored_events, chosen.as_mut())
             && f.seq.is_some_and(|s| s >= stored)
         {
             // The finding is about a closer DSH would append on load, or a record a repair
             // would append after it, not a stored line.
             f.line = None;
-            f.message = if self.appended_from.is_some_and(|from| f.seq >= Some(from)) {
+            f.message = if self
+                .state
+                .appended_from
+                .is_some_and(|from| f.seq >= Some(from))
+            {
                 format!("a record the repair would append fails: {}", f.message)
             } else {
                 format!(
@@ -743,34 +770,35 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 )
             };
         }
-        if self.sqlite_session.is_some()
+        if self.state.sqlite_session.is_some()
             && let Some(f) = chosen.as_mut()
         {
             // SQLite has rows, not lines: the `seq` column stands where a line number would.
             f.row = f.line.take().or(f.seq);
         }
-        self.report
+        self.state
+            .report
             .warnings
-            .extend(self.report.replay.warnings().iter().cloned());
-        if self.report.era == Some(Era::Head)
-            && (self.report.replay.alpha_dialect() || self.alpha_types)
+            .extend(self.state.report.replay.warnings().iter().cloned());
+        if self.state.report.era == Some(Era::Head)
+            && (self.state.report.replay.alpha_dialect() || self.state.alpha_types)
         {
-            self.report.era = Some(Era::V0Alpha);
+            self.state.report.era = Some(Era::V0Alpha);
         }
         match chosen {
             Some(finding) => {
-                self.report.status = match finding.class {
+                self.state.report.status = match finding.class {
                     Class::Refused => Status::Refused,
                     _ => Status::Corrupt,
                 };
-                self.report.finding = Some(finding);
+                self.state.report.finding = Some(finding);
             }
-            None if self.report.torn.is_some() => self.report.status = Status::TornTail,
-            None => self.report.status = Status::Valid,
+            None if self.state.report.torn.is_some() => self.state.report.status = Status::TornTail,
+            None => self.state.report.status = Status::Valid,
         }
         for view in self.views.iter_mut() {
-            view.finish(&mut self.report);
+            view.finish(&mut self.state.report);
         }
-        self.report
+        self.state.report
     }
 }
