@@ -55,19 +55,27 @@ fn write_messages<'a>(
             }
         }
         MessageFormat::Json => {
-            // `[]` when empty; otherwise one stored message per line, so a diff or `grep`
-            // of the output still works line by line.
-            out.write_all(b"[")?;
-            let mut any = false;
-            for m in messages {
-                out.write_all(if any { b",\n" } else { b"\n" })?;
-                out.write_all(m.as_bytes())?;
-                any = true;
-            }
-            out.write_all(if any { b"\n]\n" } else { b"]\n" })?;
+            write_array(out, messages)?;
+            out.write_all(b"\n")?;
         }
     }
     Ok(())
+}
+
+/// A JSON array of the messages: `[]` when empty, otherwise one stored message per line,
+/// so that a diff or `grep` of the output still works line by line.
+fn write_array<'a>(
+    out: &mut dyn Write,
+    messages: impl Iterator<Item = &'a str>,
+) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    let mut any = false;
+    for m in messages {
+        out.write_all(if any { b",\n" } else { b"\n" })?;
+        out.write_all(m.as_bytes())?;
+        any = true;
+    }
+    out.write_all(if any { b"\n]" } else { b"]" })
 }
 
 /// One change `--provider` makes to the history: a closer DSH appends on load, or a heal.
@@ -139,15 +147,9 @@ fn run_healed(
     });
     match args.format {
         MessageFormat::Json => {
-            // One message per line, as `messages` prints them, inside an object.
-            out.write_all(b"{\"messages\":[")?;
-            let mut any = false;
-            for m in messages {
-                out.write_all(if any { b",\n" } else { b"\n" })?;
-                out.write_all(m.as_bytes())?;
-                any = true;
-            }
-            out.write_all(if any { b"\n]" } else { b"]" })?;
+            // The array `messages` prints, inside an object.
+            out.write_all(b"{\"messages\":")?;
+            write_array(out, messages)?;
             let rest = json!({
                 "schema_version": 1,
                 "provider": profile.name(),
