@@ -2,7 +2,7 @@
 //! kept across polls, taking complete lines as they arrive, so each poll costs O(new lines)
 //! and nothing is ever read twice.
 //!
-//! [`Live`] owns what a [`Scan`] borrows for one pass except the views, which a caller
+//! [`Live`] owns what the one-pass `Scan` borrows for one pass except the views, which a caller
 //! hands to every [`Live::push`]: between pushes the caller reads them (the happenings a
 //! view collected) without any shared ownership. The lines must be complete: a final line
 //! without its newline is the caller's to hold back (a torn line in flight, FORMAT.md

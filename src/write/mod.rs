@@ -62,7 +62,7 @@ pub fn plan(path: &Path, session: Option<&str>) -> Result<Plan, RepairError> {
 /// before the plan is returned.
 ///
 /// # Errors
-/// As [`plan`]; [`RepairError::Heal`] when the healed log would not validate (nothing is
+/// As [`plan()`]; [`RepairError::Heal`] when the healed log would not validate (nothing is
 /// written then).
 pub fn plan_healing(
     path: &Path,
