@@ -95,3 +95,26 @@ fn a_missing_file_is_said_in_words() {
         "dsh-session: no-such-log.jsonl: no such file or directory\n"
     );
 }
+
+#[test]
+fn a_walk_names_the_command_that_walked() {
+    // Files under other names are not walked; the hint to read them uses the same command.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixture("compaction-and-prune.jsonl"),
+        dir.path().join("log.jsonl"),
+    )
+    .unwrap();
+    for command in ["validate", "stats"] {
+        let out = dsh().arg(command).arg(dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let d = dir.path().display();
+        assert!(
+            err.starts_with(&format!(
+                "dsh-session: {d}: 1 other file ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: dsh-session {command} {d}/*.jsonl\n"
+            )),
+            "{command}: {err}"
+        );
+        assert_eq!(out.status.code(), Some(2), "{command}: nothing was read");
+    }
+}

@@ -589,7 +589,7 @@ fn target(path: &Path) -> Result<Target> {
 
 /// The JSONL session logs below a root, current generations only.
 fn sessions_below(root: &Path) -> Vec<PathBuf> {
-    let (found, _) = discover(&[root.to_path_buf()]);
+    let (found, _) = discover(&[root.to_path_buf()], "follow");
     found
         .into_iter()
         .filter(|p| dsh_session::load::layout::generation_of_path(p).is_some())

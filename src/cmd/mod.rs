@@ -119,8 +119,8 @@ pub fn scan_readable_as(
 /// ([`dsh_session::load::layout::discover`]). What the walk passed over goes to standard
 /// error, as does each directory in which nothing was found; their number is returned
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
-pub fn walk(inputs: &[PathBuf]) -> (Vec<PathBuf>, usize) {
-    let (paths, skipped) = dsh_session::load::layout::discover(inputs);
+pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
+    let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
     for s in &skipped {
         eprintln!("dsh-session: {s}");
     }

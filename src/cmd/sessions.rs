@@ -122,7 +122,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ));
         }
         if rows.is_empty()
-            && dsh_session::load::layout::discover(std::slice::from_ref(path))
+            && dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions")
                 .0
                 .is_empty()
         {

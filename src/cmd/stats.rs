@@ -330,7 +330,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         since,
         until,
     };
-    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(&args.files);
+    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(&args.files, "stats");
     let mut totals = paths
         .par_iter()
         .fold(Totals::default, |t, p| t.read(p, &options))

@@ -175,8 +175,12 @@ pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
 /// files are kept as given. Symbolic links are followed, and a link loop is reported in
 /// `skipped` instead of walked twice; so are frozen predecessors of a later generation and,
-/// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names.
-pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<String>) {
+/// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names, with the
+/// `dsh-session COMMAND …` line that reads them (`command`: the subcommand walking).
+pub fn discover(
+    inputs: &[std::path::PathBuf],
+    command: &str,
+) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {
@@ -216,7 +220,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
             let dir = input.display();
             let hint = if nested {
                 format!(
-                    "find {dir} \\( -name '*.jsonl' -o -name '*.jsonl.zstd' \\) -exec dsh-session validate {{}} +"
+                    "find {dir} \\( -name '*.jsonl' -o -name '*.jsonl.zstd' \\) -exec dsh-session {command} {{}} +"
                 )
             } else {
                 let globs: Vec<String> = [(other_plain, "*.jsonl"), (other_zstd, "*.jsonl.zstd")]
@@ -224,7 +228,7 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
                     .filter(|(n, _)| *n > 0)
                     .map(|(_, glob)| format!("{dir}/{glob}"))
                     .collect();
-                format!("dsh-session validate {}", globs.join(" "))
+                format!("dsh-session {command} {}", globs.join(" "))
             };
             skipped.push(format!(
                 "{dir}: {} ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: {hint}",
