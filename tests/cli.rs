@@ -620,7 +620,9 @@ fn text_is_a_format_of_every_command_that_prints_for_people() {
             "{command}: text is the default"
         );
     }
-    let root = common::samples().join("sqlite");
+    let root = common::samples()
+        .join("sqlite")
+        .join("apps__web__tests__snapshots__approval-composer__session.db");
     for command in [
         "validate",
         "repair --dry-run",

@@ -196,7 +196,7 @@ fn an_empty_db_file_is_a_pristine_store_with_no_sessions() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
-        " id   title   created at   cwd   parent   seed   origin   depth   events   turns   revision   status\n---- ------- ------------ ----- -------- ------ -------- ------- -------- ------- ---------- --------\n"
+        " session   title   created at   cwd   parent   seed   origin   depth   events   turns   revision   status\n--------- ------- ------------ ----- -------- ------ -------- ------- -------- ------- ---------- --------\n"
     );
     let (code, out, _) = run(&["version", "x.db"], tmp.path());
     assert_eq!(code, 0);

@@ -238,7 +238,7 @@ fn sessions_of_a_jsonl_root_show_the_title() {
     assert_eq!(rows[0]["events"], 188);
     let table = stdout(&["sessions", root]);
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
-    assert_eq!(header[..3], ["id", "title", "created"]);
+    assert_eq!(header[..3], ["session", "title", "created"]);
     assert!(table.contains(" 指南针下周操作重点分析 "), "{table}");
 }
 

@@ -118,3 +118,17 @@ fn a_walk_names_the_command_that_walked() {
         assert_eq!(out.status.code(), Some(2), "{command}: nothing was read");
     }
 }
+
+#[test]
+fn sessions_of_a_directory_of_stores_names_one_to_list() {
+    let dir = common::samples().join("sqlite");
+    let out = dsh().arg("sessions").arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "dsh-session: {0}: no JSONL session directories here, but 12 SQLite stores: `sessions` lists one store at a time (`dsh-session sessions {0}/apps__web__tests__snapshots__approval-composer__session.db`)\n",
+            dir.display()
+        )
+    );
+}

@@ -121,12 +121,24 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 report.as_ref(),
             ));
         }
-        if rows.is_empty()
-            && dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions")
-                .0
-                .is_empty()
-        {
-            bail!(crate::cmd::no_logs_in(path));
+        if rows.is_empty() {
+            let (found, _) =
+                dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
+            let stores: Vec<_> = found
+                .iter()
+                .filter(|p| dsh_session::load::sqlite::looks_like_store(p))
+                .collect();
+            match stores.first() {
+                None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
+                // Logs outside DSH's session directories: nothing to list as sessions.
+                None => {}
+                Some(first) => bail!(
+                    "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
+                    path.display(),
+                    dsh_session::wording::count(stores.len() as u64, "SQLite store"),
+                    first.display()
+                ),
+            }
         }
     } else {
         if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
@@ -161,7 +173,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     write_rows(out, args.format, &rows, |out| {
         let mut t = table(&[
-            "id",
+            "session",
             "title",
             "created at",
             "cwd",
