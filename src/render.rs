@@ -1,7 +1,6 @@
 //! Shared output helpers: tables, times, colour, JSON strings.
 
 use std::io::{IsTerminal, Write};
-use std::time::{Duration, UNIX_EPOCH};
 
 use comfy_table::LineStyle;
 use comfy_table::{ContentArrangement, Table, presets};
@@ -33,17 +32,6 @@ pub fn write_table(out: &mut dyn Write, t: &Table) -> std::io::Result<()> {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
-}
-
-/// A time in ms since the Unix epoch as RFC 3339 UTC with milliseconds; times before
-/// the epoch are printed as the raw number.
-pub fn utc(ms: i64) -> String {
-    match u64::try_from(ms) {
-        Ok(ms) => {
-            humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
-        }
-        Err(_) => format!("{ms} ms"),
-    }
 }
 
 /// Whether to colour standard output.

@@ -57,6 +57,19 @@ pub fn without_os_error(text: &str) -> String {
     }
 }
 
+/// `2025-10-09T08:53:20.000Z` for a time in ms since the Unix epoch; `<ms> ms` outside
+/// years 1970 to 9999, which RFC 3339 cannot spell.
+pub fn utc(ms: i64) -> String {
+    const YEAR_10000: u64 = 253_402_300_800_000;
+    match u64::try_from(ms).ok().filter(|&ms| ms < YEAR_10000) {
+        Some(ms) => humantime::format_rfc3339_millis(
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
+        )
+        .to_string(),
+        None => format!("{ms} ms"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -307,6 +307,18 @@ fn time_at_the_safe_integer_edges_and_negative_zero_is_valid() {
     // time may be negative (§1.1); ±(2^53 - 1) and -0 are safe integers.
     expect("time-max-safe-and-min-safe.jsonl", "valid - - -", 0);
     expect("time-negative-zero.jsonl", "valid - - -", 0);
+    // A time past year 9999 has no RFC 3339 spelling: shown as the number, not a panic.
+    let out = dsh()
+        .arg("show")
+        .arg(hostile("created-at-max-safe.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\ncreated at:   9007199254740991 ms\n"),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1185,6 +1197,7 @@ fn invalid_line_in_the_middle_is_j5_at_the_end_a_torn_tail() {
 
 const FIXTURES: &[&str] = &[
     "bom-before-header.jsonl",
+    "created-at-max-safe.jsonl",
     "crlf-line-endings.jsonl",
     "duplicate-keys-header-version-last-0.jsonl",
     "duplicate-keys-header-version-last-5.jsonl",

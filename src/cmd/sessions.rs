@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
-use crate::render::{opt, table, utc, write_rows, write_table};
+use crate::render::{opt, table, write_rows, write_table};
+use dsh_session::wording::utc;
 
 /// `sessions --format json` layout: 2 renamed `id` to `session`.
 pub const SCHEMA_VERSION: u32 = 2;

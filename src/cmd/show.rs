@@ -14,7 +14,8 @@ use serde::Serialize;
 
 use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
-use crate::render::{FindingJson, opt, place, utc, write_aligned, write_one};
+use crate::render::{FindingJson, opt, place, write_aligned, write_one};
+use dsh_session::wording::utc;
 
 /// `show --format json` layout: 2 renamed `session_id` to `session`.
 pub const SCHEMA_VERSION: u32 = 2;

@@ -21,7 +21,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{StatsArgs, StatsBy, StatsFormat};
-use crate::render::{log_name, utc};
+use crate::render::log_name;
+use dsh_session::wording::utc;
 
 /// Version of the JSON layout of `stats` (the object, and each row of `jsonl`).
 pub const SCHEMA_VERSION: u32 = 1;

@@ -10,7 +10,8 @@
 
 use std::fmt::Write as _;
 
-use crate::export::{Item, Message, Part, Transcript, Turn, utc};
+use crate::export::{Item, Message, Part, Transcript, Turn};
+use crate::wording::utc;
 
 /// Renders `t` as Markdown.
 pub fn render(t: &Transcript) -> String {

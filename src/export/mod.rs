@@ -21,6 +21,7 @@ use crate::replay::{SurfaceEntry, SurfaceOp};
 use crate::scan::Report;
 use crate::view::stats::{Stats, Usage};
 use crate::view::transcript::TranscriptFacts;
+use crate::wording::utc;
 use redact::Redactor;
 
 /// Longest tool output shown, in characters; longer output is cut there, with its full
@@ -350,19 +351,6 @@ fn verdict(report: &Report) -> String {
             t.rule, t.line, t.offset
         ),
         None => format!("{status}: every check DSH makes on load passes"),
-    }
-}
-
-/// `2025-10-09T08:53:20.000Z` for a time in ms since the Unix epoch; `<ms> ms` outside
-/// years 1970 to 9999, which RFC 3339 cannot spell.
-pub fn utc(ms: i64) -> String {
-    const YEAR_10000: u64 = 253_402_300_800_000;
-    match u64::try_from(ms).ok().filter(|&ms| ms < YEAR_10000) {
-        Some(ms) => humantime::format_rfc3339_millis(
-            std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms),
-        )
-        .to_string(),
-        None => format!("{ms} ms"),
     }
 }
 
