@@ -47,6 +47,16 @@ fn compressed_logs_not_written_by_dsh_say_how_to_read_them() {
             )
         );
     }
+    // A small gzip file can hold no newline byte at all: J1, with the same hint.
+    let path = dir.path().join("short.jsonl.gz");
+    std::fs::write(&path, [0x1f, 0x8b, 0x08, 0x00, 0x9c, 0x01]).unwrap();
+    assert_eq!(
+        first_line(&["validate"], &path),
+        format!(
+            "{}: corrupt J1 at line 1: file contains no newline: the header line is incomplete (empty or header-less log); the file is gzip-compressed, which DSH never writes: read it with `zcat FILE | dsh-session validate -`",
+            path.display()
+        )
+    );
     // The zstd tool writes the whole log as one frame; DSH writes the header alone first.
     let path = dir.path().join("log.jsonl.zstd");
     std::fs::write(&path, zstd_frame(&plain)).unwrap();

@@ -285,18 +285,21 @@ impl LineSource for PlainLines {
     }
 }
 
-/// A compression DSH never writes, recognised by its magic number at the start of a file:
-/// `(name, the command that decompresses it to standard output)` for gzip (`1f 8b`), xz
-/// (`fd 37 7a 58 5a 00`) and bzip2 (`BZh` and a block size digit). A `.jsonl.zstd` that
-/// is not in DSH's frames is told apart by its own rule (Z6).
-pub fn foreign_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
-    if head.starts_with(&[0x1f, 0x8b]) {
-        Some(("gzip", "zcat"))
+/// A compression DSH never writes, recognised by its magic number at the start of a file
+/// (gzip `1f 8b`, xz `fd 37 7a 58 5a 00`, bzip2 `BZh` and a block size digit), said with
+/// how to read it: `the file is gzip-compressed, …: read it with `zcat FILE | …``. A
+/// `.jsonl.zstd` that is not in DSH's frames is told apart by its own rule (Z6).
+pub fn foreign_compression(head: &[u8]) -> Option<String> {
+    let (format, reader) = if head.starts_with(&[0x1f, 0x8b]) {
+        ("gzip", "zcat")
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
-        Some(("xz", "xzcat"))
+        ("xz", "xzcat")
     } else if head.len() >= 4 && head.starts_with(b"BZh") && head[3].is_ascii_digit() {
-        Some(("bzip2", "bzcat"))
+        ("bzip2", "bzcat")
     } else {
-        None
-    }
+        return None;
+    };
+    Some(format!(
+        "the file is {format}-compressed, which DSH never writes: read it with `{reader} FILE | dsh-session validate -`"
+    ))
 }

@@ -297,13 +297,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 } else {
                     "file contains no newline: the header line is incomplete"
                 };
+                // A small compressed file can hold no newline byte at all.
+                let hint = crate::load::foreign_compression(&line.bytes)
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
                 self.state.stages.fail(
                     BACKEND,
                     Finding::new(
                         Rule::J1,
                         None,
                         Some(1),
-                        format!("{what} (empty or header-less log)"),
+                        format!("{what} (empty or header-less log){hint}"),
                     ),
                 );
                 return Ok(());
@@ -463,10 +467,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.state.id_body = checked.id_body;
         let era = match checked.verdict {
             Err((rule, mut message)) => {
-                if let Some((format, reader)) = crate::load::foreign_compression(&line.bytes) {
-                    message.push_str(&format!(
-                        "; the file is {format}-compressed, which DSH never writes: read it with `{reader} FILE | dsh-session validate -`"
-                    ));
+                if let Some(hint) = crate::load::foreign_compression(&line.bytes) {
+                    message.push_str(&format!("; {hint}"));
                 }
                 let finding = Finding::new(rule, None, Some(1), message);
                 self.state.stages.fail(BACKEND, finding);
