@@ -223,7 +223,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                     "{}/{} ({})",
                     m.provider,
                     m.model,
-                    counted(m.assistant_messages as usize, "assistant message")
+                    count(m.assistant_messages, "assistant message")
                 )
             })
             .collect();
@@ -267,7 +267,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     if let Some(n) = s.child_sessions {
         field(
             "subagents",
-            format!("{} named", counted(n, "child session")),
+            format!("{} named", count(n as u64, "child session")),
         )?;
     }
     field(
@@ -391,10 +391,4 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         })?;
     }
     Ok(())
-}
-
-/// `1 thing`, `2 things`.
-fn counted(n: usize, thing: &str) -> String {
-    let plural = if n == 1 { "" } else { "s" };
-    format!("{n} {thing}{plural}")
 }

@@ -168,20 +168,10 @@ fn message(out: &mut String, m: &Message, class: &str) {
     if m.collapsed() {
         out.push_str("</details>\n");
     }
-    if !m.replaced.is_empty() || !m.replaced_missing.is_empty() {
-        let seqs: Vec<String> = m
-            .replaced
-            .iter()
-            .map(|r| r.seq)
-            .chain(m.replaced_missing.iter().copied())
-            .map(|s| s.to_string())
-            .collect();
+    if let Some(summary) = m.replaced_summary() {
         let _ = writeln!(
             out,
-            "<details class=\"replaced\"><summary>Replaced {} entr{} (seqs {}): what the model no longer sees</summary>",
-            seqs.len(),
-            if seqs.len() == 1 { "y" } else { "ies" },
-            seqs.join(", ")
+            "<details class=\"replaced\"><summary>{summary}</summary>"
         );
         for old in &m.replaced {
             message(out, old, "shadowed");

@@ -168,21 +168,8 @@ fn message(out: &mut String, m: &Message, level: usize) {
     if m.collapsed() {
         out.push_str("</details>\n\n");
     }
-    if !m.replaced.is_empty() || !m.replaced_missing.is_empty() {
-        let seqs: Vec<String> = m
-            .replaced
-            .iter()
-            .map(|r| r.seq)
-            .chain(m.replaced_missing.iter().copied())
-            .map(|s| s.to_string())
-            .collect();
-        let _ = writeln!(
-            out,
-            "<details><summary>Replaced {} entr{} (seqs {}): what the model no longer sees</summary>\n",
-            seqs.len(),
-            if seqs.len() == 1 { "y" } else { "ies" },
-            seqs.join(", ")
-        );
+    if let Some(summary) = m.replaced_summary() {
+        let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
         for old in &m.replaced {
             message(out, old, (level + 1).min(6));
         }

@@ -120,6 +120,29 @@ pub struct Message {
 }
 
 impl Message {
+    /// The seqs this entry replaced (shown, then missing from the log), and the words that
+    /// sum them up in a collapsed part: `Replaced 2 entries (seqs 3, 9): what the model no
+    /// longer sees`; `None` when it replaced nothing.
+    pub fn replaced_summary(&self) -> Option<String> {
+        if self.replaced.is_empty() && self.replaced_missing.is_empty() {
+            return None;
+        }
+        let seqs: Vec<String> = self
+            .replaced
+            .iter()
+            .map(|r| r.seq)
+            .chain(self.replaced_missing.iter().copied())
+            .map(|s| s.to_string())
+            .collect();
+        Some(format!(
+            "Replaced {} (seqs {}): what the model no longer sees",
+            crate::wording::count(seqs.len() as u64, "entry"),
+            seqs.join(", ")
+        ))
+    }
+}
+
+impl Message {
     /// System and developer messages are shown collapsed.
     pub fn collapsed(&self) -> bool {
         matches!(self.role.as_str(), "system" | "developer")
@@ -192,15 +215,13 @@ impl Transcript {
         let r = &mut redactor;
         let report = src.report;
         let stats = src.stats;
+        // Facts by the seq of their turn/start, looked up once per turn (not a search each).
+        let facts_at: HashMap<u64, _> = src.facts.turns.iter().map(|f| (f.start_seq, f)).collect();
         let turns: Vec<Turn> = stats
             .turns
             .iter()
             .map(|row| {
-                let facts = src
-                    .facts
-                    .turns
-                    .iter()
-                    .find(|f| f.start_seq == row.start_seq);
+                let facts = facts_at.get(&row.start_seq).copied();
                 Turn {
                     number: row.turn,
                     start_seq: row.start_seq,
