@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use dsh_session::load::layout::{SessionDirError, current_generation, discover};
-use dsh_session::load::{Encoding, Line, SQLITE_MAGIC, ZSTD_MAGIC};
+use dsh_session::load::{Encoding, Line};
 use dsh_session::rules::{Class, Finding};
 use dsh_session::scan::ScanOptions;
 use dsh_session::scan::live::Live;
@@ -138,14 +138,11 @@ fn encoding_of(path: &Path) -> Encoding {
     if let Ok(file) = std::fs::File::open(path) {
         let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 16), &mut head);
     }
-    if head.starts_with(SQLITE_MAGIC)
-        || (head.is_empty() && dsh_session::load::sqlite::has_store_extension(path))
-    {
+    // An empty file with a store's name is a store still being created.
+    if head.is_empty() && dsh_session::load::sqlite::has_store_extension(path) {
         Encoding::Sqlite
-    } else if head.starts_with(&ZSTD_MAGIC) || path.to_string_lossy().ends_with(".zstd") {
-        Encoding::Zstd
     } else {
-        Encoding::Plain
+        Encoding::detect(&head, path)
     }
 }
 
@@ -285,12 +282,7 @@ impl Followed {
             // SQLite has rows, not lines: the `seq` column stands where a line number would.
             f.row = f.line.take().or(f.seq);
         }
-        let status = match f.class {
-            Class::Refused => "refused",
-            Class::Warning => "warning",
-            Class::TornTail => "torn-tail",
-            Class::Corrupt => "corrupt",
-        };
+        let status = crate::cmd::rules::class_name(f.class);
         printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt);
         let text = format!("{status} {f}");
         let mut object = serde_json::to_value(FindingJson::from(&f))?;

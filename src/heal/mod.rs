@@ -199,13 +199,13 @@ pub fn select(entries: &[Entry], findings: &[Finding], provider: Provider, era: 
                 selection.notes.entry(p).or_default().extend(rules);
             }
         }
+        if !progressed {
+            break;
+        }
         findings = healed_history_findings(entries, &selection)
             .into_iter()
             .filter(|f| provider.enforces(f.rule))
             .collect();
-        if !progressed {
-            break;
-        }
     }
     selection
 }

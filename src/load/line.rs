@@ -28,6 +28,18 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// The encoding of a log from its first bytes (16 are enough) and its name: a SQLite
+    /// header, a zstd frame magic or a `.zstd` name, else plain JSONL.
+    pub fn detect(head: &[u8], path: &std::path::Path) -> Encoding {
+        if head.starts_with(SQLITE_MAGIC) {
+            Encoding::Sqlite
+        } else if path.to_string_lossy().ends_with(".zstd") || head.starts_with(&ZSTD_MAGIC) {
+            Encoding::Zstd
+        } else {
+            Encoding::Plain
+        }
+    }
+
     /// `none`, `zstd` or `sqlite`, as `version` and `show` print it.
     pub fn name(self) -> &'static str {
         match self {

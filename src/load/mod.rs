@@ -95,15 +95,7 @@ impl Input {
         path: &Path,
         progress: Option<ProgressFn>,
     ) -> Result<Self, LoadError> {
-        let detect = |head: &[u8]| {
-            if head.starts_with(SQLITE_MAGIC) {
-                Encoding::Sqlite
-            } else if path.to_string_lossy().ends_with(".zstd") || head.starts_with(&ZSTD_MAGIC) {
-                Encoding::Zstd
-            } else {
-                Encoding::Plain
-            }
-        };
+        let detect = |head: &[u8]| Encoding::detect(head, path);
         // Standard input, and a path that is a pipe (`<(zcat …)`), are read as streams:
         // detected by peeking, never by seeking.
         enum Source {

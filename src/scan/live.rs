@@ -170,9 +170,4 @@ impl Live {
     pub fn header_read(&self) -> bool {
         self.header_read
     }
-
-    /// Number of the next line the log will have (1-based; the header is line 1).
-    pub fn next_line(&self) -> u64 {
-        self.torn.next_line
-    }
 }

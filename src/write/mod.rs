@@ -238,16 +238,11 @@ fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan,
     })
 }
 
-/// The encoding of a log with a journal: zstd when it starts with a zstd frame's magic
-/// number (FORMAT.md §7.5), else plain JSONL.
+/// The encoding of a log with a journal (plain or zstd JSONL), from its first bytes.
 fn journaled_encoding(path: &Path) -> io::Result<Encoding> {
-    let mut magic = [0u8; 4];
-    let n = File::open(path)?.read(&mut magic)?;
-    Ok(if n == 4 && magic == [0x28, 0xB5, 0x2F, 0xFD] {
-        Encoding::Zstd
-    } else {
-        Encoding::Plain
-    })
+    let mut head = [0u8; 16];
+    let n = File::open(path)?.read(&mut head)?;
+    Ok(Encoding::detect(&head[..n], path))
 }
 
 fn recovered_lines(path: &Path, torn: &TornTail) -> io::Result<Vec<String>> {
