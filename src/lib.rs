@@ -15,6 +15,7 @@ pub mod repair;
 pub mod replay;
 pub mod rules;
 pub mod scan;
+pub mod varint;
 pub mod view;
 pub mod wording;
 pub mod write;

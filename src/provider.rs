@@ -299,6 +299,71 @@ fn has_lone_surrogate_slow(raw: &str) -> bool {
     char::decode_utf16(units).any(|r| r.is_err())
 }
 
+/// Tool-call ids of one message, in block order: a list of owned ids, or ids packed as
+/// [`crate::varint`] byte strings (the fold's compact surface records, issue 19).
+#[derive(Debug, Clone, Copy)]
+pub enum CallIds<'a> {
+    /// Owned ids.
+    List(&'a [String]),
+    /// `count` ids, each a [`crate::varint::write_bytes`] string of UTF-8 in `bytes`.
+    Packed {
+        /// Number of ids.
+        count: usize,
+        /// The packed ids, back to back.
+        bytes: &'a [u8],
+    },
+}
+
+impl Default for CallIds<'_> {
+    fn default() -> Self {
+        CallIds::List(&[])
+    }
+}
+
+impl<'a> CallIds<'a> {
+    /// Number of ids.
+    pub fn len(self) -> usize {
+        match self {
+            CallIds::List(ids) => ids.len(),
+            CallIds::Packed { count, .. } => count,
+        }
+    }
+
+    /// True when there is no id.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The ids in order (a packed id that is not UTF-8, which [`pack_ids`] never writes,
+    /// reads as empty).
+    pub fn iter(self) -> impl Iterator<Item = &'a str> + 'a {
+        let mut pos = 0;
+        (0..self.len()).map(move |i| match self {
+            CallIds::List(ids) => ids[i].as_str(),
+            CallIds::Packed { bytes, .. } => {
+                std::str::from_utf8(crate::varint::read_bytes(bytes, &mut pos)).unwrap_or("")
+            }
+        })
+    }
+
+    /// True when `id` is one of the ids.
+    pub fn contains(self, id: &str) -> bool {
+        self.iter().any(|x| x == id)
+    }
+
+    /// The ids, owned.
+    pub fn to_vec(self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+}
+
+/// Appends `ids` to `out` in the layout [`CallIds::Packed`] reads.
+pub fn pack_ids(out: &mut Vec<u8>, ids: &[String]) {
+    for id in ids {
+        crate::varint::write_bytes(out, id.as_bytes());
+    }
+}
+
 /// One derived message as the P-rules see it: where it is in the log, its [`Shape`], and
 /// the tool-call ids it announces and answers.
 #[derive(Debug, Clone, Copy)]
@@ -310,9 +375,32 @@ pub struct HistoryMessage<'a> {
     /// What the adapter sends of it.
     pub shape: Shape,
     /// Tool-call ids it announces (assistant `tool-call` blocks), in block order.
-    pub calls: &'a [String],
+    pub calls: CallIds<'a>,
     /// Tool-call ids it answers (`tool-result` blocks or a v4 tool-role message).
-    pub results: &'a [String],
+    pub results: CallIds<'a>,
+}
+
+/// A derived history the P-rules can read message by message: a slice of
+/// [`HistoryMessage`]s, or the fold's surface read in place ([`crate::replay::Replay`]),
+/// so that checking it needs no copy of every message.
+pub trait History {
+    /// Number of messages.
+    fn len(&self) -> usize;
+    /// True when there is no message.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Message `i` (`i < len()`).
+    fn message(&self, i: usize) -> HistoryMessage<'_>;
+}
+
+impl History for [HistoryMessage<'_>] {
+    fn len(&self) -> usize {
+        <[HistoryMessage<'_>]>::len(self)
+    }
+    fn message(&self, i: usize) -> HistoryMessage<'_> {
+        self[i]
+    }
 }
 
 /// The P-findings of a derived history, in history order (one per class and call id, or
@@ -321,31 +409,33 @@ pub struct HistoryMessage<'a> {
 ///
 /// Findings carry the seq and line of the message concerned, its wire indexes and the call
 /// id in [`Finding::provider`]; their class is a warning (a profile makes them fail the
-/// gate, see [`Provider::enforces`]).
-pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding> {
-    let wire = wire_indexes(history, system_prompt);
-    let thinking = history
-        .iter()
-        .any(|m| m.shape.role == WireRole::Assistant && m.shape.has_reasoning);
+/// gate, see [`Provider::enforces`]). Memory: the ids announced so far, not the history.
+pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Finding> {
+    let n = history.len();
+    let thinking = (0..n).any(|i| {
+        let m = history.message(i);
+        m.shape.role == WireRole::Assistant && m.shape.has_reasoning
+    });
+    let mut wire = WireIndexes::new(system_prompt);
     let mut out: Vec<(usize, Finding)> = Vec::new();
-    let mut push = |at: usize, rule: Rule, call: Option<&str>, answer_seq, message: String| {
-        let m = &history[at];
-        let mut f = Finding::new(rule, Some(m.seq), m.line, message);
-        f.provider = Some(Box::new(ProviderDetail {
-            message_index: wire[at].0,
-            anthropic_index: wire[at].1,
-            call_id: call.map(str::to_owned),
-            answer_seq,
-        }));
-        out.push((at, f));
-    };
 
-    // Calls announced so far: id → index of the announcing message; and which are answered.
-    let mut announced: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (i, m) in history.iter().enumerate() {
+    // Calls announced so far: the ids, and which are answered.
+    let mut announced: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for i in 0..n {
+        let m = history.message(i);
+        let (message_index, anthropic_index) = wire.next(&m);
+        let mut push = |rule: Rule, call: Option<&str>, answer_seq, message: String| {
+            let mut f = Finding::new(rule, Some(m.seq), m.line, message);
+            f.provider = Some(Box::new(ProviderDetail {
+                message_index,
+                anthropic_index,
+                call_id: call.map(str::to_owned),
+                answer_seq,
+            }));
+            out.push((i, f));
+        };
         if m.shape.lone_surrogate {
             push(
-                i,
                 Rule::P5,
                 None,
                 None,
@@ -357,7 +447,6 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
         }
         if m.shape.empty_text_blocks > 0 {
             push(
-                i,
                 Rule::P7,
                 None,
                 None,
@@ -368,10 +457,9 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                 ),
             );
         }
-        for id in m.results {
-            if !announced.contains_key(id.as_str()) {
+        for id in m.results.iter() {
+            if !announced.contains(id) {
                 push(
-                    i,
                     Rule::P2,
                     Some(id),
                     None,
@@ -382,19 +470,15 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
         if m.shape.role == WireRole::Assistant {
             if thinking && !m.calls.is_empty() && !m.shape.has_reasoning {
                 push(
-                    i,
                     Rule::P4,
                     None,
                     None,
                     "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
                 );
             }
-            // The results that follow this message directly: the run of tool messages.
-            let run = following_results(history, i);
-            for id in m.calls {
-                if announced.insert(id, i).is_some() {
+            for id in m.calls.iter() {
+                if !announced.insert(id) {
                     push(
-                        i,
                         Rule::P6,
                         Some(id),
                         None,
@@ -402,13 +486,15 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                     );
                     continue;
                 }
-                if run.contains(&id.as_str()) {
+                // The results that follow this message directly: the run of tool messages.
+                if answered_in_run(history, i, id) {
                     continue;
                 }
                 match later_result(history, i, id) {
                     Some(j) => {
-                        let between = history[i + 1..j]
-                            .iter()
+                        let answer = history.message(j).seq;
+                        let between = (i + 1..j)
+                            .map(|k| history.message(k))
                             .find(|m| !continues_results(m))
                             .map(|m| m.seq);
                         let why = match between {
@@ -416,18 +502,15 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
                             None => "the text of its user message is sent before it".to_owned(),
                         };
                         push(
-                            i,
                             Rule::P3,
                             Some(id),
-                            Some(history[j].seq),
+                            Some(answer),
                             format!(
-                                "tool call {id:?} is answered at seq {}, not right after the call: {why}",
-                                history[j].seq
+                                "tool call {id:?} is answered at seq {answer}, not right after the call: {why}"
                             ),
                         );
                     }
                     None => push(
-                        i,
                         Rule::P1,
                         Some(id),
                         None,
@@ -441,15 +524,14 @@ pub fn check(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<Finding
     out.into_iter().map(|(_, f)| f).collect()
 }
 
-/// The result ids sent right after the assistant message at `i`: DSH's adapters send a
-/// user message's text first, so only a result-only user message (or a v4 tool message)
-/// continues the run of tool messages.
-fn following_results<'a>(history: &'a [HistoryMessage<'a>], i: usize) -> Vec<&'a str> {
-    history[i + 1..]
-        .iter()
-        .take_while(|m| continues_results(m))
-        .flat_map(|m| m.results.iter().map(String::as_str))
-        .collect()
+/// True when a message of the run of tool messages right after the assistant message at
+/// `i` answers `id`: DSH's adapters send a user message's text first, so only a
+/// result-only user message (or a v4 tool message) continues the run.
+fn answered_in_run<H: History + ?Sized>(history: &H, i: usize, id: &str) -> bool {
+    (i + 1..history.len())
+        .map(|k| history.message(k))
+        .take_while(continues_results)
+        .any(|m| m.results.contains(id))
 }
 
 /// True for a message that is sent as tool messages only: a v4 tool-role result, or a
@@ -463,11 +545,8 @@ fn continues_results(m: &HistoryMessage<'_>) -> bool {
 }
 
 /// The index of the first message after `i` that answers `id`.
-fn later_result(history: &[HistoryMessage<'_>], i: usize, id: &str) -> Option<usize> {
-    history[i + 1..]
-        .iter()
-        .position(|m| m.results.iter().any(|r| r == id))
-        .map(|p| i + 1 + p)
+fn later_result<H: History + ?Sized>(history: &H, i: usize, id: &str) -> Option<usize> {
+    (i + 1..history.len()).find(|&k| history.message(k).results.contains(id))
 }
 
 fn role_name(role: WireRole) -> &'static str {
@@ -481,14 +560,25 @@ fn role_name(role: WireRole) -> &'static str {
 }
 
 /// `(OpenAI-compatible index, Anthropic index)` of each harness message's first wire
-/// message (PROVIDERS.md §1, §2).
-fn wire_indexes(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<(u64, u64)> {
-    let mut openai = u64::from(system_prompt);
-    let mut anthropic = 0u64;
-    // The Anthropic message last sent holds tool results (later ones join it).
-    let mut in_results = false;
-    let mut out = Vec::with_capacity(history.len());
-    for m in history {
+/// message (PROVIDERS.md §1, §2), message after message.
+struct WireIndexes {
+    openai: u64,
+    anthropic: u64,
+    /// The Anthropic message last sent holds tool results (later ones join it).
+    in_results: bool,
+}
+
+impl WireIndexes {
+    fn new(system_prompt: bool) -> Self {
+        WireIndexes {
+            openai: u64::from(system_prompt),
+            anthropic: 0,
+            in_results: false,
+        }
+    }
+
+    /// The indexes of `m`, the message after the ones already seen.
+    fn next(&mut self, m: &HistoryMessage<'_>) -> (u64, u64) {
         let results = m.results.len() as u64;
         let text_first = match m.shape.role {
             WireRole::Tool => false,
@@ -496,23 +586,23 @@ fn wire_indexes(history: &[HistoryMessage<'_>], system_prompt: bool) -> Vec<(u64
             _ => true,
         };
         // Anthropic: the index of this message's first wire message.
-        let first_anthropic = if text_first || !in_results {
-            anthropic
+        let first_anthropic = if text_first || !self.in_results {
+            self.anthropic
         } else {
-            anthropic - 1
+            self.anthropic - 1
         };
-        out.push((openai, first_anthropic));
-        openai += u64::from(text_first) + results;
+        let at = (self.openai, first_anthropic);
+        self.openai += u64::from(text_first) + results;
         if text_first {
-            anthropic += 1;
-            in_results = false;
+            self.anthropic += 1;
+            self.in_results = false;
         }
-        if results > 0 && !in_results {
-            anthropic += 1;
-            in_results = true;
+        if results > 0 && !self.in_results {
+            self.anthropic += 1;
+            self.in_results = true;
         }
+        at
     }
-    out
 }
 
 #[cfg(test)]
@@ -534,8 +624,8 @@ mod tests {
                 has_text: text,
                 ..Shape::default()
             },
-            calls,
-            results,
+            calls: CallIds::List(calls),
+            results: CallIds::List(results),
         }
     }
 
@@ -552,11 +642,10 @@ mod tests {
         ];
         // OpenAI-compatible: system 0, user 1, assistant 2, tool 3, user text 4, tool 5.
         // Anthropic: user 0, assistant 1, results 2, user text 3, results 4.
-        assert_eq!(
-            wire_indexes(&history, true),
-            [(1, 0), (2, 1), (3, 2), (4, 3)]
-        );
-        let found = check(&history, true);
+        let mut wire = WireIndexes::new(true);
+        let indexes: Vec<(u64, u64)> = history.iter().map(|m| wire.next(m)).collect();
+        assert_eq!(indexes, [(1, 0), (2, 1), (3, 2), (4, 3)]);
+        let found = check(&history[..], true);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].rule, Rule::P3);
         assert_eq!(
@@ -575,7 +664,7 @@ mod tests {
             message(0, WireRole::Tool, false, &[], &c),
             message(1, WireRole::Assistant, false, &c, &[]),
         ];
-        let rules: Vec<Rule> = check(&history, false).iter().map(|f| f.rule).collect();
+        let rules: Vec<Rule> = check(&history[..], false).iter().map(|f| f.rule).collect();
         assert_eq!(rules, [Rule::P2, Rule::P1]);
     }
 
@@ -646,5 +735,26 @@ mod tests {
             assert!(!has_lone_surrogate_slow(&fixed), "{s} -> {fixed}");
             assert_eq!(fixed == *s, !has_lone_surrogate_slow(s), "{s}");
         }
+    }
+}
+
+#[cfg(test)]
+mod call_id_tests {
+    use super::*;
+
+    #[test]
+    fn packed_ids_read_back_as_listed() {
+        let ids = ["call_1".to_owned(), String::new(), "toolu_é".to_owned()];
+        let mut bytes = Vec::new();
+        pack_ids(&mut bytes, &ids);
+        let packed = CallIds::Packed {
+            count: 3,
+            bytes: &bytes,
+        };
+        assert_eq!(packed.to_vec(), ids);
+        assert_eq!(packed.len(), 3);
+        assert!(packed.contains("toolu_é"));
+        assert!(!packed.contains("call_2"));
+        assert!(CallIds::default().is_empty());
     }
 }

@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 
 use comfy_table::LineStyle;
 use comfy_table::{ContentArrangement, Table, presets};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use dsh_session::rules::Finding;
 use serde::Serialize;
@@ -130,17 +131,55 @@ pub fn write_aligned<T>(
     rows: &[T],
     cells: impl Fn(&T) -> Vec<String>,
 ) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(cells(row)) {
-            *w = (*w).max(cell.chars().count());
+    let rows = || rows.iter().map(|r| Ok(cells(r)));
+    write_streamed(out, header, None, rows).map_err(std::io::Error::other)
+}
+
+/// Writes a table in the same layout as [`table`] from rows produced twice by `rows`: a
+/// first pass finds the column widths, the second prints, so only one row is held at a
+/// time (`surface` on a log whose surface has hundreds of thousands of entries).
+/// `fit_last`: the terminal's width in columns, if any, which the last column's cells are
+/// cut to fit (ending in `…`), where [`table`] would wrap them.
+///
+/// # Errors
+/// A row's error, or writing failed.
+pub fn write_streamed<I>(
+    out: &mut dyn Write,
+    header: &[&str],
+    fit_last: Option<usize>,
+    rows: impl Fn() -> I,
+) -> anyhow::Result<()>
+where
+    I: Iterator<Item = anyhow::Result<Vec<String>>>,
+{
+    // Widths in terminal columns (a CJK character takes two), as `table` measures them.
+    let mut widths: Vec<usize> = header.iter().map(|h| h.width()).collect();
+    for row in rows() {
+        for (w, cell) in widths.iter_mut().zip(row?) {
+            *w = (*w).max(cell.width());
         }
+    }
+    if let (Some(columns), Some((last, others))) = (fit_last, widths.split_last_mut()) {
+        // Each column takes its width plus a space either side and one between columns.
+        let used: usize = others.iter().map(|w| w + 3).sum::<usize>() + 2;
+        let room = columns
+            .saturating_sub(used)
+            .max(header.last().map_or(0, |h| h.len()));
+        *last = (*last).min(room);
     }
     let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
         let text: Vec<String> = cells
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!(" {c}{} ", " ".repeat(w - c.chars().count())))
+            .map(|(c, w)| {
+                let n = c.width();
+                if n > *w {
+                    let (cut, used) = cut_to_width(c, w.saturating_sub(1));
+                    format!(" {cut}…{} ", " ".repeat(w.saturating_sub(1 + used)))
+                } else {
+                    format!(" {c}{} ", " ".repeat(w - n))
+                }
+            })
             .collect();
         writeln!(out, "{}", text.join(" ").trim_end())
     };
@@ -150,8 +189,69 @@ pub fn write_aligned<T>(
     )?;
     let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
     writeln!(out, "{}", rule.join(" "))?;
-    for row in rows {
-        line(out, &cells(row))?;
+    for row in rows() {
+        line(out, &row?)?;
+    }
+    Ok(())
+}
+
+/// The longest start of `text` that takes at most `columns` terminal columns, and the
+/// columns it takes.
+fn cut_to_width(text: &str, columns: usize) -> (&str, usize) {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > columns {
+            return (&text[..i], used);
+        }
+        used += w;
+    }
+    (text, used)
+}
+
+/// The terminal's width in columns when standard output is one.
+pub fn terminal_columns() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Table::new().width().map(usize::from)
+}
+
+/// Writes rows one at a time as one pretty JSON array (`json`, the layout
+/// `serde_json::to_writer_pretty` gives a list), one object per line (`jsonl`), or through
+/// `text`.
+///
+/// # Errors
+/// A row's error, or writing failed.
+pub fn write_row_stream<T: serde::Serialize>(
+    out: &mut dyn Write,
+    format: crate::cli::TableFormat,
+    rows: impl Iterator<Item = anyhow::Result<T>>,
+    text: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match format {
+        crate::cli::TableFormat::Jsonl => {
+            for r in rows {
+                serde_json::to_writer(&mut *out, &r?)?;
+                writeln!(out)?;
+            }
+        }
+        crate::cli::TableFormat::Json => {
+            let mut any = false;
+            for r in rows {
+                let pretty = serde_json::to_string_pretty(&r?)?;
+                out.write_all(if any { b",\n" } else { b"[\n" })?;
+                for (i, l) in pretty.lines().enumerate() {
+                    if i > 0 {
+                        out.write_all(b"\n")?;
+                    }
+                    write!(out, "  {l}")?;
+                }
+                any = true;
+            }
+            out.write_all(if any { b"\n]\n" } else { b"[]\n" })?;
+        }
+        crate::cli::TableFormat::Text => text(out)?,
     }
     Ok(())
 }

@@ -58,7 +58,8 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             facts: &facts,
         },
         Redactor::new(!args.no_redact),
-    );
+    )
+    .with_context(|| args.file.display().to_string())?;
     let text = match args.format {
         ExportFormat::Html => html::render(&transcript),
         _ => markdown::render(&transcript),

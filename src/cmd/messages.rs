@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
-use dsh_session::replay::SurfaceEntry;
+use anyhow::{Context, Result, bail};
+use dsh_session::replay::Replay;
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
 use dsh_session::write::{self, RepairError};
@@ -19,8 +19,11 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
+    // The whole surface's messages may be many times the memory a scan needs: past 16 MiB
+    // they wait in a temporary file, and are printed one at a time from there.
     let options = ScanOptions {
         keep_messages: true,
+        spill_texts: args.at.is_none(),
         session: args.session.clone(),
         ..ScanOptions::default()
     };
@@ -29,28 +32,47 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
         None => scan_readable(&args.file, &options, &mut [])?,
     };
-    let entries: Vec<&SurfaceEntry> = match args.at {
-        None => report.replay.entries(),
-        Some(at) => match &snapshot.entries {
-            Some(entries) => entries.iter().collect(),
-            None => bail!("{}: --at {at} is beyond the log", args.file.display()),
+    let name = args.file.display();
+    match args.at {
+        None => write_messages(out, args.format, kept_messages(&report.replay, &name))?,
+        Some(at) => match snapshot.entries {
+            Some(entries) => {
+                let entries = entries.with_context(|| kept_context(&name))?;
+                let messages = entries.into_iter().filter_map(|e| e.message).map(Ok);
+                write_messages(out, args.format, messages)?;
+            }
+            None => bail!("{name}: --at {at} is beyond the log"),
         },
-    };
-    let messages = entries.iter().filter_map(|e| e.message.as_deref());
-    write_messages(out, args.format, messages)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the messages as an array (`json`) or one per line (`jsonl`).
-fn write_messages<'a>(
+/// The derived messages of the final surface, read back one at a time.
+fn kept_messages<'a>(
+    replay: &'a Replay,
+    name: &'a dyn std::fmt::Display,
+) -> impl Iterator<Item = Result<String>> + 'a {
+    replay.iter().filter_map(move |e| match e {
+        Ok(e) => e.message.map(Ok),
+        Err(e) => Some(Err(anyhow::Error::new(e).context(kept_context(name)))),
+    })
+}
+
+/// What failed when a kept message cannot be read back.
+fn kept_context(name: &dyn std::fmt::Display) -> String {
+    format!("{name}: cannot read back the derived messages from a temporary file")
+}
+
+/// Writes the messages as an array (`json`) or one per line (`jsonl`), as they come.
+fn write_messages(
     out: &mut dyn Write,
     format: MessageFormat,
-    messages: impl Iterator<Item = &'a str>,
-) -> std::io::Result<()> {
+    messages: impl Iterator<Item = Result<String>>,
+) -> Result<()> {
     match format {
         MessageFormat::Jsonl => {
             for m in messages {
-                out.write_all(m.as_bytes())?;
+                out.write_all(m?.as_bytes())?;
                 out.write_all(b"\n")?;
             }
         }
@@ -64,18 +86,17 @@ fn write_messages<'a>(
 
 /// A JSON array of the messages: `[]` when empty, otherwise one stored message per line,
 /// so that a diff or `grep` of the output still works line by line.
-fn write_array<'a>(
-    out: &mut dyn Write,
-    messages: impl Iterator<Item = &'a str>,
-) -> std::io::Result<()> {
+fn write_array(out: &mut dyn Write, messages: impl Iterator<Item = Result<String>>) -> Result<()> {
     out.write_all(b"[")?;
     let mut any = false;
     for m in messages {
+        let m = m?;
         out.write_all(if any { b",\n" } else { b"\n" })?;
         out.write_all(m.as_bytes())?;
         any = true;
     }
-    out.write_all(if any { b"\n]" } else { b"]" })
+    out.write_all(if any { b"\n]" } else { b"]" })?;
+    Ok(())
 }
 
 /// One change `--provider` makes to the history: a closer DSH appends on load, or a heal.
@@ -114,8 +135,8 @@ fn run_healed(
         ..ScanOptions::default()
     };
     let report = scan_readable_as(path, &args.file, &options, &mut [])?;
-    let entries = report.replay.entries();
-    let messages = entries.iter().filter_map(|e| e.message.as_deref());
+    let name = args.file.display();
+    let messages = kept_messages(&report.replay, &name);
     let first_closer = report.events - (plan.closers.len() + plan.heals.len()) as u64;
     let mut changes: Vec<Change<'_>> = plan
         .closers

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use dsh_session::replay::{SurfaceEntry, SurfaceOp};
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::cli::SurfaceArgs;
 use crate::cmd::scan_readable;
-use crate::render::{table, write_rows, write_table};
+use crate::render::{terminal_columns, write_row_stream, write_streamed};
 
 /// `surface --format json` layout: 2 renamed the count `shadowed` to `shadowed_count`
 /// (`shadowed` is a list of seqs in `replacements`).
@@ -59,12 +59,39 @@ fn row(position: Option<usize>, shadowed_by: Option<u64>, e: &SurfaceEntry) -> R
     }
 }
 
+/// One listed entry: its position on the surface (`None`: shadowed), the replace that
+/// shadowed it, and the entry.
+type Listed = (Option<usize>, Option<u64>, SurfaceEntry);
+
+/// An entry read back from the scan's kept texts.
+fn read_back(name: &str, e: std::io::Result<SurfaceEntry>) -> Result<SurfaceEntry> {
+    e.with_context(|| format!("{name}: cannot read back the previews from a temporary file"))
+}
+
+/// Entries read back from the scan's kept texts.
+fn read_back_all(name: &str, e: std::io::Result<Vec<SurfaceEntry>>) -> Result<Vec<SurfaceEntry>> {
+    e.with_context(|| format!("{name}: cannot read back the previews from a temporary file"))
+}
+
+/// A listed entry as its JSON row.
+struct ListedRow(Listed);
+
+impl Serialize for ListedRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (position, shadowed_by, entry) = &self.0;
+        row(*position, *shadowed_by, entry).serialize(s)
+    }
+}
+
 /// Runs `surface`.
 pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    // Previews of the whole surface wait in a temporary file past 16 MiB; rows are printed
+    // one at a time, so memory does not grow with the surface's text.
     let options = ScanOptions {
         keep_shadowed: args.all,
         replacements: args.all,
         previews: true,
+        spill_texts: args.at.is_none(),
         session: args.session.clone(),
         ..ScanOptions::default()
     };
@@ -73,64 +100,100 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
         None => scan_readable(&args.file, &options, &mut [])?,
     };
-    let entries: Vec<&SurfaceEntry> = match args.at {
-        None => report.replay.entries(),
-        Some(at) => match &snapshot.entries {
-            Some(entries) => entries.iter().collect(),
-            None => bail!(
-                "{}: --at {at} is beyond the log: its last replayed seq is {}",
-                args.file.display(),
-                report
-                    .events
-                    .checked_sub(1)
-                    .map_or("none".into(), |s| s.to_string())
-            ),
-        },
-    };
-    let mut entries: Vec<(Option<usize>, Option<u64>, &SurfaceEntry)> = entries
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| (Some(i), None, e))
-        .collect();
-    if args.all {
-        // A node leaves the surface once, so each shadowed seq has one replacement.
-        let at = args.at.unwrap_or(u64::MAX);
-        let shadowed_by: HashMap<u64, u64> = report
-            .replay
-            .replacements()
-            .iter()
+    let name = args.file.display().to_string();
+    let read_back = |e| read_back(&name, e);
+    let read_all = |e| read_back_all(&name, e);
+    let replay = &report.replay;
+    // A node leaves the surface once, so each shadowed seq has one replacement.
+    let at = args.at.unwrap_or(u64::MAX);
+    let shadowed_by: HashMap<u64, u64> = match args.all {
+        true => (replay.replacements().iter())
             .filter(|r| r.seq <= at)
             .flat_map(|r| r.shadowed.iter().map(move |s| (*s, r.seq)))
-            .collect();
-        for e in report.replay.shadowed_entries() {
-            if let Some(by) = shadowed_by.get(&e.seq) {
-                entries.push((None, Some(*by), e));
+            .collect(),
+        false => HashMap::new(),
+    };
+    // With --at, the snapshot the scan took; with --all, the entries in seq order, listed
+    // by seq and read back one at a time.
+    let snapshot: Option<Vec<Listed>> = match args.at {
+        None => None,
+        Some(at) => {
+            let Some(entries) = snapshot.entries else {
+                bail!(
+                    "{name}: --at {at} is beyond the log: its last replayed seq is {}",
+                    report
+                        .events
+                        .checked_sub(1)
+                        .map_or("none".into(), |s| s.to_string())
+                );
+            };
+            let mut listed: Vec<Listed> = read_all(entries)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, e)| (Some(i), None, e))
+                .collect();
+            if args.all {
+                for e in read_all(replay.shadowed_entries())? {
+                    if let Some(by) = shadowed_by.get(&e.seq) {
+                        listed.push((None, Some(*by), e));
+                    }
+                }
+                listed.sort_by_key(|(_, _, e)| e.seq);
             }
+            Some(listed)
         }
-        entries.sort_by_key(|(_, _, e)| e.seq);
-    }
-    let rows: Vec<Row<'_>> = entries.iter().map(|(p, by, e)| row(*p, *by, e)).collect();
-    write_rows(out, args.format, &rows, |out| {
+    };
+    let by_seq: Vec<(u64, Option<usize>, Option<u64>)> = match (&snapshot, args.all) {
+        (None, true) => {
+            let mut order: Vec<_> = (replay.seqs().into_iter().enumerate())
+                .map(|(i, seq)| (seq, Some(i), None))
+                .chain(
+                    (replay.shadowed_seqs())
+                        .filter_map(|seq| shadowed_by.get(&seq).map(|by| (seq, None, Some(*by)))),
+                )
+                .collect();
+            order.sort_unstable_by_key(|(seq, _, _)| *seq);
+            order
+        }
+        _ => Vec::new(),
+    };
+    let listing = || -> Box<dyn Iterator<Item = Result<Listed>> + '_> {
+        match (&snapshot, args.all) {
+            (Some(listed), _) => Box::new(listed.iter().cloned().map(Ok)),
+            (None, false) => Box::new(
+                (replay.iter().enumerate()).map(|(i, e)| Ok((Some(i), None, read_back(e)?))),
+            ),
+            (None, true) => Box::new(by_seq.iter().map(|&(seq, p, by)| {
+                let e = replay.entry_by_seq(seq).unwrap_or_else(|| {
+                    Err(std::io::Error::other(format!("seq {seq} is not kept")))
+                });
+                Ok((p, by, read_back(e)?))
+            })),
+        }
+    };
+    let rows = listing().map(|l| l.map(ListedRow));
+    write_row_stream(out, args.format, rows, |out| {
         let first = if args.all { "status" } else { "pos" };
-        let mut t = table(&[first, "seq", "type", "op", "shadowed", "role", "preview"]);
-        for (r, (_, _, e)) in rows.iter().zip(&entries) {
-            let place = match (r.position, r.shadowed_by) {
+        let header = [first, "seq", "type", "op", "shadowed", "role", "preview"];
+        let cells = |(p, by, e): Listed| {
+            let place = match (p, by) {
                 (Some(p), _) if args.all => format!("pos {p}"),
                 (Some(p), _) => p.to_string(),
                 (None, by) => format!("shadowed by {}", by.unwrap_or_default()),
             };
-            t.add_row(vec![
+            vec![
                 place,
-                r.seq.to_string(),
-                r.ty.to_owned(),
+                e.seq.to_string(),
+                e.ty.to_string(),
                 e.op.to_string(),
-                r.shadowed.to_string(),
-                r.role.unwrap_or("-").to_owned(),
-                r.preview.to_owned(),
-            ]);
-        }
-        write_table(out, &t)?;
-        Ok(())
+                e.shadowed.to_string(),
+                e.role.as_deref().unwrap_or("-").to_owned(),
+                e.preview,
+            ]
+        };
+        write_streamed(out, &header, terminal_columns(), || {
+            listing().map(|l| l.map(cells))
+        })
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -211,7 +211,12 @@ pub struct Sources<'a> {
 
 impl Transcript {
     /// Builds the transcript of one scanned session, redacting with `redactor`.
-    pub fn build(src: &Sources<'_>, mut redactor: Redactor) -> Transcript {
+    ///
+    /// # Errors
+    /// The scan's kept messages cannot be read back (see [`crate::replay::Replay::iter`]).
+    pub fn build(src: &Sources<'_>, mut redactor: Redactor) -> std::io::Result<Transcript> {
+        let shadowed = src.report.replay.shadowed_entries()?;
+        let entries = src.report.replay.entries()?;
         let r = &mut redactor;
         let report = src.report;
         let stats = src.stats;
@@ -250,12 +255,7 @@ impl Transcript {
             .collect();
         let mut builder = Builder {
             facts: src.facts,
-            shadowed: report
-                .replay
-                .shadowed_entries()
-                .iter()
-                .map(|e| (e.seq, e))
-                .collect(),
+            shadowed: shadowed.iter().map(|e| (e.seq, e)).collect(),
             replaced: report
                 .replay
                 .replacements()
@@ -265,13 +265,14 @@ impl Transcript {
             tools: HashMap::new(),
             redactor: r,
         };
-        let items = order(&turns, &report.replay.entries(), &mut builder);
+        let entries: Vec<&SurfaceEntry> = entries.iter().collect();
+        let items = order(&turns, &entries, &mut builder);
         let redacted = redactor
             .counts()
             .iter()
             .map(|(k, n)| ((*k).to_owned(), *n))
             .collect();
-        Transcript {
+        Ok(Transcript {
             file,
             header,
             title,
@@ -281,7 +282,7 @@ impl Transcript {
             items,
             redaction: redactor.summary(),
             redacted,
-        }
+        })
     }
 
     /// The messages shown on the surface (not counting shadowed ones).

@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::event::Era;
 use crate::json::{Json, write_js_string};
-use crate::provider::{HistoryMessage, Provider, Shape, WireRole};
+use crate::provider::{CallIds, HistoryMessage, Provider, Shape, WireRole};
 use crate::replay::SurfaceEntry;
 use crate::rules::{Finding, Rule};
 
@@ -214,7 +214,6 @@ pub fn select(entries: &[Entry], findings: &[Finding], provider: Provider, era: 
 /// entries one user text message (under the seq of its first entry), fixed messages
 /// without lone surrogates and empty text blocks.
 fn healed_history_findings(entries: &[Entry], selection: &Selection) -> Vec<Finding> {
-    let none: &[String] = &[];
     let note = Shape {
         role: WireRole::User,
         has_text: true,
@@ -229,8 +228,8 @@ fn healed_history_findings(entries: &[Entry], selection: &Selection) -> Vec<Find
                 seq: e.seq,
                 line: None,
                 shape: note,
-                calls: none,
-                results: none,
+                calls: CallIds::default(),
+                results: CallIds::default(),
             });
             while p + 1 < entries.len() && selection.notes.contains_key(&(p + 1)) {
                 p += 1;
@@ -244,13 +243,13 @@ fn healed_history_findings(entries: &[Entry], selection: &Selection) -> Vec<Find
                 seq: e.seq,
                 line: None,
                 shape,
-                calls: &e.calls,
-                results: &e.results,
+                calls: CallIds::List(&e.calls),
+                results: CallIds::List(&e.results),
             });
         }
         p += 1;
     }
-    crate::provider::check(&history, false)
+    crate::provider::check(&history[..], false)
 }
 
 /// Why a finding at `entry` cannot be healed, if it cannot.

@@ -37,6 +37,10 @@ use torn::{TailContext, TornScan};
 
 pub use crate::derive::PREVIEW_CHARS;
 
+/// Bytes of kept messages and previews held in memory before they go to a temporary file
+/// ([`ScanOptions::spill_texts`]).
+pub const SPILL_TEXTS_AFTER: usize = 16 << 20;
+
 /// What a scan should keep besides the verdict.
 #[derive(Clone, Default)]
 pub struct ScanOptions {
@@ -44,6 +48,10 @@ pub struct ScanOptions {
     pub progress: Option<crate::load::ProgressFn>,
     /// Keep each surface entry's derived message bytes (`messages`).
     pub keep_messages: bool,
+    /// Keep messages and previews in memory only up to 16 MiB, then in a temporary file, so
+    /// that memory does not grow with their bytes (`messages`, `surface`); reading them
+    /// back may then fail ([`crate::replay::Replay::iter`]).
+    pub spill_texts: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
@@ -76,6 +84,7 @@ impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanOptions")
             .field("keep_messages", &self.keep_messages)
+            .field("spill_texts", &self.spill_texts)
             .field("header_only", &self.header_only)
             .field("session", &self.session)
             .field("provenance", &self.provenance)
@@ -349,6 +358,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
         if !self.options.replacements {
             replay = replay.counting_replacements_only();
+        }
+        if self.options.spill_texts {
+            replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
     }

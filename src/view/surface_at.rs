@@ -9,8 +9,9 @@ use crate::view::{Checked, PackedChunks, View};
 #[derive(Debug)]
 pub struct SurfaceAt {
     at: u64,
-    /// The surface entries in order, once taken.
-    pub entries: Option<Vec<SurfaceEntry>>,
+    /// The surface entries in order, once taken (an error when a kept text could not be
+    /// read back, see [`crate::replay::Replay::iter`]).
+    pub entries: Option<std::io::Result<Vec<SurfaceEntry>>>,
 }
 
 impl SurfaceAt {
@@ -23,7 +24,7 @@ impl SurfaceAt {
 impl View for SurfaceAt {
     fn on_event(&mut self, event: &Checked<'_, '_>) {
         if event.seq == self.at && event.folded {
-            self.entries = Some(event.replay.entries().into_iter().cloned().collect());
+            self.entries = Some(event.replay.entries());
         }
     }
 
@@ -31,7 +32,7 @@ impl View for SurfaceAt {
         let seqs = chunks.first_seq..chunks.first_seq + chunks.times.len() as u64;
         if seqs.contains(&self.at) && chunks.folded {
             // Chunks are log-only: the surface is the same after each member.
-            self.entries = Some(chunks.replay.entries().into_iter().cloned().collect());
+            self.entries = Some(chunks.replay.entries());
         }
     }
 }

@@ -123,10 +123,9 @@ fn heal(
     let era = report.era.unwrap_or(Era::Head);
     let entries: Vec<heal::Entry> = report
         .replay
-        .entries()
-        .into_iter()
-        .map(heal::Entry::from)
-        .collect();
+        .iter()
+        .map(|e| e.map(|e| heal::Entry::from(&e)))
+        .collect::<Result<_, _>>()?;
     let selection = heal::select(&entries, &report.warnings, provider, era);
     plan.unhealed = selection.unhealed.clone();
     let unhealed = |f: &Finding| {

@@ -186,3 +186,94 @@ fn worked_example() {
     push(&mut r, 21, "assistant/message", r#""append""#, Some("[]")).unwrap();
     assert_eq!(r.seqs(), [20, 19, 21]);
 }
+
+/// Feeds `n` events: appends carrying a message, a preview and a call id, and every fifth
+/// event a replace of two neighbouring entries (pseudo-random, fixed seed).
+fn feed_mixed(r: &mut Replay, n: u64) -> Vec<u64> {
+    let mut model: Vec<u64> = Vec::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for seq in 0..n {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let message = format!(r#"{{"role":"user","content":"message {seq} é"}}"#);
+        let preview = format!("preview {seq}");
+        let calls = vec![format!("call_{seq}")];
+        let (op, src) = if seq % 5 == 4 && model.len() > 2 {
+            let at = (state % (model.len() as u64 - 1)) as usize;
+            let (start, end) = (model[at], model[at + 1]);
+            let mut cited = [start, end];
+            cited.sort_unstable();
+            model.splice(at..at + 2, [seq]);
+            (
+                format!(r#"{{"op":"replace","start":{start},"end":{end}}}"#),
+                Some(format!("[{},{}]", cited[0], cited[1])),
+            )
+        } else {
+            model.push(seq);
+            (r#""append""#.to_owned(), None)
+        };
+        let op = Json::parse(&op).unwrap();
+        let src = src.as_deref().map(|s| Json::parse(s).unwrap());
+        let input = SurfaceInput {
+            message: Some(&message),
+            role: Some("user"),
+            preview: &preview,
+            calls,
+            line: Some(seq + 2),
+            ..SurfaceInput::surface_only(seq, "user/message", Some(op), src)
+        };
+        r.push_surface(input).unwrap();
+    }
+    model
+}
+
+#[test]
+fn a_long_fold_with_compactions_matches_a_plain_list() {
+    let mut r = Replay::new(&HEAD);
+    let model = feed_mixed(&mut r, 60_000);
+    assert_eq!(r.seqs(), model);
+    assert_eq!(r.len(), model.len());
+    let entries = r.entries().unwrap();
+    assert!(
+        entries
+            .iter()
+            .all(|e| e.calls == [format!("call_{}", e.seq)])
+    );
+    assert!(entries.iter().all(|e| e.line == Some(e.seq + 2)));
+    assert!(
+        entries
+            .iter()
+            .all(|e| e.preview == format!("preview {}", e.seq))
+    );
+    assert!(r.contains(*model.last().unwrap()));
+    assert!(!r.contains(u64::MAX));
+}
+
+#[test]
+fn spilled_texts_and_kept_entries_read_back_as_in_memory() {
+    let mut memory = Replay::new(&HEAD).keeping_shadowed();
+    let mut spilled = Replay::new(&HEAD)
+        .keeping_shadowed()
+        .spilling_texts_after(64);
+    feed_mixed(&mut memory, 5_000);
+    feed_mixed(&mut spilled, 5_000);
+    let (a, b) = (memory.entries().unwrap(), spilled.entries().unwrap());
+    assert_eq!(a, b);
+    assert_eq!(
+        a[0].message.as_deref(),
+        Some(format!(r#"{{"role":"user","content":"message {} é"}}"#, a[0].seq).as_str())
+    );
+    let (a, b) = (
+        memory.shadowed_entries().unwrap(),
+        spilled.shadowed_entries().unwrap(),
+    );
+    assert_eq!(a, b);
+    // Every entry ever pushed is on the surface or kept.
+    assert_eq!(a.len(), 5_000 - memory.len());
+    let seqs: Vec<u64> = spilled.shadowed_seqs().collect();
+    assert_eq!(seqs, a.iter().map(|e| e.seq).collect::<Vec<_>>());
+    let first = spilled.entry_by_seq(seqs[0]).unwrap().unwrap();
+    assert_eq!(first, a[0]);
+    assert!(spilled.entry_by_seq(u64::MAX).is_none());
+}

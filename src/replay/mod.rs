@@ -1,18 +1,27 @@
 //! The surface fold: rules S1–S18 as an incremental fold (FORMAT.md §3).
 //!
-//! The surface is kept as a doubly linked list keyed by seq, so that feeding one event
-//! costs O(that event) plus, for a replace, O(number of shadowed entries): a replace
-//! walks from its `start` to its `end`, and every entry it walks over is removed. Each
-//! seq is removed at most once, so a whole log folds in O(events + cited seqs). No I/O.
+//! The surface is kept as a doubly linked list over compact slots in seq order
+//! ([`arena`]), so that feeding one event costs O(that event) plus, for a replace,
+//! O(log surface + number of shadowed entries): a replace finds its `start` and `end` by
+//! binary search and walks from one to the other, and every entry it walks over is removed.
+//! Each seq is removed at most once, so a whole log folds in O(events × log surface + cited
+//! seqs). An entry costs its 32-byte slot and the bytes of its tool-call ids (plus, for a
+//! `tool/result` in a strict dialect, its 16-byte S18 hash); kept texts (messages,
+//! previews) go to a [`TextStore`], which may spill to a temporary file. No other I/O.
+
+mod arena;
+pub mod text;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::io;
+
+use arena::{Arena, NIL, Parts, ROLES};
+pub use text::{TextRef, TextStore};
 
 use crate::event::Dialect;
 use crate::json::{Json, Kind};
 use crate::rules::{Class, Finding, Rule};
-
-const NONE: u64 = u64::MAX;
 
 /// How an event joined the surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +61,9 @@ pub struct SurfaceEntry {
     /// The message role, when the event carries a message (borrowed for the roles DSH
     /// writes, so that a surface entry holds no copy of them).
     pub role: Option<Cow<'static, str>>,
-    /// The message id as stored, quotes included, when present.
+    /// The message id as stored, quotes included, when present and the dialect's legacy
+    /// conversions may need it (a v0 `tool/result` replace takes the id of what it
+    /// replaces); `None` in other dialects.
     pub message_id: Option<String>,
     /// A short one-line text preview (at most 60 characters); empty unless the scan asked
     /// for previews (`ScanOptions::previews`).
@@ -69,8 +80,6 @@ pub struct SurfaceEntry {
     /// What a provider sees of the derived message; `None` when the event projects to no
     /// message (FORMAT.md §4).
     pub shape: Option<crate::provider::Shape>,
-    /// Hash of a `tool/result`'s `data` with its content nulled, for S18 (strict dialects only).
-    content_free_hash: Option<u128>,
 }
 
 /// One committed replace, in log order (FORMAT.md §3.1).
@@ -162,21 +171,14 @@ impl<'e> SurfaceInput<'e> {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Node {
-    prev: u64,
-    next: u64,
-    /// Boxed: the map's spare buckets then cost a pointer, not a whole entry (issue 19).
-    entry: Box<SurfaceEntry>,
-}
-
 /// The surface validator as a fold. Feed events in seq order with [`Replay::push_surface`] and [`Replay::push_log_only`].
 #[derive(Debug, Clone)]
 pub struct Replay {
     dialect: &'static Dialect,
-    nodes: HashMap<u64, Node>,
-    head: u64,
-    tail: u64,
+    /// The surface entries (and, when kept, the shadowed ones).
+    arena: Arena,
+    /// Kept texts: derived messages and previews.
+    texts: TextStore,
     next_seq: u64,
     replacements: Vec<Replacement>,
     /// Replaces committed so far (also when their details are not kept).
@@ -185,8 +187,8 @@ pub struct Replay {
     replacement_history: bool,
     warnings: Vec<Finding>,
     provenance: Option<ProvenanceIndex>,
-    /// Entries removed by replaces, kept when asked for (`surface --all`).
-    shadowed: Option<Vec<SurfaceEntry>>,
+    /// Keep the entries replaces shadow (`surface --all`).
+    keep_shadowed: bool,
     /// The protected system head (v3, v4): the seq of the system message that heads the
     /// surface, when there is one.
     system_head: Option<u64>,
@@ -203,16 +205,15 @@ impl Replay {
     pub fn new(dialect: &'static Dialect) -> Self {
         Replay {
             dialect,
-            nodes: HashMap::new(),
-            head: NONE,
-            tail: NONE,
+            arena: Arena::new(dialect.surface_types),
+            texts: TextStore::in_memory(),
             next_seq: 0,
             replacements: Vec::new(),
             replacement_count: 0,
             replacement_history: true,
             warnings: Vec::new(),
             provenance: None,
-            shadowed: None,
+            keep_shadowed: false,
             system_head: None,
             alpha_dialect: false,
             cites: Vec::new(),
@@ -235,7 +236,15 @@ impl Replay {
 
     /// Also keeps every shadowed entry (see [`Replay::shadowed_entries`]).
     pub fn keeping_shadowed(mut self) -> Self {
-        self.shadowed = Some(Vec::new());
+        self.keep_shadowed = true;
+        self
+    }
+
+    /// Keeps messages and previews in memory up to `limit` bytes, then in a temporary file
+    /// (see [`TextStore`]); reading them back ([`Replay::iter`]) may then fail with an I/O
+    /// error. By default they stay in memory.
+    pub fn spilling_texts_after(mut self, limit: usize) -> Self {
+        self.texts = TextStore::spilling_after(limit);
         self
     }
 
@@ -249,19 +258,36 @@ impl Replay {
         self.provenance.as_ref()
     }
 
-    /// Entries that left the surface, in the order they were shadowed, when kept.
-    pub fn shadowed_entries(&self) -> &[SurfaceEntry] {
-        self.shadowed.as_deref().unwrap_or_default()
+    /// Entries that left the surface, in seq order, when kept ([`Replay::keeping_shadowed`]).
+    ///
+    /// # Errors
+    /// As [`Replay::iter`].
+    pub fn shadowed_entries(&self) -> io::Result<Vec<SurfaceEntry>> {
+        self.arena.kept().map(|at| self.entry(at)).collect()
+    }
+
+    /// The seqs of the kept shadowed entries, in seq order ([`Replay::keeping_shadowed`]).
+    pub fn shadowed_seqs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.arena.kept().map(|at| self.arena.seq(at))
+    }
+
+    /// The entry with `seq`, on the surface or kept after a replace shadowed it; `None`
+    /// for any other seq.
+    ///
+    /// # Errors
+    /// As [`Replay::iter`].
+    pub fn entry_by_seq(&self, seq: u64) -> Option<io::Result<SurfaceEntry>> {
+        self.arena.find_listed(seq).map(|at| self.entry(at))
     }
 
     /// Number of entries on the surface.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.arena.len()
     }
 
     /// True when the surface is empty.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.arena.len() == 0
     }
 
     /// The seq the next event must have.
@@ -285,52 +311,84 @@ impl Replay {
         &self.warnings
     }
 
-    /// The surface entries in order.
-    pub fn entries(&self) -> Vec<&SurfaceEntry> {
-        let mut out = Vec::with_capacity(self.nodes.len());
-        let mut cur = self.head;
-        while cur != NONE {
-            let node = &self.nodes[&cur];
-            out.push(&*node.entry);
-            cur = node.next;
-        }
-        out
+    /// The surface entries in order, each read back from the fold's compact storage (one at
+    /// a time: the iterator holds no copy of the surface).
+    ///
+    /// # Errors
+    /// An item is an error when a kept text cannot be read back from the spill file
+    /// ([`Replay::spilling_texts_after`]); texts kept in memory cannot fail.
+    pub fn iter(&self) -> impl Iterator<Item = io::Result<SurfaceEntry>> + '_ {
+        self.arena.order().map(|at| self.entry(at))
+    }
+
+    /// The surface entries in order, as [`Replay::iter`] reads them.
+    ///
+    /// # Errors
+    /// As [`Replay::iter`].
+    pub fn entries(&self) -> io::Result<Vec<SurfaceEntry>> {
+        self.iter().collect()
+    }
+
+    /// The entry in slot `at`, owned.
+    fn entry(&self, at: u32) -> io::Result<SurfaceEntry> {
+        let v = self.arena.view(at);
+        let text = |r: Option<TextRef>| -> io::Result<Option<String>> {
+            r.map(|r| self.texts.get(r).map(Cow::into_owned))
+                .transpose()
+        };
+        Ok(SurfaceEntry {
+            seq: v.seq,
+            ty: static_or_owned(v.ty, self.dialect.surface_types),
+            op: match v.replace {
+                Some((start, end, _)) => SurfaceOp::Replace { start, end },
+                None => SurfaceOp::Append,
+            },
+            shadowed: v.replace.map_or(0, |(_, _, n)| n as usize),
+            role: v.role.map(|r| static_or_owned(r, &ROLES)),
+            message_id: v.message_id.map(str::to_owned),
+            preview: text(v.preview)?.unwrap_or_default(),
+            message: text(v.message)?,
+            calls: v.calls.to_vec(),
+            results: v.results.to_vec(),
+            line: v.line,
+            shape: v.shape,
+        })
     }
 
     /// The provider rules (P1–P7, [`crate::provider::check`]) on the derived history: the
-    /// surface entries that project to a message, in order. `system_prompt`: the request
-    /// header in force has a system prompt (sent as message 0 by OpenAI-compatible
-    /// adapters).
+    /// surface entries that project to a message, in order, read in place. `system_prompt`:
+    /// the request header in force has a system prompt (sent as message 0 by
+    /// OpenAI-compatible adapters). Memory: 4 bytes per message, and the call ids of the
+    /// check.
     pub fn provider_findings(&self, system_prompt: bool) -> Vec<Finding> {
-        let history: Vec<crate::provider::HistoryMessage<'_>> = self
-            .entries()
-            .into_iter()
-            .filter_map(|e| {
-                Some(crate::provider::HistoryMessage {
-                    seq: e.seq,
-                    line: e.line,
-                    shape: e.shape?,
-                    calls: &e.calls,
-                    results: &e.results,
-                })
-            })
+        let messages: Vec<u32> = self
+            .arena
+            .order()
+            .filter(|&at| self.arena.view(at).shape.is_some())
             .collect();
-        crate::provider::check(&history, system_prompt)
+        crate::provider::check(
+            &SurfaceHistory {
+                arena: &self.arena,
+                messages,
+            },
+            system_prompt,
+        )
     }
 
     /// The surface as a list of seqs.
     pub fn seqs(&self) -> Vec<u64> {
-        self.entries().iter().map(|e| e.seq).collect()
+        self.arena.order().map(|at| self.arena.seq(at)).collect()
     }
 
     /// True when `seq` is on the surface now.
     pub fn contains(&self, seq: u64) -> bool {
-        self.nodes.contains_key(&seq)
+        self.arena.find(seq).is_some()
     }
 
-    /// The message id (quotes included) of a surface entry.
+    /// The message id (quotes included) of a surface entry, in dialects with legacy
+    /// conversions (see [`SurfaceEntry::message_id`]).
     pub fn message_id(&self, seq: u64) -> Option<&str> {
-        self.nodes.get(&seq)?.entry.message_id.as_deref()
+        self.arena.view(self.arena.find(seq)?).message_id
     }
 
     /// Feeds a non-surface event (S1–S3).
@@ -448,7 +506,7 @@ impl Replay {
                     ),
                 ));
             }
-            let target = &self.nodes[&shadowed[0]].entry;
+            let target = self.arena.view(self.arena.find(shadowed[0]).unwrap_or(NIL));
             if target.ty != "tool/result" {
                 return Err((
                     Rule::S17,
@@ -458,7 +516,7 @@ impl Replay {
                     ),
                 ));
             }
-            if target.content_free_hash != content_free_hash {
+            if target.hash != content_free_hash {
                 return Err((
                     Rule::S18,
                     format!(
@@ -478,41 +536,44 @@ impl Replay {
         if self.dialect.system_head && input.ty == "system/message" {
             let head_replaced =
                 matches!(op, SurfaceOp::Replace { .. }) && self.system_head == Some(shadowed[0]);
-            if self.nodes.is_empty() || head_replaced {
+            if self.arena.len() == 0 || head_replaced {
                 self.system_head = Some(seq);
             }
         }
-        let entry = SurfaceEntry {
+        let message = input.message.map(|m| self.texts.push(m));
+        let preview = (!input.preview.is_empty()).then(|| self.texts.push(input.preview));
+        let mut parts = Parts {
             seq,
-            ty: static_or_owned(input.ty, self.dialect.surface_types),
-            op,
-            shadowed: shadowed.len(),
-            role: input.role.map(|r| static_or_owned(r, &ROLES)),
-            message_id: input.message_id.map(str::to_owned),
-            preview: input.preview.to_owned(),
-            message: input.message.map(str::to_owned),
-            calls: input.calls,
-            results: input.results,
             line: input.line,
+            ty: input.ty,
+            role: input.role,
+            replace: None,
+            message_id: input.message_id.filter(|_| self.dialect.legacy_conversions),
+            calls: &input.calls,
+            results: &input.results,
+            hash: content_free_hash,
             shape: input.shape,
-            content_free_hash,
+            message,
+            preview,
         };
         match op {
-            SurfaceOp::Append => self.link_after(self.tail, entry),
+            SurfaceOp::Append => {
+                self.arena.insert_after(self.arena.tail(), &parts);
+            }
             SurfaceOp::Replace { start, end } => {
-                let len_before = self.nodes.len();
-                let prev = self.nodes[&shadowed[0]].prev;
+                let len_before = self.arena.len();
+                let first = self.arena.find(shadowed[0]).unwrap_or(NIL);
+                let prev = self.arena.prev(first);
                 for s in &shadowed {
-                    if let Some(entry) = self.unlink(*s)
-                        && let Some(kept) = &mut self.shadowed
-                    {
-                        kept.push(entry);
+                    if let Some(at) = self.arena.find(*s) {
+                        self.arena.unlink(at, self.keep_shadowed);
                     }
                     if let Some(index) = &mut self.provenance {
                         index.shadowed_by.insert(*s, seq);
                     }
                 }
-                self.link_after(prev, entry);
+                parts.replace = Some((start, end, shadowed.len() as u64));
+                self.arena.insert_after(prev, &parts);
                 self.replacement_count += 1;
                 if self.replacement_history {
                     self.replacements.push(Replacement {
@@ -523,11 +584,12 @@ impl Replay {
                         end,
                         shadowed,
                         len_before,
-                        len_after: self.nodes.len(),
+                        len_after: self.arena.len(),
                     });
                 }
             }
         }
+        self.arena.compact_if_sparse();
         self.next_seq = seq + 1;
         Ok(())
     }
@@ -539,7 +601,7 @@ impl Replay {
             return Ok(());
         }
         let g5 = |what: String| Err((Rule::G5, format!("protected system head: {what}")));
-        if ty == "system/message" && self.system_head.is_none() && !self.nodes.is_empty() {
+        if ty == "system/message" && self.system_head.is_none() && self.arena.len() > 0 {
             return g5(format!(
                 "system/message at seq {seq} on a surface whose first node is not a system message"
             ));
@@ -557,26 +619,27 @@ impl Replay {
 
     /// S7–S9: the shadowed seqs from `start` to `end` in surface order.
     fn locate_range(&self, start: u64, end: u64) -> Result<Vec<u64>, (Rule, String)> {
-        if !self.nodes.contains_key(&start) {
+        let Some(first) = self.arena.find(start) else {
             return Err((
                 Rule::S7,
                 format!("replace start seq {start} not found in surface"),
             ));
-        }
-        if !self.nodes.contains_key(&end) {
+        };
+        if self.arena.find(end).is_none() {
             return Err((
                 Rule::S8,
                 format!("replace end seq {end} not found in surface"),
             ));
         }
         let mut shadowed = Vec::new();
-        let mut cur = start;
-        while cur != NONE {
-            shadowed.push(cur);
-            if cur == end {
+        let mut cur = first;
+        while cur != NIL {
+            let seq = self.arena.seq(cur);
+            shadowed.push(seq);
+            if seq == end {
                 return Ok(shadowed);
             }
-            cur = self.nodes[&cur].next;
+            cur = self.arena.next(cur);
         }
         let position = |seq| self.seqs().iter().position(|s| *s == seq).unwrap_or(0);
         Err((
@@ -721,48 +784,6 @@ impl Replay {
         }
         Ok(order)
     }
-
-    fn link_after(&mut self, prev: u64, entry: SurfaceEntry) {
-        let seq = entry.seq;
-        let next = if prev == NONE {
-            self.head
-        } else {
-            self.nodes[&prev].next
-        };
-        self.nodes.insert(
-            seq,
-            Node {
-                prev,
-                next,
-                entry: Box::new(entry),
-            },
-        );
-        if prev == NONE {
-            self.head = seq;
-        } else if let Some(p) = self.nodes.get_mut(&prev) {
-            p.next = seq;
-        }
-        if next == NONE {
-            self.tail = seq;
-        } else if let Some(n) = self.nodes.get_mut(&next) {
-            n.prev = seq;
-        }
-    }
-
-    fn unlink(&mut self, seq: u64) -> Option<SurfaceEntry> {
-        let node = self.nodes.remove(&seq)?;
-        if node.prev == NONE {
-            self.head = node.next;
-        } else if let Some(p) = self.nodes.get_mut(&node.prev) {
-            p.next = node.next;
-        }
-        if node.next == NONE {
-            self.tail = node.prev;
-        } else if let Some(n) = self.nodes.get_mut(&node.next) {
-            n.prev = node.prev;
-        }
-        Some(*node.entry)
-    }
 }
 
 /// S5–S6 with the replace keys of a generation: `start`/`end` through v2, `startSeq`/`endSeq`
@@ -803,8 +824,29 @@ pub fn parse_surface_op_keys(op: Json<'_>, keys: [&str; 2]) -> Result<SurfaceOp,
     }
 }
 
-/// The roles of harness messages (FORMAT.md §2.4.1, GENERATIONS §7).
-const ROLES: [&str; 5] = ["user", "assistant", "system", "developer", "tool"];
+/// The surface's messages as the P-rules read them: the slots of the entries that project
+/// to a message, in surface order.
+struct SurfaceHistory<'a> {
+    arena: &'a Arena,
+    messages: Vec<u32>,
+}
+
+impl crate::provider::History for SurfaceHistory<'_> {
+    fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    fn message(&self, i: usize) -> crate::provider::HistoryMessage<'_> {
+        let v = self.arena.view(self.messages[i]);
+        crate::provider::HistoryMessage {
+            seq: v.seq,
+            line: v.line,
+            shape: v.shape.unwrap_or_default(),
+            calls: v.calls,
+            results: v.results,
+        }
+    }
+}
 
 /// `text` borrowed from `known` when it is one of them, else owned.
 fn static_or_owned(text: &str, known: &[&'static str]) -> Cow<'static, str> {
@@ -815,5 +857,4 @@ fn static_or_owned(text: &str, known: &[&'static str]) -> Cow<'static, str> {
 }
 
 #[cfg(test)]
-#[path = "replay_tests.rs"]
 mod tests;
