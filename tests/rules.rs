@@ -140,6 +140,12 @@ const CASES: &[(&str, &str)] = &[
         "S17-tool-result-replace-targets-assistant.jsonl",
         "corrupt S17 6 8",
     ),
+    // v0: a legacy tool/result replace takes the message id of what it replaces; the fold
+    // keeps ids only of tool results, and a user message's id still passes M1 here.
+    (
+        "S17-legacy-tool-result-replace-targets-user-message.jsonl",
+        "corrupt S17 10 12",
+    ),
     (
         "S18-tool-result-replace-changes-is-error.jsonl",
         "corrupt S18 6 8",

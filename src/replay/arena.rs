@@ -5,8 +5,8 @@
 //! Slots are appended in seq order — every new surface entry is the newest event — so a seq
 //! is found by binary search, without a map. The surface order is a doubly linked list of
 //! slot indexes. An entry a replace removes leaves a dead slot (or a kept one, for
-//! `surface --all`); once dead slots are an eighth of the live ones, slots and records are
-//! compacted in place, so the arena stays within 1.125 times the live entries.
+//! `surface --all`); once dead slots are a sixteenth of the live ones, slots and records are
+//! compacted in place, so the arena stays within 1.0625 times the live entries.
 
 use crate::provider::{CallIds, Shape, WireRole};
 use crate::replay::text::TextRef;
@@ -25,6 +25,8 @@ const LINE_IN_RECORD: i32 = i32::MIN + 1;
 const DEAD: u8 = 1;
 /// `Slot::flags`: shadowed, kept for [`Arena::kept`] (`surface --all`).
 const KEPT: u8 = 2;
+/// `Slot::flags`: the message has a non-empty string id, which is not kept.
+const STRING_ID: u8 = 4;
 
 /// `Slot::ty` / `Slot::role` of a value spelled out in the record; `NO_ROLE`: none.
 const SPELLED: u8 = u8::MAX;
@@ -73,6 +75,8 @@ pub(super) struct Parts<'a> {
     /// `(start, end, shadowed count)` of a replace.
     pub replace: Option<(u64, u64, u64)>,
     pub message_id: Option<&'a str>,
+    /// The message has a non-empty string id, not kept in `message_id`.
+    pub string_id: bool,
     pub calls: &'a [String],
     pub results: &'a [String],
     pub hash: Option<u128>,
@@ -90,6 +94,8 @@ pub(super) struct View<'a> {
     pub role: Option<&'a str>,
     pub replace: Option<(u64, u64, u64)>,
     pub message_id: Option<&'a str>,
+    /// The message has a non-empty string id, not kept in `message_id`.
+    pub string_id: bool,
     pub calls: CallIds<'a>,
     pub results: CallIds<'a>,
     pub hash: Option<u128>,
@@ -225,7 +231,7 @@ impl Arena {
             ty: ty.map_or(SPELLED, |t| t as u8),
             role: role.map_or(SPELLED, |r| r as u8),
             shape: pack_shape(parts.shape),
-            flags: 0,
+            flags: if parts.string_id { STRING_ID } else { 0 },
         });
         if prev == NIL {
             self.head = at;
@@ -315,6 +321,7 @@ impl Arena {
             },
             ty: self.types.get(slot.ty as usize).copied().unwrap_or(""),
             role: ROLES.get(slot.role as usize).copied(),
+            string_id: slot.flags & STRING_ID != 0,
             shape: (slot.shape & 0x80 != 0).then(|| Shape {
                 role: WIRE_ROLES[usize::from(slot.shape & 7).min(4)],
                 has_text: slot.shape & 1 << 3 != 0,
@@ -411,11 +418,11 @@ impl Arena {
         }
     }
 
-    /// Compacts slots and records once dead slots are an eighth of the live ones (and
+    /// Compacts slots and records once dead slots are a sixteenth of the live ones (and
     /// more than a few thousand): O(slots), so O(1) per removed entry over a log. Slot
     /// indexes change; call it only between pushes.
     pub fn compact_if_sparse(&mut self) {
-        if self.dead < 4096 || self.dead * 8 < self.slots.len() - self.dead {
+        if self.dead < 4096 || self.dead * 16 < self.slots.len() - self.dead {
             return;
         }
         let mut moved = vec![NIL; self.slots.len()];
@@ -493,6 +500,7 @@ mod tests {
                 role: Some("narrator"),
                 replace: Some((0, 0, 1)),
                 message_id: Some("\"m1\""),
+                string_id: true,
                 calls: &calls,
                 results: &results,
                 hash: Some(u128::MAX - 5),
@@ -520,7 +528,7 @@ mod tests {
             (7, Some(3), "odd/type", Some("narrator"))
         );
         assert_eq!(v.replace, Some((0, 0, 1)));
-        assert_eq!(v.message_id, Some("\"m1\""));
+        assert_eq!((v.message_id, v.string_id), (Some("\"m1\""), true));
         assert_eq!(
             (v.calls.to_vec(), v.results.to_vec()),
             (calls.to_vec(), results.to_vec())

@@ -61,9 +61,9 @@ pub struct SurfaceEntry {
     /// The message role, when the event carries a message (borrowed for the roles DSH
     /// writes, so that a surface entry holds no copy of them).
     pub role: Option<Cow<'static, str>>,
-    /// The message id as stored, quotes included, when present and the dialect's legacy
-    /// conversions may need it (a v0 `tool/result` replace takes the id of what it
-    /// replaces); `None` in other dialects.
+    /// The message id as stored, quotes included, of a `tool/result` in a dialect with
+    /// legacy conversions (a v0 legacy `tool/result` replace takes the id of the result it
+    /// replaces); `None` for other entries, which no rule reads it of.
     pub message_id: Option<String>,
     /// A short one-line text preview (at most 60 characters); empty unless the scan asked
     /// for previews (`ScanOptions::previews`).
@@ -386,9 +386,12 @@ impl Replay {
     }
 
     /// The message id (quotes included) of a surface entry, in dialects with legacy
-    /// conversions (see [`SurfaceEntry::message_id`]).
+    /// conversions: the stored id of a `tool/result` (see [`SurfaceEntry::message_id`]);
+    /// for another entry whose id is a non-empty string, the stand-in `"-"` (a legacy
+    /// `tool/result` replace of it is refused by S17 whatever the id).
     pub fn message_id(&self, seq: u64) -> Option<&str> {
-        self.arena.view(self.arena.find(seq)?).message_id
+        let v = self.arena.view(self.arena.find(seq)?);
+        v.message_id.or(v.string_id.then_some("\"-\""))
     }
 
     /// Feeds a non-surface event (S1–S3).
@@ -540,6 +543,8 @@ impl Replay {
                 self.system_head = Some(seq);
             }
         }
+        let legacy_ids = self.dialect.legacy_conversions;
+        let is_result = input.ty == "tool/result";
         let message = input.message.map(|m| self.texts.push(m));
         let preview = (!input.preview.is_empty()).then(|| self.texts.push(input.preview));
         let mut parts = Parts {
@@ -548,7 +553,15 @@ impl Replay {
             ty: input.ty,
             role: input.role,
             replace: None,
-            message_id: input.message_id.filter(|_| self.dialect.legacy_conversions),
+            // Only a legacy `tool/result` replace reads an id, of the entry it replaces: a
+            // `tool/result` (S17 refuses any other target after M1 saw whether the id it
+            // took is a non-empty string, which is all that is kept for other entries).
+            message_id: input.message_id.filter(|_| legacy_ids && is_result),
+            string_id: legacy_ids
+                && !is_result
+                && input
+                    .message_id
+                    .is_some_and(|id| id.len() > 2 && id.starts_with('"')),
             calls: &input.calls,
             results: &input.results,
             hash: content_free_hash,
