@@ -382,24 +382,88 @@ pub struct HistoryMessage<'a> {
 
 /// A derived history the P-rules can read message by message: a slice of
 /// [`HistoryMessage`]s, or the fold's surface read in place ([`crate::replay::Replay`]),
-/// so that checking it needs no copy of every message.
+/// so that checking it needs no copy of the messages. A message is named by a position
+/// the history chooses (an index, a slot); positions need not be contiguous.
 pub trait History {
-    /// Number of messages.
-    fn len(&self) -> usize;
-    /// True when there is no message.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Message `i` (`i < len()`).
-    fn message(&self, i: usize) -> HistoryMessage<'_>;
+    /// The position of the first message, if any.
+    fn first(&self) -> Option<usize>;
+    /// The position of the message after the one at `at`, if any.
+    fn after(&self, at: usize) -> Option<usize>;
+    /// The message at position `at` (one [`History::first`] or [`History::after`] gave).
+    fn message(&self, at: usize) -> HistoryMessage<'_>;
 }
 
 impl History for [HistoryMessage<'_>] {
-    fn len(&self) -> usize {
-        <[HistoryMessage<'_>]>::len(self)
+    fn first(&self) -> Option<usize> {
+        (!self.is_empty()).then_some(0)
     }
-    fn message(&self, i: usize) -> HistoryMessage<'_> {
-        self[i]
+    fn after(&self, at: usize) -> Option<usize> {
+        (at + 1 < self.len()).then_some(at + 1)
+    }
+    fn message(&self, at: usize) -> HistoryMessage<'_> {
+        self[at]
+    }
+}
+
+/// The positions of the messages from `from` on.
+fn positions<H: History + ?Sized>(
+    history: &H,
+    from: Option<usize>,
+) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(from, |&at| history.after(at))
+}
+
+/// The call ids announced so far, as the position of the announcing message and the id's
+/// index among its calls: 8 bytes each, the id itself read back from the history (an
+/// exact comparison; the hash only finds candidates).
+struct Announced<'h, H: History + ?Sized> {
+    history: &'h H,
+    hasher: std::hash::RandomState,
+    table: hashbrown::HashTable<u64>,
+}
+
+impl<'h, H: History + ?Sized> Announced<'h, H> {
+    /// Room for every call of the history, so the table never grows while in use.
+    fn new(history: &'h H) -> Self {
+        let calls = positions(history, history.first())
+            .map(|at| history.message(at).calls.len())
+            .sum();
+        Announced {
+            history,
+            hasher: std::hash::RandomState::new(),
+            table: hashbrown::HashTable::with_capacity(calls),
+        }
+    }
+
+    fn id(&self, entry: u64) -> &'h str {
+        let (at, index) = ((entry >> 32) as usize, (entry & 0xffff_ffff) as usize);
+        (self.history.message(at).calls.iter().nth(index)).unwrap_or_default()
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, id);
+        self.table.find(hash, |&e| self.id(e) == id).is_some()
+    }
+
+    /// Adds call `index` of the message at `at`; false when its id was announced before.
+    fn insert(&mut self, at: usize, index: usize, id: &str) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, id);
+        let entry = (at as u64) << 32 | index as u64;
+        let (history, hasher) = (self.history, &self.hasher);
+        self.table.insert_unique(hash, entry, |&e| {
+            let (at, index) = ((e >> 32) as usize, (e & 0xffff_ffff) as usize);
+            let id = history
+                .message(at)
+                .calls
+                .iter()
+                .nth(index)
+                .unwrap_or_default();
+            std::hash::BuildHasher::hash_one(hasher, id)
+        });
+        true
     }
 }
 
@@ -409,20 +473,18 @@ impl History for [HistoryMessage<'_>] {
 ///
 /// Findings carry the seq and line of the message concerned, its wire indexes and the call
 /// id in [`Finding::provider`]; their class is a warning (a profile makes them fail the
-/// gate, see [`Provider::enforces`]). Memory: the ids announced so far, not the history.
+/// gate, see [`Provider::enforces`]). Memory: 8 bytes per tool call (and the findings); the
+/// history is read in place.
 pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Finding> {
-    let n = history.len();
-    let thinking = (0..n).any(|i| {
-        let m = history.message(i);
+    let thinking = positions(history, history.first()).any(|at| {
+        let m = history.message(at);
         m.shape.role == WireRole::Assistant && m.shape.has_reasoning
     });
     let mut wire = WireIndexes::new(system_prompt);
     let mut out: Vec<(usize, Finding)> = Vec::new();
-
-    // Calls announced so far: the ids, and which are answered.
-    let mut announced: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for i in 0..n {
-        let m = history.message(i);
+    let mut announced = Announced::new(history);
+    for (i, at) in positions(history, history.first()).enumerate() {
+        let m = history.message(at);
         let (message_index, anthropic_index) = wire.next(&m);
         let mut push = |rule: Rule, call: Option<&str>, answer_seq, message: String| {
             let mut f = Finding::new(rule, Some(m.seq), m.line, message);
@@ -476,8 +538,8 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
                     "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
                 );
             }
-            for id in m.calls.iter() {
-                if !announced.insert(id) {
+            for (index, id) in m.calls.iter().enumerate() {
+                if !announced.insert(at, index, id) {
                     push(
                         Rule::P6,
                         Some(id),
@@ -487,16 +549,16 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
                     continue;
                 }
                 // The results that follow this message directly: the run of tool messages.
-                if answered_in_run(history, i, id) {
+                if answered_in_run(history, at, id) {
                     continue;
                 }
-                match later_result(history, i, id) {
-                    Some(j) => {
-                        let answer = history.message(j).seq;
-                        let between = (i + 1..j)
+                match later_result(history, at, id) {
+                    Some(answer) => {
+                        let between = positions(history, history.after(at))
                             .map(|k| history.message(k))
-                            .find(|m| !continues_results(m))
-                            .map(|m| m.seq);
+                            .take_while(|k| k.seq != answer.seq)
+                            .find(|k| !continues_results(k))
+                            .map(|k| k.seq);
                         let why = match between {
                             Some(seq) => format!("the message at seq {seq} comes between"),
                             None => "the text of its user message is sent before it".to_owned(),
@@ -504,9 +566,10 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
                         push(
                             Rule::P3,
                             Some(id),
-                            Some(answer),
+                            Some(answer.seq),
                             format!(
-                                "tool call {id:?} is answered at seq {answer}, not right after the call: {why}"
+                                "tool call {id:?} is answered at seq {}, not right after the call: {why}",
+                                answer.seq
                             ),
                         );
                     }
@@ -525,10 +588,10 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
 }
 
 /// True when a message of the run of tool messages right after the assistant message at
-/// `i` answers `id`: DSH's adapters send a user message's text first, so only a
+/// `at` answers `id`: DSH's adapters send a user message's text first, so only a
 /// result-only user message (or a v4 tool message) continues the run.
-fn answered_in_run<H: History + ?Sized>(history: &H, i: usize, id: &str) -> bool {
-    (i + 1..history.len())
+fn answered_in_run<H: History + ?Sized>(history: &H, at: usize, id: &str) -> bool {
+    positions(history, history.after(at))
         .map(|k| history.message(k))
         .take_while(continues_results)
         .any(|m| m.results.contains(id))
@@ -544,9 +607,15 @@ fn continues_results(m: &HistoryMessage<'_>) -> bool {
     }
 }
 
-/// The index of the first message after `i` that answers `id`.
-fn later_result<H: History + ?Sized>(history: &H, i: usize, id: &str) -> Option<usize> {
-    (i + 1..history.len()).find(|&k| history.message(k).results.contains(id))
+/// The first message after the one at `at` that answers `id`.
+fn later_result<'h, H: History + ?Sized>(
+    history: &'h H,
+    at: usize,
+    id: &str,
+) -> Option<HistoryMessage<'h>> {
+    positions(history, history.after(at))
+        .map(|k| history.message(k))
+        .find(|m| m.results.contains(id))
 }
 
 fn role_name(role: WireRole) -> &'static str {

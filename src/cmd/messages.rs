@@ -19,7 +19,7 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
-    // The whole surface's messages may be many times the memory a scan needs: past 16 MiB
+    // The whole surface's messages may be many times the memory a scan needs: past 2 MiB
     // they wait in a temporary file, and are printed one at a time from there.
     let options = ScanOptions {
         keep_messages: true,

@@ -69,7 +69,17 @@ struct Summary<'a> {
     usage: UsageJson,
     /// Findings that do not fail the log (W1, W2, June-era rules).
     warnings: Vec<FindingJson>,
-    per_turn: Vec<TurnJson<'a>>,
+    per_turn: PerTurn<'a>,
+}
+
+/// The turn rows, serialized one at a time from the scan's rows (no second list of them).
+#[derive(Debug)]
+struct PerTurn<'a>(&'a [TurnRow]);
+
+impl Serialize for PerTurn<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(TurnJson::from))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -186,7 +196,7 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
         open_turn: open.open_turn,
         usage: s.usage.into(),
         warnings: report.warnings.iter().map(FindingJson::from).collect(),
-        per_turn: s.turns.iter().map(TurnJson::from).collect(),
+        per_turn: PerTurn(&s.turns),
     }
 }
 
@@ -355,7 +365,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             ),
         )?;
     }
-    if !s.per_turn.is_empty() {
+    if !s.per_turn.0.is_empty() {
         writeln!(out)?;
         // From v2 on, assistant streams are embedded: show how many records each turn holds.
         let streams = matches!(report.era, Some(Era::V2 | Era::V3 | Era::V4));
@@ -372,7 +382,8 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         if streams {
             header.push("stream records");
         }
-        write_aligned(out, &header, &s.per_turn, |turn| {
+        write_aligned(out, &header, s.per_turn.0, |turn| {
+            let turn = TurnJson::from(turn);
             let mut cells = vec![
                 turn.turn.to_string(),
                 format!("{}..{}", turn.start_seq, opt(turn.end_seq)),

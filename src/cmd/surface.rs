@@ -85,7 +85,7 @@ impl Serialize for ListedRow {
 
 /// Runs `surface`.
 pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    // Previews of the whole surface wait in a temporary file past 16 MiB; rows are printed
+    // Previews of the whole surface wait in a temporary file past 2 MiB; rows are printed
     // one at a time, so memory does not grow with the surface's text.
     let options = ScanOptions {
         keep_shadowed: args.all,

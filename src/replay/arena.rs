@@ -32,18 +32,20 @@ const STRING_ID: u8 = 4;
 const SPELLED: u8 = u8::MAX;
 const NO_ROLE: u8 = u8::MAX - 1;
 
-// What a record holds, in this order (the presence bits are its first varint).
-const R_REPLACE: u64 = 1 << 0;
-const R_LINE: u64 = 1 << 1;
-const R_TYPE: u64 = 1 << 2;
-const R_ROLE: u64 = 1 << 3;
-const R_MESSAGE_ID: u64 = 1 << 4;
-const R_CALLS: u64 = 1 << 5;
-const R_RESULTS: u64 = 1 << 6;
-const R_HASH: u64 = 1 << 7;
-const R_EMPTY_TEXT: u64 = 1 << 8;
-const R_MESSAGE: u64 = 1 << 9;
-const R_PREVIEW: u64 = 1 << 10;
+// What a record holds (the presence bits are its first varint; the fields follow in the
+// order `write_record` writes them). The common fields take the low seven bits, so that
+// most records start with one byte.
+const R_CALLS: u64 = 1 << 0;
+const R_RESULTS: u64 = 1 << 1;
+const R_HASH: u64 = 1 << 2;
+const R_MESSAGE: u64 = 1 << 3;
+const R_PREVIEW: u64 = 1 << 4;
+const R_REPLACE: u64 = 1 << 5;
+const R_MESSAGE_ID: u64 = 1 << 6;
+const R_LINE: u64 = 1 << 7;
+const R_TYPE: u64 = 1 << 8;
+const R_ROLE: u64 = 1 << 9;
+const R_EMPTY_TEXT: u64 = 1 << 10;
 
 /// One surface entry's fixed part: 32 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -159,6 +161,10 @@ impl Arena {
         self.live
     }
 
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
     pub fn tail(&self) -> u32 {
         self.tail
     }
@@ -169,6 +175,11 @@ impl Arena {
 
     pub fn prev(&self, at: u32) -> u32 {
         self.slots[at as usize].prev
+    }
+
+    /// True when entry `at` projects to a message (it has a [`Shape`]).
+    pub fn projects(&self, at: u32) -> bool {
+        self.slots[at as usize].shape & 0x80 != 0
     }
 
     pub fn seq(&self, at: u32) -> u64 {

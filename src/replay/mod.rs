@@ -358,21 +358,9 @@ impl Replay {
     /// The provider rules (P1–P7, [`crate::provider::check`]) on the derived history: the
     /// surface entries that project to a message, in order, read in place. `system_prompt`:
     /// the request header in force has a system prompt (sent as message 0 by
-    /// OpenAI-compatible adapters). Memory: 4 bytes per message, and the call ids of the
-    /// check.
+    /// OpenAI-compatible adapters). Memory: what [`crate::provider::check`] keeps.
     pub fn provider_findings(&self, system_prompt: bool) -> Vec<Finding> {
-        let messages: Vec<u32> = self
-            .arena
-            .order()
-            .filter(|&at| self.arena.view(at).shape.is_some())
-            .collect();
-        crate::provider::check(
-            &SurfaceHistory {
-                arena: &self.arena,
-                messages,
-            },
-            system_prompt,
-        )
+        crate::provider::check(&SurfaceHistory { arena: &self.arena }, system_prompt)
     }
 
     /// The surface as a list of seqs.
@@ -837,20 +825,36 @@ pub fn parse_surface_op_keys(op: Json<'_>, keys: [&str; 2]) -> Result<SurfaceOp,
     }
 }
 
-/// The surface's messages as the P-rules read them: the slots of the entries that project
-/// to a message, in surface order.
+/// The surface's messages as the P-rules read them, in place: a position is a slot, and
+/// the entries that project to no message are skipped.
 struct SurfaceHistory<'a> {
     arena: &'a Arena,
-    messages: Vec<u32>,
+}
+
+impl SurfaceHistory<'_> {
+    /// The first slot from `at` on (`NIL`: none) whose entry projects to a message.
+    fn message_from(&self, mut at: u32) -> Option<usize> {
+        while at != NIL {
+            if self.arena.projects(at) {
+                return Some(at as usize);
+            }
+            at = self.arena.next(at);
+        }
+        None
+    }
 }
 
 impl crate::provider::History for SurfaceHistory<'_> {
-    fn len(&self) -> usize {
-        self.messages.len()
+    fn first(&self) -> Option<usize> {
+        self.message_from(self.arena.head())
     }
 
-    fn message(&self, i: usize) -> crate::provider::HistoryMessage<'_> {
-        let v = self.arena.view(self.messages[i]);
+    fn after(&self, at: usize) -> Option<usize> {
+        self.message_from(self.arena.next(at as u32))
+    }
+
+    fn message(&self, at: usize) -> crate::provider::HistoryMessage<'_> {
+        let v = self.arena.view(at as u32);
         crate::provider::HistoryMessage {
             seq: v.seq,
             line: v.line,

@@ -39,7 +39,7 @@ pub use crate::derive::PREVIEW_CHARS;
 
 /// Bytes of kept messages and previews held in memory before they go to a temporary file
 /// ([`ScanOptions::spill_texts`]).
-pub const SPILL_TEXTS_AFTER: usize = 16 << 20;
+pub const SPILL_TEXTS_AFTER: usize = 2 << 20;
 
 /// What a scan should keep besides the verdict.
 #[derive(Clone, Default)]
@@ -48,7 +48,7 @@ pub struct ScanOptions {
     pub progress: Option<crate::load::ProgressFn>,
     /// Keep each surface entry's derived message bytes (`messages`).
     pub keep_messages: bool,
-    /// Keep messages and previews in memory only up to 16 MiB, then in a temporary file, so
+    /// Keep messages and previews in memory only up to 2 MiB, then in a temporary file, so
     /// that memory does not grow with their bytes (`messages`, `surface`); reading them
     /// back may then fail ([`crate::replay::Replay::iter`]).
     pub spill_texts: bool,
