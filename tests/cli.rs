@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::store::store_from_jsonl;
-use common::{dsh, fixture};
+use common::{dsh, fixture, on_a_terminal};
 
 fn text(out: &std::process::Output) -> (Option<i32>, String, String) {
     (
@@ -533,25 +533,6 @@ fn a_bug_is_an_internal_error_with_exit_2_never_101() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
-}
-
-/// Runs `dsh-session ARGS` on a pseudo-terminal `columns` wide (util-linux `script`) and
-/// returns what it printed, without the terminal's carriage returns.
-fn on_a_terminal(columns: u16, args: &str) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
-    let out = std::process::Command::new("script")
-        .args(["-qfec"])
-        .arg(format!("stty cols {columns}; {} {args}", bin.display()))
-        .arg("/dev/null")
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("util-linux `script` runs a command on a pseudo-terminal (Debian: bsdutils)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().replace('\r', "")
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use std::fmt::Write as _;
 
-use common::dsh;
+use common::{dsh, on_a_terminal};
 
 /// A v0 log of one turn with `n` user messages of about 1 KB each; every seventh message
 /// replaces the entry two places before the end of the surface. Returns the log and the
@@ -116,4 +116,13 @@ fn messages_and_surface_past_the_memory_limit_print_everything_in_order() {
     assert_eq!(text.lines().count(), 2 + 4_000);
     let shadowed = text.lines().filter(|l| l.contains("shadowed by")).count();
     assert_eq!(shadowed, 4_000 - surface.len());
+
+    // On an 80-column terminal every row fits: the previews are cut, ending in "…".
+    let shown = on_a_terminal(80, &format!("surface {}", path.display()));
+    assert_eq!(shown.lines().count(), 2 + surface.len());
+    assert!(shown.lines().all(|l| l.chars().count() <= 80), "{shown}");
+    let first = shown.lines().nth(2).unwrap();
+    let cells: Vec<&str> = first.split_whitespace().collect();
+    assert_eq!(cells[..3], ["0", "1", "user/message"], "{first}");
+    assert!(first.ends_with("message 1…"), "{first}");
 }

@@ -133,3 +133,22 @@ pub fn zstd_log_with_torn_frame(
     bytes.extend_from_slice(&frame[..keep]);
     (bytes, torn_at)
 }
+
+/// Runs `dsh-session ARGS` on a pseudo-terminal `columns` wide (util-linux `script`) and
+/// returns what it printed, without the terminal's carriage returns.
+pub fn on_a_terminal(columns: u16, args: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let out = std::process::Command::new("script")
+        .args(["-qfec"])
+        .arg(format!("stty cols {columns}; {} {args}", bin.display()))
+        .arg("/dev/null")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("util-linux `script` runs a command on a pseudo-terminal (Debian: bsdutils)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().replace('\r', "")
+}
