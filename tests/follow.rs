@@ -591,3 +591,41 @@ fn a_log_larger_than_a_poll_chunk_is_read_whole_in_chunks() {
         ));
     }
 }
+
+/// Catching up quietly, the provider rules run once, at the end, for the history as the
+/// last turn end left it (not at every turn end: that costs the surface times the turns).
+/// A call still waiting for its result in the turn under way is not counted as reported:
+/// it is reported when that turn ends unanswered.
+#[test]
+fn a_finding_of_the_turn_under_way_at_catch_up_is_reported_when_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    std::fs::write(
+        &log,
+        concat!(
+            "{\"type\":\"session\",\"version\":0,\"id\":\"caught-up\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}\n",
+            "{\"type\":\"turn/start\",\"seq\":0,\"time\":1760000000100,\"data\":{\"turn\":1}}\n",
+            "{\"type\":\"step/start\",\"seq\":1,\"time\":1760000000101,\"data\":{\"turn\":1,\"step\":1}}\n",
+            "{\"type\":\"user/message\",\"seq\":2,\"time\":1760000000102,\"data\":{\"id\":\"u-2\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"list the files\"}],\"source\":{\"kind\":\"user\"}},\"surfaceOp\":\"append\"}\n",
+            "{\"type\":\"step/end\",\"seq\":3,\"time\":1760000000103,\"data\":{\"turn\":1,\"step\":1}}\n",
+            "{\"type\":\"turn/end\",\"seq\":4,\"time\":1760000000104,\"data\":{\"turn\":1,\"reason\":{\"kind\":\"completed\"}}}\n",
+            "{\"type\":\"turn/start\",\"seq\":5,\"time\":1760000000200,\"data\":{\"turn\":2}}\n",
+            "{\"type\":\"step/start\",\"seq\":6,\"time\":1760000000201,\"data\":{\"turn\":2,\"step\":1}}\n",
+            "{\"type\":\"assistant/message\",\"seq\":7,\"time\":1760000000202,\"data\":{\"turn\":2,\"step\":1,\"message\":{\"id\":\"a-7\",\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"id\":\"call_1\",\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}],\"source\":{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-reasoner\"}}},\"sourceEventSeqs\":[],\"surfaceOp\":\"append\"}\n",
+            "{\"type\":\"tool/call\",\"seq\":8,\"time\":1760000000203,\"data\":{\"turn\":2,\"step\":1,\"callId\":\"call_1\",\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}}\n",
+            "{\"type\":\"step/end\",\"seq\":9,\"time\":1760000000204,\"data\":{\"turn\":2,\"step\":1}}\n",
+        ),
+    )
+    .unwrap();
+    let name = log.display().to_string();
+    let f = Following::start(&["--provider", "deepseek", &name]);
+    f.expect(&format!(
+        "following {name}: 10 events so far, surface 2, head, a turn open"
+    ));
+    append(
+        &log,
+        b"{\"type\":\"turn/end\",\"seq\":10,\"time\":1760000000205,\"data\":{\"turn\":2,\"reason\":{\"kind\":\"interrupted\"}}}\n",
+    );
+    f.expect("turn 2 ended: interrupted, 0 input and 0 output tokens, 5 ms (seq 10, line 12)");
+    f.expect("provider P1 at line 9 (seq 7, message index 1): tool call \"call_1\" has no tool result after it [refused by anthropic, openai, deepseek]");
+}

@@ -244,8 +244,12 @@ impl Followed {
             self.live = Live::sqlite(&self.path, options(self.sqlite_session.clone()), backend);
         }
         if !self.lines.is_empty() && !self.stopped {
+            // Quiet, nothing is printed but what stands at the end: check the provider's
+            // rules once, after the push.
+            self.view.deferring = quiet;
             let mut views: [&mut dyn View; 1] = [&mut self.view];
             self.live.push(&self.lines, &mut views);
+            self.view.check_provider(&self.live.report().replay);
             self.lines.clear();
             let happenings = std::mem::take(&mut self.view.happenings);
             if !quiet {

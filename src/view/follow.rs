@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::json::Json;
 use crate::provider::Provider;
+use crate::replay::Replay;
 use crate::rules::Finding;
 use crate::view::{Checked, View};
 
@@ -109,6 +110,12 @@ pub struct Follow {
     surface_len: u64,
     /// Keys of the provider findings reported at the last turn end.
     reported: HashSet<String>,
+    /// Check the provider rules once, when told ([`Follow::check_provider`]), instead of at
+    /// every turn end: while catching up quietly, where only the history at the end counts
+    /// (checking at every turn end would cost the surface times the turns).
+    pub deferring: bool,
+    /// While deferring: the seq of the last turn end since the last check.
+    provider_due: Option<u64>,
 }
 
 impl Follow {
@@ -121,14 +128,24 @@ impl Follow {
         }
     }
 
-    /// The provider findings now standing that were not standing at the last check.
-    fn provider_findings(&mut self, checked: &Checked<'_, '_>) {
+    /// With `deferring`: the provider findings of `replay`'s history, if a turn ended since
+    /// the last check, as [`Follow::provider_findings`] would have found them at that turn
+    /// end: those about messages after it are left to be reported at the next one.
+    pub fn check_provider(&mut self, replay: &Replay) {
+        if let Some(turn_end) = self.provider_due.take() {
+            self.provider_findings(replay, Some(turn_end));
+        }
+    }
+
+    /// The provider findings now standing that were not standing at the last check; with
+    /// `until`, only those about messages up to that seq.
+    fn provider_findings(&mut self, replay: &Replay, until: Option<u64>) {
         let Some(provider) = self.provider else {
             return;
         };
         let mut now = HashSet::new();
-        for finding in checked.replay.provider_findings(self.system_prompt) {
-            if !provider.enforces(finding.rule) {
+        for finding in replay.provider_findings(self.system_prompt) {
+            if !provider.enforces(finding.rule) || finding.seq > until.or(finding.seq) {
                 continue;
             }
             let call = finding
@@ -201,8 +218,10 @@ impl View for Follow {
                     duration_ms,
                 });
                 // The history is stable at a turn's end: the provider's answer is due.
-                if checked.folded {
-                    self.provider_findings(checked);
+                if checked.folded && self.deferring {
+                    self.provider_due = Some(seq);
+                } else if checked.folded {
+                    self.provider_findings(checked.replay, None);
                 }
             }
             "assistant/message" => {
