@@ -358,7 +358,7 @@ impl<'a> CallIds<'a> {
 }
 
 /// Appends `ids` to `out` in the layout [`CallIds::Packed`] reads.
-pub fn pack_ids(out: &mut Vec<u8>, ids: &[String]) {
+pub fn pack_ids<'a>(out: &mut Vec<u8>, ids: impl IntoIterator<Item = &'a str>) {
     for id in ids {
         crate::varint::write_bytes(out, id.as_bytes());
     }
@@ -815,7 +815,7 @@ mod call_id_tests {
     fn packed_ids_read_back_as_listed() {
         let ids = ["call_1".to_owned(), String::new(), "toolu_é".to_owned()];
         let mut bytes = Vec::new();
-        pack_ids(&mut bytes, &ids);
+        pack_ids(&mut bytes, ids.iter().map(String::as_str));
         let packed = CallIds::Packed {
             count: 3,
             bytes: &bytes,

@@ -67,33 +67,15 @@ struct Slot {
     flags: u8,
 }
 
-/// What a new entry holds (borrowed from the event being folded).
-#[derive(Debug, Default)]
-pub(super) struct Parts<'a> {
+/// One entry's fields: what a new entry holds (borrowed from the event being folded), or an
+/// entry read back (borrowed from the arena).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Fields<'a> {
     pub seq: u64,
     pub line: Option<u64>,
     pub ty: &'a str,
     pub role: Option<&'a str>,
     /// `(start, end, shadowed count)` of a replace.
-    pub replace: Option<(u64, u64, u64)>,
-    pub message_id: Option<&'a str>,
-    /// The message has a non-empty string id, not kept in `message_id`.
-    pub string_id: bool,
-    pub calls: &'a [String],
-    pub results: &'a [String],
-    pub hash: Option<u128>,
-    pub shape: Option<Shape>,
-    pub message: Option<TextRef>,
-    pub preview: Option<TextRef>,
-}
-
-/// An entry read back: the slot's fields and its record, borrowed from the arena.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct View<'a> {
-    pub seq: u64,
-    pub line: Option<u64>,
-    pub ty: &'a str,
-    pub role: Option<&'a str>,
     pub replace: Option<(u64, u64, u64)>,
     pub message_id: Option<&'a str>,
     /// The message has a non-empty string id, not kept in `message_id`.
@@ -213,7 +195,7 @@ impl Arena {
 
     /// Adds an entry (its seq above every entry's so far) after slot `prev` (`NIL`: at the
     /// head) and returns its slot.
-    pub fn insert_after(&mut self, prev: u32, parts: &Parts<'_>) -> u32 {
+    pub fn insert_after(&mut self, prev: u32, parts: &Fields<'_>) -> u32 {
         let at = self.slots.len() as u32;
         let ty = self.types.iter().position(|t| *t == parts.ty);
         let role = match parts.role {
@@ -258,7 +240,7 @@ impl Arena {
         at
     }
 
-    fn write_record(&mut self, p: &Parts<'_>, spell_ty: bool, spell_role: bool, line: i32) -> u64 {
+    fn write_record(&mut self, p: &Fields<'_>, spell_ty: bool, spell_role: bool, line: i32) -> u64 {
         let empty_text = p.shape.map_or(0, |s| s.empty_text_blocks);
         let has = [
             (R_REPLACE, p.replace.is_some()),
@@ -304,7 +286,7 @@ impl Arena {
             if !ids.is_empty() {
                 varint::write(out, ids.len() as u64);
                 let mut packed = Vec::new();
-                crate::provider::pack_ids(&mut packed, ids);
+                crate::provider::pack_ids(&mut packed, ids.iter());
                 varint::write_bytes(out, &packed);
             }
         }
@@ -322,9 +304,9 @@ impl Arena {
     }
 
     /// Entry `at`, read back.
-    pub fn view(&self, at: u32) -> View<'_> {
+    pub fn view(&self, at: u32) -> Fields<'_> {
         let slot = &self.slots[at as usize];
-        let mut v = View {
+        let mut v = Fields {
             seq: slot.seq,
             line: match slot.line {
                 LINE_NONE | LINE_IN_RECORD => None,
@@ -340,7 +322,7 @@ impl Arena {
                 lone_surrogate: slot.shape & 1 << 5 != 0,
                 empty_text_blocks: 0,
             }),
-            ..View::default()
+            ..Fields::default()
         };
         if slot.record != NO_RECORD {
             self.read_record(slot.record as usize, &mut v);
@@ -349,7 +331,7 @@ impl Arena {
     }
 
     /// Reads the record at `pos` into `v`; returns where it ends.
-    fn read_record<'a>(&'a self, mut pos: usize, v: &mut View<'a>) -> usize {
+    fn read_record<'a>(&'a self, mut pos: usize, v: &mut Fields<'a>) -> usize {
         let bytes = &self.bytes[..];
         let bits = varint::read(bytes, &mut pos);
         let text =
@@ -446,7 +428,7 @@ impl Arena {
             }
             if slot.record != NO_RECORD {
                 let start = slot.record as usize;
-                let end = self.read_record(start, &mut View::default());
+                let end = self.read_record(start, &mut Fields::default());
                 self.bytes.copy_within(start..end, bytes_kept);
                 slot.record = bytes_kept as u64;
                 bytes_kept += end - start;
@@ -474,13 +456,13 @@ mod tests {
 
     const TYPES: &[&str] = &["user/message", "tool/result"];
 
-    fn parts(seq: u64) -> Parts<'static> {
-        Parts {
+    fn parts(seq: u64) -> Fields<'static> {
+        Fields {
             seq,
             line: Some(seq + 2),
             ty: "user/message",
             role: Some("user"),
-            ..Parts::default()
+            ..Fields::default()
         }
     }
 
@@ -504,7 +486,7 @@ mod tests {
         let a = arena.insert_after(NIL, &parts(0));
         let b = arena.insert_after(
             a,
-            &Parts {
+            &Fields {
                 seq: 7,
                 line: Some(3),
                 ty: "odd/type",
@@ -512,8 +494,8 @@ mod tests {
                 replace: Some((0, 0, 1)),
                 message_id: Some("\"m1\""),
                 string_id: true,
-                calls: &calls,
-                results: &results,
+                calls: CallIds::List(&calls),
+                results: CallIds::List(&results),
                 hash: Some(u128::MAX - 5),
                 shape: Some(shape),
                 message: Some(TextRef { offset: 9, len: 4 }),
@@ -525,12 +507,12 @@ mod tests {
         );
         let far = arena.insert_after(
             b,
-            &Parts {
+            &Fields {
                 seq: u64::MAX - 1,
                 line: Some(1),
                 ty: "tool/result",
                 role: None,
-                ..Parts::default()
+                ..Fields::default()
             },
         );
         let v = arena.view(b);
@@ -579,8 +561,8 @@ mod tests {
             let calls = std::slice::from_ref(&ids[seq as usize]);
             prev = arena.insert_after(
                 prev,
-                &Parts {
-                    calls: if seq % 3 == 0 { calls } else { &[] },
+                &Fields {
+                    calls: CallIds::List(if seq % 3 == 0 { calls } else { &[] }),
                     ..parts(seq)
                 },
             );

@@ -16,7 +16,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io;
 
-use arena::{Arena, NIL, Parts, ROLES};
+use crate::provider::CallIds;
+
+use arena::{Arena, Fields, NIL, ROLES};
 pub use text::{TextRef, TextStore};
 
 use crate::event::Dialect;
@@ -535,7 +537,7 @@ impl Replay {
         let is_result = input.ty == "tool/result";
         let message = input.message.map(|m| self.texts.push(m));
         let preview = (!input.preview.is_empty()).then(|| self.texts.push(input.preview));
-        let mut parts = Parts {
+        let mut parts = Fields {
             seq,
             line: input.line,
             ty: input.ty,
@@ -550,8 +552,8 @@ impl Replay {
                 && input
                     .message_id
                     .is_some_and(|id| id.len() > 2 && id.starts_with('"')),
-            calls: &input.calls,
-            results: &input.results,
+            calls: CallIds::List(&input.calls),
+            results: CallIds::List(&input.results),
             hash: content_free_hash,
             shape: input.shape,
             message,
