@@ -138,15 +138,15 @@ pub fn write_aligned<T>(
 /// Writes a table in the same layout as [`table`] from rows produced twice by `rows`: a
 /// first pass finds the column widths, the second prints, so only one row is held at a
 /// time (`surface` on a log whose surface has hundreds of thousands of entries).
-/// `fit_last`: the terminal's width in columns, if any, which the last column's cells are
-/// cut to fit (ending in `…`), where [`table`] would wrap them.
+/// `fit`: on a terminal, its width and the column whose cells are cut to fit it (ending in
+/// `…`), where [`table`] would wrap them.
 ///
 /// # Errors
 /// A row's error, or writing failed.
 pub fn write_streamed<I>(
     out: &mut dyn Write,
     header: &[&str],
-    fit_last: Option<usize>,
+    fit: Option<Fit>,
     rows: impl Fn() -> I,
 ) -> anyhow::Result<()>
 where
@@ -159,13 +159,17 @@ where
             *w = (*w).max(cell.width());
         }
     }
-    if let (Some(columns), Some((last, others))) = (fit_last, widths.split_last_mut()) {
+    if let Some(Fit { columns, cut }) = fit
+        && cut < widths.len()
+    {
         // Each column takes its width plus a space either side and one between columns.
-        let used: usize = others.iter().map(|w| w + 3).sum::<usize>() + 2;
-        let room = columns
-            .saturating_sub(used)
-            .max(header.last().map_or(0, |h| h.len()));
-        *last = (*last).min(room);
+        let used: usize = (widths.iter().enumerate())
+            .filter(|(i, _)| *i != cut)
+            .map(|(_, w)| w + 3)
+            .sum::<usize>()
+            + 2;
+        let room = columns.saturating_sub(used).max(header[cut].width());
+        widths[cut] = widths[cut].min(room);
     }
     let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
         let text: Vec<String> = cells
@@ -209,12 +213,22 @@ fn cut_to_width(text: &str, columns: usize) -> (&str, usize) {
     (text, used)
 }
 
-/// The terminal's width in columns when standard output is one.
-pub fn terminal_columns() -> Option<usize> {
+/// How a streamed table fits a terminal ([`write_streamed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Fit {
+    /// The terminal's width in columns.
+    pub columns: usize,
+    /// The column cut to fit (0-based).
+    pub cut: usize,
+}
+
+/// Fitting column `cut` to the terminal, when standard output is one.
+pub fn fit_terminal(cut: usize) -> Option<Fit> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    Table::new().width().map(usize::from)
+    let columns = usize::from(Table::new().width()?);
+    Some(Fit { columns, cut })
 }
 
 /// Writes rows one at a time as one pretty JSON array (`json`, the layout

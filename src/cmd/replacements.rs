@@ -8,7 +8,7 @@ use dsh_session::scan::ScanOptions;
 
 use crate::cli::ReplacementsArgs;
 use crate::cmd::scan_readable;
-use crate::render::{table, write_rows, write_table};
+use crate::render::{fit_terminal, write_rows, write_streamed};
 
 #[derive(Debug, serde::Serialize)]
 struct Row<'a> {
@@ -48,21 +48,23 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             surface_len_after: r.len_after,
         })
         .collect();
+    // Rows are printed one at a time: a long chain of replacements can shadow many seqs.
     write_rows(out, args.format, &rows, |out| {
-        let mut t = table(&["gen", "seq", "type", "range", "shadowed", "surface"]);
-        for r in &rows {
+        let header = ["gen", "seq", "type", "range", "shadowed", "surface"];
+        let cells = |r: &Row<'_>| {
             let shadowed: Vec<String> = r.shadowed.iter().map(u64::to_string).collect();
-            t.add_row(vec![
+            Ok(vec![
                 r.generation.to_string(),
                 r.seq.to_string(),
                 r.ty.to_owned(),
                 format!("{}..{}", r.start, r.end),
                 shadowed.join(","),
                 format!("{} -> {}", r.surface_len_before, r.surface_len_after),
-            ]);
-        }
-        write_table(out, &t)?;
-        Ok(())
+            ])
+        };
+        // On a terminal the list of shadowed seqs is cut to fit; piped it stays whole.
+        write_streamed(out, &header, fit_terminal(4), || rows.iter().map(cells))
+            .map_err(std::io::Error::other)
     })?;
     Ok(ExitCode::SUCCESS)
 }
