@@ -132,21 +132,20 @@ pub fn write_aligned<T>(
     cells: impl Fn(&T) -> Vec<String>,
 ) -> std::io::Result<()> {
     let rows = || rows.iter().map(|r| Ok(cells(r)));
-    write_streamed(out, header, None, rows).map_err(std::io::Error::other)
+    write_streamed(out, header, Layout::default(), rows).map_err(std::io::Error::other)
 }
 
 /// Writes a table in the same layout as [`table`] from rows produced twice by `rows`: a
 /// first pass finds the column widths, the second prints, so only one row is held at a
 /// time (`surface` on a log whose surface has hundreds of thousands of entries).
-/// `fit`: on a terminal, its width and the column whose cells are cut to fit it (ending in
-/// `…`), where [`table`] would wrap them.
+/// `layout`: which columns align right, and how the table fits a terminal.
 ///
 /// # Errors
 /// A row's error, or writing failed.
 pub fn write_streamed<I>(
     out: &mut dyn Write,
     header: &[&str],
-    fit: Option<Fit>,
+    layout: Layout,
     rows: impl Fn() -> I,
 ) -> anyhow::Result<()>
 where
@@ -159,7 +158,7 @@ where
             *w = (*w).max(cell.width());
         }
     }
-    if let Some(Fit { columns, cut }) = fit
+    if let Some(Fit { columns, cut }) = layout.fit
         && cut < widths.len()
     {
         // Each column takes its width plus a space either side and one between columns.
@@ -172,14 +171,14 @@ where
         widths[cut] = widths[cut].min(room);
     }
     let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
-        let text: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| {
+        let text: Vec<String> = (cells.iter().zip(&widths).enumerate())
+            .map(|(i, (c, w))| {
                 let n = c.width();
                 if n > *w {
                     let (cut, used) = cut_to_width(c, w.saturating_sub(1));
                     format!(" {cut}…{} ", " ".repeat(w.saturating_sub(1 + used)))
+                } else if i >= layout.right_from {
+                    format!(" {}{c} ", " ".repeat(w - n))
                 } else {
                     format!(" {c}{} ", " ".repeat(w - n))
                 }
@@ -211,6 +210,25 @@ fn cut_to_width(text: &str, columns: usize) -> (&str, usize) {
         used += w;
     }
     (text, used)
+}
+
+/// How a streamed table is laid out ([`write_streamed`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    /// Columns from this one on (0-based) align right; the others left.
+    pub right_from: usize,
+    /// On a terminal: its width and the column cut to fit it.
+    pub fit: Option<Fit>,
+}
+
+impl Default for Layout {
+    /// Every column aligned left, nothing cut.
+    fn default() -> Self {
+        Layout {
+            right_from: usize::MAX,
+            fit: None,
+        }
+    }
 }
 
 /// How a streamed table fits a terminal ([`write_streamed`]).

@@ -70,6 +70,11 @@ pub fn utc(ms: i64) -> String {
     }
 }
 
+/// What a torn tail leaves out, when it can be counted: `3 lines, 2 events`.
+pub fn lines_and_events(lines: u64, events: u64) -> String {
+    format!("{}, {}", count(lines, "line"), count(events, "event"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +83,7 @@ mod tests {
     fn singular_for_one_plural_otherwise() {
         assert_eq!(count(1, "line"), "1 line");
         assert_eq!(count(0, "line"), "0 lines");
+        assert_eq!(lines_and_events(1, 0), "1 line, 0 events");
         assert_eq!(count(2, "closer record"), "2 closer records");
         assert_eq!(count(3, "entry"), "3 entries");
         assert_eq!(count(3, "day"), "3 days");

@@ -1,6 +1,6 @@
 //! `repair FILE`: cut the torn tail, close the interrupted turn (FORMAT.md §5).
 
-use dsh_session::wording::count;
+use dsh_session::wording::{count, lines_and_events};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -239,11 +239,10 @@ fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::R
         match (&c.uncounted, t.lines, t.events) {
             (None, Some(lines), Some(events)) => writeln!(
                 out,
-                "{name}: {cut_verb} {what} ({}: from line {}, {}, {} lost)",
+                "{name}: {cut_verb} {what} ({}: from line {}, {} lost)",
                 t.rule,
                 t.line,
-                count(lines, "line"),
-                count(events, "event")
+                lines_and_events(lines, events)
             )?,
             (uncounted, ..) => writeln!(
                 out,

@@ -8,7 +8,7 @@ use dsh_session::scan::ScanOptions;
 
 use crate::cli::ReplacementsArgs;
 use crate::cmd::scan_readable;
-use crate::render::{fit_terminal, write_rows, write_streamed};
+use crate::render::{Layout, fit_terminal, write_rows, write_streamed};
 
 #[derive(Debug, serde::Serialize)]
 struct Row<'a> {
@@ -63,7 +63,11 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ])
         };
         // On a terminal the list of shadowed seqs is cut to fit; piped it stays whole.
-        write_streamed(out, &header, fit_terminal(4), || rows.iter().map(cells))
+        let layout = Layout {
+            fit: fit_terminal(4),
+            ..Layout::default()
+        };
+        write_streamed(out, &header, layout, || rows.iter().map(cells))
             .map_err(std::io::Error::other)
     })?;
     Ok(ExitCode::SUCCESS)

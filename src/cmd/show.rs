@@ -1,6 +1,6 @@
 //! `show FILE`: a summary of one session log, then a table of its turns.
 
-use dsh_session::wording::count;
+use dsh_session::wording::{count, lines_and_events};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -326,9 +326,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     )?;
     if let Some(t) = &report.torn {
         let loss = match t.counted() {
-            Some((lines, events)) => {
-                format!("{}, {}", count(lines, "line"), count(events, "event"))
-            }
+            Some((lines, events)) => lines_and_events(lines, events),
             None => count(t.bytes, "byte"),
         };
         let mut text = format!(

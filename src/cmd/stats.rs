@@ -2,7 +2,7 @@
 //! a total. Each log is read by one scan with [`UsageView`], in parallel; the rows of the
 //! logs are summed as they come, so memory holds rows, not logs or events.
 
-use dsh_session::wording::count;
+use dsh_session::wording::{count, lines_and_events};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -64,9 +64,7 @@ impl Note {
         }
         let t = report.torn.as_ref()?;
         let loss = match t.counted() {
-            Some((lines, events)) => {
-                format!("{}, {}", count(lines, "line"), count(events, "event"))
-            }
+            Some((lines, events)) => lines_and_events(lines, events),
             None => format!("{} ({})", count(t.bytes, "byte"), t.uncounted()),
         };
         let (line, row) = match report.session {
@@ -621,7 +619,13 @@ fn write_text(
             )))
     };
     if !std::io::stdout().is_terminal() {
-        return write_columns(out, &header, lines);
+        // The row name aligned left, the numbers right.
+        let layout = crate::render::Layout {
+            right_from: 1,
+            fit: None,
+        };
+        return crate::render::write_streamed(out, &header, layout, || lines().map(Ok))
+            .map_err(std::io::Error::other);
     }
     let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
     let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
@@ -649,42 +653,4 @@ fn write_text(
         }
     }
     crate::render::write_table(out, &table)
-}
-
-/// Writes `lines` under `header` in the layout of [`crate::render::table`], the first
-/// column aligned left and the others right; `lines` is called twice (widths, then text).
-fn write_columns<I: Iterator<Item = Vec<String>>>(
-    out: &mut dyn Write,
-    header: &[&str],
-    lines: impl Fn() -> I,
-) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for cells in lines() {
-        for (w, cell) in widths.iter_mut().zip(&cells) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let write = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
-        let mut text = String::new();
-        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
-            let pad = " ".repeat(w - cell.chars().count());
-            if i > 0 {
-                text.push(' ');
-            }
-            if i == 0 {
-                text.push_str(&format!(" {cell}{pad} "));
-            } else {
-                text.push_str(&format!(" {pad}{cell} "));
-            }
-        }
-        writeln!(out, "{}", text.trim_end())
-    };
-    let names: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    write(out, &names)?;
-    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(w + 2)).collect();
-    writeln!(out, "{}", rule.join(" "))?;
-    for cells in lines() {
-        write(out, &cells)?;
-    }
-    Ok(())
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::cli::SurfaceArgs;
 use crate::cmd::scan_readable;
-use crate::render::{fit_terminal, write_row_stream, write_streamed};
+use crate::render::{Layout, fit_terminal, write_row_stream, write_streamed};
 
 /// `surface --format json` layout: 2 renamed the count `shadowed` to `shadowed_count`
 /// (`shadowed` is a list of seqs in `replacements`).
@@ -191,9 +191,11 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 e.preview,
             ]
         };
-        write_streamed(out, &header, fit_terminal(header.len() - 1), || {
-            listing().map(|l| l.map(cells))
-        })
+        let layout = Layout {
+            fit: fit_terminal(header.len() - 1),
+            ..Layout::default()
+        };
+        write_streamed(out, &header, layout, || listing().map(|l| l.map(cells)))
     })?;
     Ok(ExitCode::SUCCESS)
 }

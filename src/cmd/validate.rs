@@ -1,6 +1,6 @@
 //! `validate PATH...`: one verdict per log, for people and for CI.
 
-use dsh_session::wording::count;
+use dsh_session::wording::{count, lines_and_events};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -410,9 +410,7 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             }) = &v.torn_tail
             {
                 let loss = match (uncounted, t.lines, t.events) {
-                    (None, Some(lines), Some(events)) => {
-                        format!("{}, {}", count(lines, "line"), count(events, "event"))
-                    }
+                    (None, Some(lines), Some(events)) => lines_and_events(lines, events),
                     (uncounted, ..) => uncounted
                         .clone()
                         .unwrap_or_else(|| "what it held cannot be counted".into()),
