@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
-use crate::cmd::{Rejected, scan_readable, scan_readable_as, spool_stdin};
+use crate::cmd::{Rejected, readable, scan_readable, scan_readable_as, spool_stdin};
 
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -111,7 +111,7 @@ struct Change<'a> {
 }
 
 /// `messages --provider NAME`: the history after `repair --provider NAME`, computed in
-/// memory from the same plan ([`dsh_session::write::plan_healing`]); nothing is written.
+/// memory from the same plan ([`dsh_session::write::healed_history`]); nothing is written.
 fn run_healed(
     args: &MessagesArgs,
     provider: ProviderName,
@@ -120,8 +120,8 @@ fn run_healed(
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
     let profile = provider.profile();
-    let plan = match write::plan_healing(path, args.session.as_deref(), Some(profile)) {
-        Ok(plan) => plan,
+    let (plan, history) = match write::healed_history(path, args.session.as_deref(), profile) {
+        Ok(planned) => planned,
         Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
             return Err(Rejected(format!("{}: {e}", args.file.display())).into());
         }
@@ -129,12 +129,18 @@ fn run_healed(
     };
     let options = ScanOptions {
         keep_messages: true,
+        spill_texts: true,
         session: args.session.clone(),
         append_closers: true,
         then_append: plan.heals.iter().map(|h| h.record.clone()).collect(),
         ..ScanOptions::default()
     };
-    let report = scan_readable_as(path, &args.file, &options, &mut [])?;
+    // The plan's last scan derived the healed history; a log whose repair journal waits
+    // is read again with the plan's closers and heals.
+    let report = match history {
+        Some(report) => readable(report, &args.file)?,
+        None => scan_readable_as(path, &args.file, &options, &mut [])?,
+    };
     let name = args.file.display();
     let messages = kept_messages(&report.replay, &name);
     let first_closer = report.events - (plan.closers.len() + plan.heals.len()) as u64;

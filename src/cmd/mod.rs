@@ -86,6 +86,15 @@ pub fn scan_readable_as(
 ) -> Result<Report> {
     let report =
         scan::scan_path_with(path, options, views).with_context(|| shown.display().to_string())?;
+    readable(report, shown)
+}
+
+/// A finished scan's report, if its log can be read (not corrupt or refused: otherwise a
+/// [`Rejected`] error naming `shown`); a torn tail left out is said on standard error.
+///
+/// # Errors
+/// The log is corrupt or refused.
+pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     let path = shown;
     if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());

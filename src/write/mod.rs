@@ -69,6 +69,32 @@ pub fn plan_healing(
     session: Option<&str>,
     provider: Option<Provider>,
 ) -> Result<Plan, RepairError> {
+    plan_with(path, session, provider, false).map(|(plan, _)| plan)
+}
+
+/// [`plan_healing`] for `provider`, and the history the log would then derive: the report
+/// of the scan that validated stored events + closers + heals, with its messages kept
+/// (spilled to a temporary file past 2 MiB, [`ScanOptions::spill_texts`]). `None` for a log
+/// whose repair journal is waiting to be completed (its plan resumes it; nothing was
+/// scanned).
+///
+/// # Errors
+/// As [`plan_healing`].
+pub fn healed_history(
+    path: &Path,
+    session: Option<&str>,
+    provider: Provider,
+) -> Result<(Plan, Option<Report>), RepairError> {
+    plan_with(path, session, Some(provider), true)
+}
+
+/// [`plan_healing`]; `keep_messages`: also the report of the last scan, keeping messages.
+fn plan_with(
+    path: &Path,
+    session: Option<&str>,
+    provider: Option<Provider>,
+    keep_messages: bool,
+) -> Result<(Plan, Option<Report>), RepairError> {
     if let Some(journal) = read_journal(path)? {
         let size = std::fs::metadata(path)?.len();
         if size < journal.offset {
@@ -78,7 +104,7 @@ pub fn plan_healing(
                 journal.offset
             )));
         }
-        return Ok(Plan {
+        let plan = Plan {
             path: path.to_path_buf(),
             session: None,
             encoding: journaled_encoding(path)?,
@@ -92,11 +118,14 @@ pub fn plan_healing(
             stays: Vec::new(),
             heals: Vec::new(),
             unhealed: Vec::new(),
-        });
+        };
+        return Ok((plan, None));
     }
     let options = ScanOptions {
         session: session.map(str::to_owned),
         append_closers: true,
+        keep_messages,
+        spill_texts: keep_messages,
         ..ScanOptions::default()
     };
     // The provider rules say what stays after the closers; the turn rows say why.
@@ -104,22 +133,25 @@ pub fn plan_healing(
     let mut rules = ProviderRules::default();
     let report = scan::scan_path_with(path, &options, &mut [&mut turns, &mut rules])?;
     let mut plan = plan_from_report(path, &report, &turns)?;
-    if let Some(provider) = provider {
-        heal(&mut plan, &report, &turns, &options, provider)?;
-    }
-    Ok(plan)
+    let healed = match provider {
+        Some(provider) => heal(&mut plan, &report, &turns, &options, provider)?,
+        None => None,
+    };
+    let history = keep_messages.then(|| healed.unwrap_or(report));
+    Ok((plan, history))
 }
 
 /// Adds the heals for `provider` to a plan made from `report` (a scan with the closers
 /// folded), and checks the healed log: a second pass collects the messages the heals are
-/// built from, a third validates stored events + closers + heals.
+/// built from, a third validates stored events + closers + heals (its report is returned;
+/// `None` when nothing needs healing).
 fn heal(
     plan: &mut Plan,
     report: &Report,
     turns: &Stats,
     options: &ScanOptions,
     provider: Provider,
-) -> Result<(), RepairError> {
+) -> Result<Option<Report>, RepairError> {
     let era = report.era.unwrap_or(Era::Head);
     let entries: Vec<heal::Entry> = report
         .replay
@@ -133,13 +165,18 @@ fn heal(
     };
     if selection.is_empty() {
         plan.stays.retain(|s| !unhealed(&s.finding));
-        return Ok(());
+        return Ok(None);
     }
     let mut collect = HealSources::new(
         selection.source_seqs(&entries),
         selection.orphan_call_ids(&entries),
     );
-    scan::scan_path_with(&plan.path, options, &mut [&mut collect])?;
+    let sources = ScanOptions {
+        keep_messages: false,
+        spill_texts: false,
+        ..options.clone()
+    };
+    scan::scan_path_with(&plan.path, &sources, &mut [&mut collect])?;
     let time = report.open_turn.last_time.unwrap_or_default();
     let heals = heal::records(
         &entries,
@@ -188,7 +225,7 @@ fn heal(
         .filter(|s| !unhealed(&s.finding))
         .collect();
     plan.heals = heals;
-    Ok(())
+    Ok(Some(healed))
 }
 
 fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan, RepairError> {
