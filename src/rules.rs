@@ -317,6 +317,13 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// For a SQLite store, which has rows, not lines (FORMAT.md §7): the `seq` column
+    /// stands where a line number would, so the line becomes the row (the seq when the
+    /// finding had no line).
+    pub fn line_to_row(&mut self) {
+        self.row = self.line.take().or(self.seq);
+    }
+
     /// A finding with the rule's own class.
     pub fn new(
         rule: Rule,

@@ -283,8 +283,7 @@ impl Followed {
     fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
         let mut f = f.clone();
         if self.encoding == Encoding::Sqlite {
-            // SQLite has rows, not lines: the `seq` column stands where a line number would.
-            f.row = f.line.take().or(f.seq);
+            f.line_to_row();
         }
         let status = crate::cmd::rules::class_name(f.class);
         printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt);
@@ -499,7 +498,7 @@ impl Followed {
             Happening::Provider(f) => {
                 let mut f = f.clone();
                 if self.encoding == Encoding::Sqlite {
-                    f.row = f.line.take();
+                    f.line_to_row();
                 }
                 let finding = FindingJson::from(&f);
                 let refused = finding

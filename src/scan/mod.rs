@@ -787,8 +787,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if self.state.sqlite_session.is_some()
             && let Some(f) = chosen.as_mut()
         {
-            // SQLite has rows, not lines: the `seq` column stands where a line number would.
-            f.row = f.line.take().or(f.seq);
+            f.line_to_row();
         }
         self.state
             .report

@@ -44,7 +44,7 @@ impl View for ProviderRules {
                 );
             }
             if sqlite {
-                w.row = w.line.take();
+                w.line_to_row();
             }
             w
         }));
