@@ -67,14 +67,36 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
 /// Where the containers and long strings of a validated text end, by where they start,
 /// so that skipping over a value is a look-up instead of a scan. Built by
 /// [`Document::parse`] in the same pass that validates.
+///
+/// The entries are in document order (by start offset). Each also holds the position of
+/// the first entry after the value it indexes, so that a navigation walking forward (the
+/// members of an object, the elements of an array) steps from entry to entry without
+/// searching: a [`Json`] carries the position of the first entry at or after its start.
 #[derive(Debug, Default, Clone)]
 pub struct Skips {
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    entries: Vec<Span>,
+    /// Every value of the indexed text has an entry (keys, numbers and literals too), so
+    /// the members of an indexed container are read from the entries alone.
+    complete: bool,
 }
 
-/// Strings shorter than this are scanned rather than indexed.
+/// One indexed value: byte offsets of its first byte and just past its last, and the
+/// position in [`Skips::entries`] of the first entry that starts after it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    next: u32,
+}
+
+/// In texts too long for a complete index, strings shorter than this are scanned rather
+/// than indexed.
 const INDEXED_STRING: usize = 24;
+
+/// Texts up to this many bytes get a complete index (an entry for every value, 12 bytes
+/// each); longer ones (hostile lines of tiny values) only their containers and long
+/// strings, so an index stays within a few times the size of the text.
+const COMPLETE_INDEX_BYTES: usize = 256 << 10;
 
 impl Skips {
     /// The index of a value whose text, at byte `from` of the text indexed, was copied to
@@ -82,29 +104,59 @@ impl Skips {
     /// offsets do not fit in u32: an index only speeds navigation up, so an empty one is
     /// always correct.
     pub(crate) fn moved(mut self, from: usize, to: usize) -> Skips {
-        self.starts.retain(|&s| s as usize >= from);
-        let dropped = self.ends.len() - self.starts.len();
-        self.ends.drain(..dropped);
-        let last = self.ends.iter().max().map_or(0, |&e| e as usize);
+        let dropped = self.entries.partition_point(|e| (e.start as usize) < from);
+        // Entries before `from` end before it too (the value at `from` is whole), so no
+        // kept entry's `next` points before the cut.
+        self.entries.drain(..dropped);
+        let last = self
+            .entries
+            .iter()
+            .map(|e| e.end)
+            .max()
+            .map_or(0, |e| e as usize);
         let fits = (last + to)
             .checked_sub(from)
             .is_some_and(|e| u32::try_from(e).is_ok());
         if !fits {
             return Skips::default();
         }
-        for offset in self.starts.iter_mut().chain(self.ends.iter_mut()) {
-            *offset = (*offset as usize - from + to) as u32;
+        for e in &mut self.entries {
+            e.start = (e.start as usize - from + to) as u32;
+            e.end = (e.end as usize - from + to) as u32;
+            e.next -= dropped as u32;
         }
         self
     }
 
-    fn end_of(&self, start: usize) -> Option<usize> {
-        let start = u32::try_from(start).ok()?;
-        self.starts
-            .binary_search(&start)
-            .ok()
-            .map(|k| self.ends[k] as usize)
+    /// Bytes the index holds allocated.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Span>()
     }
+
+    /// The entry at position `k` when it indexes the value starting at byte `start`.
+    #[inline]
+    fn at(&self, k: usize, start: usize) -> Option<Span> {
+        self.entries
+            .get(k)
+            .copied()
+            .filter(|e| e.start as usize == start)
+    }
+
+    /// The position of the first entry that starts at or after byte `at`, from position
+    /// `k`, which must not be past it.
+    #[inline]
+    fn first_from(&self, mut k: usize, at: usize) -> usize {
+        while self.entries.get(k).is_some_and(|e| (e.start as usize) < at) {
+            k += 1;
+        }
+        k
+    }
+}
+
+/// Scratch space kept between calls of [`Document::index_into`].
+#[derive(Debug, Default)]
+pub(crate) struct ParseScratch {
+    stack: Vec<(u8, usize)>,
 }
 
 /// A validated JSON text with its [`Skips`]: the fast way to navigate a large value.
@@ -125,6 +177,17 @@ impl<'a> Document<'a> {
         Ok(Document { text, skips })
     }
 
+    /// Validates `text` (as [`validate`]) into `skips`, reusing its allocation and that
+    /// of `scratch`: the reader thread's way to index line after line without
+    /// allocating. On an error `skips` holds nothing useful.
+    pub(crate) fn index_into(
+        text: &str,
+        skips: &mut Skips,
+        scratch: &mut ParseScratch,
+    ) -> Result<(), JsonError> {
+        validate_with(text, Some(skips), &mut scratch.stack)
+    }
+
     /// The index, to send on and use with [`Json::indexed_root`].
     pub(crate) fn into_skips(self) -> Skips {
         self.skips
@@ -136,20 +199,38 @@ impl<'a> Document<'a> {
     }
 }
 
-fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonError> {
+fn validate_into(text: &str, skips: Option<&mut Skips>) -> Result<(), JsonError> {
+    validate_with(text, skips, &mut Vec::new())
+}
+
+/// [`validate`], recording into `skips` (cleared first) where values end. `stack` is
+/// scratch space for the open containers, kept between calls to save allocations.
+fn validate_with(
+    text: &str,
+    mut skips: Option<&mut Skips>,
+    stack: &mut Vec<(u8, usize)>,
+) -> Result<(), JsonError> {
     if text.len() > u32::MAX as usize {
         skips = None;
+    }
+    // Every value when the text is small enough, else containers and long strings only.
+    let complete = text.len() <= COMPLETE_INDEX_BYTES;
+    let min_string = if complete { 0 } else { INDEXED_STRING };
+    if let Some(sk) = skips.as_deref_mut() {
+        sk.entries.clear();
+        sk.complete = complete;
     }
     let b = text.as_bytes();
     let err = |offset, what| Err(JsonError { offset, what });
     // Stack of open containers: b'[' or b'{', with their slot in `skips`.
-    let mut stack: Vec<(u8, usize)> = Vec::new();
+    stack.clear();
     let mut i = skip_ws(b, 0);
     loop {
         // Expect a value at i.
         if i >= b.len() {
             return err(i, "unexpected end of JSON input");
         }
+        let start = i;
         match b[i] {
             b'{' | b'[' => {
                 if stack.len() >= MAX_DEPTH {
@@ -158,9 +239,12 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                 let open = b[i];
                 let slot = match skips.as_deref_mut() {
                     Some(sk) => {
-                        sk.starts.push(i as u32);
-                        sk.ends.push(0);
-                        sk.ends.len() - 1
+                        sk.entries.push(Span {
+                            start: i as u32,
+                            end: 0,
+                            next: 0,
+                        });
+                        sk.entries.len() - 1
                     }
                     None => 0,
                 };
@@ -171,29 +255,34 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                     stack.pop();
                     i += 1;
                     if let Some(sk) = skips.as_deref_mut() {
-                        sk.ends[slot] = i as u32;
+                        close_span(sk, slot, i);
                     }
                 } else {
                     if open == b'{' {
-                        i = object_key(b, i)?;
+                        i = object_key(b, i, skips.as_deref_mut(), min_string)?;
                     }
                     continue;
                 }
             }
             b'"' => {
-                let end = string_end(b, i)?;
-                if end - i >= INDEXED_STRING
+                i = string_end(b, i)?;
+                if i - start >= min_string
                     && let Some(sk) = skips.as_deref_mut()
                 {
-                    sk.starts.push(i as u32);
-                    sk.ends.push(end as u32);
+                    push_span(sk, start, i);
                 }
-                i = end;
             }
-            b't' => i = literal(b, i, b"true")?,
-            b'f' => i = literal(b, i, b"false")?,
-            b'n' => i = literal(b, i, b"null")?,
-            b'-' | b'0'..=b'9' => i = number_end(b, i)?,
+            b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
+                i = match b[i] {
+                    b't' => literal(b, i, b"true")?,
+                    b'f' => literal(b, i, b"false")?,
+                    b'n' => literal(b, i, b"null")?,
+                    _ => number_end(b, i)?,
+                };
+                if complete && let Some(sk) = skips.as_deref_mut() {
+                    push_span(sk, start, i);
+                }
+            }
             _ => return err(i, "unexpected token"),
         }
         // After a value: close containers or move to the next member.
@@ -214,7 +303,7 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                 stack.pop();
                 i += 1;
                 if let Some(sk) = skips.as_deref_mut() {
-                    sk.ends[slot] = i as u32;
+                    close_span(sk, slot, i);
                 }
                 continue;
             }
@@ -230,23 +319,46 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
             }
             i = skip_ws(b, i + 1);
             if top == b'{' {
-                i = object_key(b, i)?;
+                i = object_key(b, i, skips.as_deref_mut(), min_string)?;
             }
             break;
         }
     }
 }
 
-/// Parses `"key" :` at `i` (whitespace already skipped) and returns the index after the colon
-/// and any whitespace.
-fn object_key(b: &[u8], i: usize) -> Result<usize, JsonError> {
+/// Indexes the scalar value or key at `start..end`.
+#[inline]
+fn push_span(sk: &mut Skips, start: usize, end: usize) {
+    let next = sk.entries.len() as u32 + 1;
+    sk.entries.push(Span {
+        start: start as u32,
+        end: end as u32,
+        next,
+    });
+}
+
+/// Parses `"key" :` at `i` (whitespace already skipped), indexes the key in `skips` when
+/// it is at least `min_string` bytes long, and returns the index after the colon and any
+/// whitespace.
+fn object_key(
+    b: &[u8],
+    i: usize,
+    skips: Option<&mut Skips>,
+    min_string: usize,
+) -> Result<usize, JsonError> {
     if i >= b.len() || b[i] != b'"' {
         return Err(JsonError {
             offset: i,
             what: "expected a string key",
         });
     }
-    let i = skip_ws(b, string_end(b, i)?);
+    let end = string_end(b, i)?;
+    if end - i >= min_string
+        && let Some(sk) = skips
+    {
+        push_span(sk, i, end);
+    }
+    let i = skip_ws(b, end);
     if i >= b.len() || b[i] != b':' {
         return Err(JsonError {
             offset: i,
@@ -254,6 +366,16 @@ fn object_key(b: &[u8], i: usize) -> Result<usize, JsonError> {
         });
     }
     Ok(skip_ws(b, i + 1))
+}
+
+/// Records where the container indexed at `slot` ends (`end`, just past its closing
+/// bracket): every entry pushed since lies inside it.
+#[inline]
+fn close_span(sk: &mut Skips, slot: usize, end: usize) {
+    let next = sk.entries.len() as u32;
+    let span = &mut sk.entries[slot];
+    span.end = end as u32;
+    span.next = next;
 }
 
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, JsonError> {
@@ -373,43 +495,34 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
     Ok(i)
 }
 
-/// Returns the index just past the value that starts at `b[i]`, for text already validated.
-fn value_end(b: &[u8], i: usize, skips: Option<(&Skips, usize)>) -> usize {
-    if let Some((sk, base)) = skips
-        && matches!(b[i], b'"' | b'{' | b'[')
-        && let Some(end) = sk.end_of(base + i)
-    {
-        return end - base;
-    }
-    match b[i] {
-        b'"' => {
-            // The closing quote is the first `"` preceded by an even run of backslashes.
-            let mut j = i + 1;
-            loop {
-                match memchr::memchr(b'"', &b[j..]) {
-                    Some(k) => {
-                        let q = j + k;
-                        let slashes = b[i + 1..q]
-                            .iter()
-                            .rev()
-                            .take_while(|&&c| c == b'\\')
-                            .count();
-                        if slashes % 2 == 0 {
-                            return q + 1;
-                        }
-                        j = q + 1;
-                    }
-                    None => return b.len(),
-                }
+/// Where the value at byte `i` of `b` (a validated text) ends, and the position of the
+/// first index entry after it: looked up when the entry at position `k` of `skips` indexes
+/// the value (`base` is the offset of `b` in the indexed text), scanned otherwise.
+#[inline]
+fn skip_value(b: &[u8], i: usize, skips: Option<&Skips>, base: usize, k: usize) -> (usize, usize) {
+    match skips {
+        Some(sk) => match sk.at(k, base + i) {
+            Some(span) => (span.end as usize - base, span.next as usize),
+            None => {
+                let end = value_end(b, i);
+                (end, sk.first_from(k, base + end))
             }
-        }
+        },
+        None => (value_end(b, i), k),
+    }
+}
+
+/// Returns the index just past the value that starts at `b[i]`, for text already validated.
+fn value_end(b: &[u8], i: usize) -> usize {
+    match b[i] {
+        b'"' => string_token_end(b, i),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
             while j < b.len() {
                 match b[j] {
                     b'"' => {
-                        j = value_end(b, j, None);
+                        j = string_token_end(b, j);
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -433,6 +546,30 @@ fn value_end(b: &[u8], i: usize, skips: Option<(&Skips, usize)>) -> usize {
             j
         }
     }
+}
+
+/// The index just past the closing quote of the validated string token at `b[i]`: an
+/// escape is a backslash and at least one more byte, none of them a quote that ends it.
+#[inline]
+fn string_token_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    // Short strings (most keys) byte by byte; then a quote or backslash at a time.
+    let short = b.len().min(j + 32);
+    while j < short {
+        match b[j] {
+            b'"' => return j + 1,
+            b'\\' => j += 2,
+            _ => j += 1,
+        }
+    }
+    while j < b.len() {
+        match memchr::memchr2(b'"', b'\\', &b[j..]) {
+            Some(k) if b[j + k] == b'"' => return j + k + 1,
+            Some(k) => j += k + 2,
+            None => return b.len(),
+        }
+    }
+    b.len()
 }
 
 /// The JSON type of a value.
@@ -477,6 +614,8 @@ pub struct Json<'a> {
     skips: Option<&'a Skips>,
     /// Offset of `raw` in the indexed document.
     base: usize,
+    /// Position in `skips` of the first entry that starts at or after `base`.
+    cursor: usize,
 }
 
 impl PartialEq for Json<'_> {
@@ -505,6 +644,7 @@ impl<'a> Json<'a> {
             raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
+            cursor: 0,
         })
     }
 
@@ -521,6 +661,7 @@ impl<'a> Json<'a> {
             raw,
             skips: Some(skips),
             base: start,
+            cursor: 0,
         }
     }
 
@@ -533,6 +674,7 @@ impl<'a> Json<'a> {
             raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
+            cursor: 0,
         }
     }
 
@@ -659,7 +801,28 @@ impl<'a> Json<'a> {
             },
             skips: self.skips,
             base: self.base,
+            k: self.inner_cursor(),
+            tape_end: self.tape_end(Kind::Object),
         }
+    }
+
+    /// The index position of the first entry inside this value: past its own entry.
+    fn inner_cursor(self) -> usize {
+        match self.skips {
+            Some(sk) if sk.at(self.cursor, self.base).is_some() => self.cursor + 1,
+            _ => self.cursor,
+        }
+    }
+
+    /// For a container of a complete index: the position of the first entry after it
+    /// (its children are the entries before), so they are read without scanning.
+    #[inline]
+    fn tape_end(self, kind: Kind) -> Option<usize> {
+        if self.kind() != kind {
+            return None;
+        }
+        let sk = self.skips.filter(|sk| sk.complete)?;
+        sk.at(self.cursor, self.base).map(|span| span.next as usize)
     }
 
     /// Iterates over an array's elements. Empty for anything but an array.
@@ -673,6 +836,8 @@ impl<'a> Json<'a> {
             },
             skips: self.skips,
             base: self.base,
+            k: self.inner_cursor(),
+            tape_end: self.tape_end(Kind::Array),
         }
     }
 
@@ -1029,11 +1194,45 @@ pub struct Members<'a> {
     pos: usize,
     skips: Option<&'a Skips>,
     base: usize,
+    /// Position in `skips` of the first entry at or after `pos`.
+    k: usize,
+    /// In a complete index: the position of the first entry after the object; the
+    /// members are then read from the entries `k..tape_end`.
+    tape_end: Option<usize>,
+}
+
+impl<'a> Members<'a> {
+    /// The value indexed at position `k`, with the position of the entry after it.
+    #[inline]
+    fn entry(&self, sk: &'a Skips, k: usize) -> (Json<'a>, usize) {
+        let span = sk.entries[k];
+        let (start, end) = (
+            span.start as usize - self.base,
+            span.end as usize - self.base,
+        );
+        let value = Json {
+            raw: &self.raw[start..end],
+            skips: self.skips,
+            base: span.start as usize,
+            cursor: k,
+        };
+        (value, span.next as usize)
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (Json<'a>, Json<'a>);
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
+            if self.k >= end {
+                return None;
+            }
+            let (key, at) = self.entry(sk, self.k);
+            let (value, next) = self.entry(sk, at);
+            self.k = next;
+            return Some((key, value));
+        }
         let b = self.raw.as_bytes();
         let mut i = skip_ws(b, self.pos);
         if i >= b.len() || b[i] == b'}' {
@@ -1043,23 +1242,26 @@ impl<'a> Iterator for Members<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let skips = self.skips.map(|sk| (sk, self.base));
-        let key_end = value_end(b, i, skips);
+        let key_cursor = self.k;
+        let (key_end, k) = skip_value(b, i, self.skips, self.base, self.k);
         let key = Json {
             raw: &self.raw[i..key_end],
             skips: self.skips,
             base: self.base + i,
+            cursor: key_cursor,
         };
         let colon = skip_ws(b, key_end);
         let vstart = skip_ws(b, colon + 1);
-        let vend = value_end(b, vstart, skips);
+        let (vend, next) = skip_value(b, vstart, self.skips, self.base, k);
         self.pos = vend;
+        self.k = next;
         Some((
             key,
             Json {
                 raw: &self.raw[vstart..vend],
                 skips: self.skips,
                 base: self.base + vstart,
+                cursor: k,
             },
         ))
     }
@@ -1071,11 +1273,34 @@ pub struct Elements<'a> {
     pos: usize,
     skips: Option<&'a Skips>,
     base: usize,
+    /// Position in `skips` of the first entry at or after `pos`.
+    k: usize,
+    /// As for [`Members`].
+    tape_end: Option<usize>,
 }
 
 impl<'a> Iterator for Elements<'a> {
     type Item = Json<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
+            if self.k >= end {
+                return None;
+            }
+            let span = sk.entries[self.k];
+            let (start, stop) = (
+                span.start as usize - self.base,
+                span.end as usize - self.base,
+            );
+            let value = Json {
+                raw: &self.raw[start..stop],
+                skips: self.skips,
+                base: span.start as usize,
+                cursor: self.k,
+            };
+            self.k = span.next as usize;
+            return Some(value);
+        }
         let b = self.raw.as_bytes();
         let mut i = skip_ws(b, self.pos);
         if i >= b.len() || b[i] == b']' {
@@ -1085,12 +1310,15 @@ impl<'a> Iterator for Elements<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let end = value_end(b, i, self.skips.map(|sk| (sk, self.base)));
+        let cursor = self.k;
+        let (end, next) = skip_value(b, i, self.skips, self.base, self.k);
         self.pos = end;
+        self.k = next;
         Some(Json {
             raw: &self.raw[i..end],
             skips: self.skips,
             base: self.base + i,
+            cursor,
         })
     }
 }
@@ -1241,6 +1469,29 @@ mod tests {
             // Asserts that every value and key, in every order it visits them, is the same.
             crate::fuzz::jsonl_line(text.as_bytes());
         }
+    }
+
+    #[test]
+    fn a_text_too_long_for_a_complete_index_navigates_the_same() {
+        // Past COMPLETE_INDEX_BYTES only containers and long strings are indexed: the
+        // members between them are scanned, and must come out the same.
+        let long = "z".repeat(30);
+        let unit = format!(
+            r#"{{"k":[1,-2.5e3,true,null,"s","{long}",{{"{long}":[[]],"x":{{}}}}],"e\"s":"a\\"}}"#
+        );
+        let mut text = String::from("[");
+        while text.len() <= COMPLETE_INDEX_BYTES {
+            text.push_str(&unit);
+            text.push(',');
+        }
+        text.push_str(&unit);
+        text.push(']');
+        let doc = Document::parse(&text).unwrap();
+        assert!(!doc.skips.complete);
+        crate::fuzz::jsonl_line(text.as_bytes());
+        let short = format!("[{unit}]");
+        assert!(Document::parse(&short).unwrap().skips.complete);
+        crate::fuzz::jsonl_line(short.as_bytes());
     }
 
     #[test]
