@@ -128,6 +128,11 @@ impl Skips {
         self
     }
 
+    /// Number of entries.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
     /// Bytes the index holds allocated.
     pub(crate) fn capacity_bytes(&self) -> usize {
         self.entries.capacity() * std::mem::size_of::<Span>()
@@ -151,6 +156,108 @@ impl Skips {
         }
         k
     }
+}
+
+/// The complete index of a text assembled from pieces (the SQLite reader's record: an
+/// envelope written around a row's `data`), built as the text is written, so that the
+/// record needs no second check. Entries must be added in text order; offsets are byte
+/// offsets into the assembled text. When a piece has no complete index (a text over
+/// 256 KiB), or an offset does not fit in u32, [`RecordIndex::finish`] says so and the
+/// caller falls back to [`Skips::moved`].
+#[derive(Debug)]
+pub(crate) struct RecordIndex {
+    skips: Skips,
+    ok: bool,
+}
+
+impl RecordIndex {
+    /// An index for a text whose outermost value is an object or array at byte 0, with
+    /// room for `entries` entries.
+    pub(crate) fn new(entries: usize) -> Self {
+        let mut skips = Skips {
+            entries: Vec::with_capacity(entries + 1),
+            complete: true,
+        };
+        skips.entries.push(Span::default());
+        RecordIndex { skips, ok: true }
+    }
+
+    /// Adds a scalar value or key at `start..end`.
+    pub(crate) fn scalar(&mut self, start: usize, end: usize) {
+        self.ok &= u32::try_from(end).is_ok();
+        push_span(&mut self.skips, start, end);
+    }
+
+    /// Opens a container at `start`; returns its slot for [`RecordIndex::close`].
+    pub(crate) fn open(&mut self, start: usize) -> usize {
+        self.skips.entries.push(Span {
+            start: start as u32,
+            end: 0,
+            next: 0,
+        });
+        self.skips.entries.len() - 1
+    }
+
+    /// Closes the container of `slot`, which ends just before byte `end`.
+    pub(crate) fn close(&mut self, slot: usize, end: usize) {
+        self.ok &= u32::try_from(end).is_ok();
+        close_span(&mut self.skips, slot, end);
+    }
+
+    /// Adds the value a [`Document::index_into`] indexed at byte `from` of its text, copied
+    /// to byte `to` of the assembled text.
+    pub(crate) fn value(&mut self, piece: &Skips, from: usize, to: usize) {
+        let first = piece.entries.partition_point(|e| (e.start as usize) < from);
+        let base = self.skips.entries.len() as u32;
+        // The piece's outermost value, at `first`, ends last.
+        let fits = piece.entries.get(first).is_some_and(|e| {
+            (e.end as usize + to)
+                .checked_sub(from)
+                .is_some_and(|end| u32::try_from(end).is_ok())
+        });
+        if !piece.complete || !fits {
+            self.ok = false;
+            return;
+        }
+        let shift = |offset: u32| (offset as usize - from + to) as u32;
+        self.skips
+            .entries
+            .extend(piece.entries[first..].iter().map(|e| Span {
+                start: shift(e.start),
+                end: shift(e.end),
+                next: e.next - first as u32 + base,
+            }));
+    }
+
+    /// The index of the whole text, `len` bytes long; `None` when it could not be built.
+    pub(crate) fn finish(mut self, len: usize) -> Option<Skips> {
+        if !self.ok || u32::try_from(len).is_err() {
+            return None;
+        }
+        close_span(&mut self.skips, 0, len);
+        Some(self.skips)
+    }
+}
+
+/// True when navigating `text` with `skips` visits the same values and keys as scanning
+/// it: a debug check for indexes built by hand ([`RecordIndex`]).
+pub(crate) fn index_agrees(text: &str, skips: &Skips) -> bool {
+    fn walk<'a>(v: Json<'a>, depth: usize, out: &mut Vec<&'a str>) {
+        out.push(v.raw());
+        if depth < 64 {
+            for (k, x) in v.members() {
+                out.push(k.raw());
+                walk(x, depth + 1, out);
+            }
+            for x in v.elements() {
+                walk(x, depth + 1, out);
+            }
+        }
+    }
+    let (mut indexed, mut scanned) = (Vec::new(), Vec::new());
+    walk(Json::indexed_root(text, skips), 0, &mut indexed);
+    walk(Json::from_valid(text), 0, &mut scanned);
+    indexed == scanned
 }
 
 /// Scratch space kept between calls of [`Document::index_into`].
@@ -189,6 +296,7 @@ impl<'a> Document<'a> {
     }
 
     /// The index, to send on and use with [`Json::indexed_root`].
+    #[cfg(test)]
     pub(crate) fn into_skips(self) -> Skips {
         self.skips
     }
