@@ -1001,6 +1001,38 @@ impl<'a> Json<'a> {
     /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
     /// repeated keys. `None` when absent or when `self` is not an object.
     pub fn get(self, key: &str) -> Option<Json<'a>> {
+        if let Some((end, sk)) = self.tape_end(Kind::Object).zip(self.skips) {
+            // Keys only, from the index: the value is built for the match alone.
+            let mut k = self.cursor + 1;
+            let mut found = None;
+            while k < end {
+                let name = sk.entries[k];
+                let at = name.next as usize;
+                let (start, stop) = (
+                    name.start as usize - self.base,
+                    name.end as usize - self.base,
+                );
+                let name = Json {
+                    raw: &self.raw[start..stop],
+                    skips: self.skips,
+                    base: name.start as usize,
+                    cursor: k,
+                };
+                if name.str_eq(key) {
+                    found = Some(at);
+                }
+                k = sk.entries[at].next as usize;
+            }
+            return found.map(|at| {
+                let span = sk.entries[at];
+                Json {
+                    raw: &self.raw[span.start as usize - self.base..span.end as usize - self.base],
+                    skips: self.skips,
+                    base: span.start as usize,
+                    cursor: at,
+                }
+            });
+        }
         let mut found = None;
         for (k, v) in self.members() {
             if k.str_eq(key) {
@@ -1056,13 +1088,14 @@ impl<'a> Json<'a> {
     }
 
     /// True when `self` is a string equal, code unit for code unit, to `s`.
+    #[inline]
     pub fn str_eq(self, s: &str) -> bool {
         if self.kind() != Kind::String {
             return false;
         }
-        let body = &self.raw[1..self.raw.len() - 1];
-        if !body.contains('\\') {
-            return body == s;
+        let body = &self.raw.as_bytes()[1..self.raw.len() - 1];
+        if !has_backslash(body) {
+            return bytes_eq(body, s.as_bytes());
         }
         self.code_units().eq(s.encode_utf16())
     }
@@ -1337,12 +1370,35 @@ fn wtf8(v: Json<'_>) -> Vec<u8> {
 
 /// The position in `keys` of the key token `k` (compared as code units).
 fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
-    let body = k.raw_str_body()?;
-    if body.contains('\\') {
+    let body = k.raw_str_body()?.as_bytes();
+    if has_backslash(body) {
         keys.iter().position(|key| k.str_eq(key))
     } else {
-        keys.iter().position(|key| body == *key)
+        keys.iter().position(|key| bytes_eq(body, key.as_bytes()))
     }
+}
+
+/// True when `b` holds a backslash: the slice's own search for short texts such as keys
+/// (inlined), memchr's vector search for longer ones.
+#[inline]
+fn has_backslash(b: &[u8]) -> bool {
+    if b.len() <= 32 {
+        b.contains(&b'\\')
+    } else {
+        memchr::memchr(b'\\', b).is_some()
+    }
+}
+
+/// `a == b`, inline for short slices such as keys (most comparisons of keys of equal
+/// length differ in their first bytes, and a call to `memcmp` costs more than that).
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// Iterator over an object's members; see [`Json::members`].
