@@ -63,14 +63,30 @@ impl<'a> Event<'a> {
             extra_key: None,
         };
         for (key, value) in object.members() {
-            let slot = match key.raw_str_body() {
-                Some("type") => &mut ev.ty,
-                Some("seq") => &mut ev.seq,
-                Some("time") => &mut ev.time,
-                Some("data") => &mut ev.data,
-                Some("surfaceOp") => &mut ev.surface_op,
-                Some("sourceEventSeqs") => &mut ev.source_event_seqs,
-                Some("ignorable") => &mut ev.ignorable,
+            // By length first: a match on the text compares it with every key of the same
+            // length by a call to memcmp, and type, time and data are all four bytes.
+            let body = key.raw_str_body().unwrap_or_default().as_bytes();
+            let named = match body.len() {
+                3 if body == b"seq" => Some(1),
+                4 => match body {
+                    b"type" => Some(0),
+                    b"time" => Some(2),
+                    b"data" => Some(3),
+                    _ => None,
+                },
+                9 if body == b"surfaceOp" => Some(4),
+                9 if body == b"ignorable" => Some(6),
+                15 if body == b"sourceEventSeqs" => Some(5),
+                _ => None,
+            };
+            let slot = match named {
+                Some(0) => &mut ev.ty,
+                Some(1) => &mut ev.seq,
+                Some(2) => &mut ev.time,
+                Some(3) => &mut ev.data,
+                Some(4) => &mut ev.surface_op,
+                Some(5) => &mut ev.source_event_seqs,
+                Some(_) => &mut ev.ignorable,
                 // Keys written with escapes (`"t\u0079pe"`) still name envelope keys.
                 _ => match ENVELOPE_KEYS.iter().find(|k| key.str_eq(k)) {
                     Some(&"type") => &mut ev.ty,

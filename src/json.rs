@@ -67,14 +67,36 @@ pub fn validate(text: &str) -> Result<(), JsonError> {
 /// Where the containers and long strings of a validated text end, by where they start,
 /// so that skipping over a value is a look-up instead of a scan. Built by
 /// [`Document::parse`] in the same pass that validates.
+///
+/// The entries are in document order (by start offset). Each also holds the position of
+/// the first entry after the value it indexes, so that a navigation walking forward (the
+/// members of an object, the elements of an array) steps from entry to entry without
+/// searching: a [`Json`] carries the position of the first entry at or after its start.
 #[derive(Debug, Default, Clone)]
 pub struct Skips {
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    entries: Vec<Span>,
+    /// Every value of the indexed text has an entry (keys, numbers and literals too), so
+    /// the members of an indexed container are read from the entries alone.
+    complete: bool,
 }
 
-/// Strings shorter than this are scanned rather than indexed.
+/// One indexed value: byte offsets of its first byte and just past its last, and the
+/// position in [`Skips::entries`] of the first entry that starts after it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+    next: u32,
+}
+
+/// In texts too long for a complete index, strings shorter than this are scanned rather
+/// than indexed.
 const INDEXED_STRING: usize = 24;
+
+/// Texts up to this many bytes get a complete index (an entry for every value, 12 bytes
+/// each); longer ones (hostile lines of tiny values) only their containers and long
+/// strings, so an index stays within a few times the size of the text.
+const COMPLETE_INDEX_BYTES: usize = 256 << 10;
 
 impl Skips {
     /// The index of a value whose text, at byte `from` of the text indexed, was copied to
@@ -82,29 +104,166 @@ impl Skips {
     /// offsets do not fit in u32: an index only speeds navigation up, so an empty one is
     /// always correct.
     pub(crate) fn moved(mut self, from: usize, to: usize) -> Skips {
-        self.starts.retain(|&s| s as usize >= from);
-        let dropped = self.ends.len() - self.starts.len();
-        self.ends.drain(..dropped);
-        let last = self.ends.iter().max().map_or(0, |&e| e as usize);
+        let dropped = self.entries.partition_point(|e| (e.start as usize) < from);
+        // Entries before `from` end before it too (the value at `from` is whole), so no
+        // kept entry's `next` points before the cut.
+        self.entries.drain(..dropped);
+        let last = self
+            .entries
+            .iter()
+            .map(|e| e.end)
+            .max()
+            .map_or(0, |e| e as usize);
         let fits = (last + to)
             .checked_sub(from)
             .is_some_and(|e| u32::try_from(e).is_ok());
         if !fits {
             return Skips::default();
         }
-        for offset in self.starts.iter_mut().chain(self.ends.iter_mut()) {
-            *offset = (*offset as usize - from + to) as u32;
+        for e in &mut self.entries {
+            e.start = (e.start as usize - from + to) as u32;
+            e.end = (e.end as usize - from + to) as u32;
+            e.next -= dropped as u32;
         }
         self
     }
 
-    fn end_of(&self, start: usize) -> Option<usize> {
-        let start = u32::try_from(start).ok()?;
-        self.starts
-            .binary_search(&start)
-            .ok()
-            .map(|k| self.ends[k] as usize)
+    /// Number of entries.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
     }
+
+    /// Bytes the index holds allocated.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Span>()
+    }
+
+    /// The entry at position `k` when it indexes the value starting at byte `start`.
+    #[inline]
+    fn at(&self, k: usize, start: usize) -> Option<Span> {
+        self.entries
+            .get(k)
+            .copied()
+            .filter(|e| e.start as usize == start)
+    }
+
+    /// The position of the first entry that starts at or after byte `at`, from position
+    /// `k`, which must not be past it.
+    #[inline]
+    fn first_from(&self, mut k: usize, at: usize) -> usize {
+        while self.entries.get(k).is_some_and(|e| (e.start as usize) < at) {
+            k += 1;
+        }
+        k
+    }
+}
+
+/// The complete index of a text assembled from pieces (the SQLite reader's record: an
+/// envelope written around a row's `data`), built as the text is written, so that the
+/// record needs no second check. Entries must be added in text order; offsets are byte
+/// offsets into the assembled text. When a piece has no complete index (a text over
+/// 256 KiB), or an offset does not fit in u32, [`RecordIndex::finish`] says so and the
+/// caller falls back to [`Skips::moved`].
+#[derive(Debug)]
+pub(crate) struct RecordIndex {
+    skips: Skips,
+    ok: bool,
+}
+
+impl RecordIndex {
+    /// An index for a text whose outermost value is an object or array at byte 0, with
+    /// room for `entries` entries.
+    pub(crate) fn new(entries: usize) -> Self {
+        let mut skips = Skips {
+            entries: Vec::with_capacity(entries + 1),
+            complete: true,
+        };
+        skips.entries.push(Span::default());
+        RecordIndex { skips, ok: true }
+    }
+
+    /// Adds a scalar value or key at `start..end`.
+    pub(crate) fn scalar(&mut self, start: usize, end: usize) {
+        self.ok &= u32::try_from(end).is_ok();
+        push_span(&mut self.skips, start, end);
+    }
+
+    /// Opens a container at `start`; returns its slot for [`RecordIndex::close`].
+    pub(crate) fn open(&mut self, start: usize) -> usize {
+        self.skips.entries.push(Span {
+            start: start as u32,
+            end: 0,
+            next: 0,
+        });
+        self.skips.entries.len() - 1
+    }
+
+    /// Closes the container of `slot`, which ends just before byte `end`.
+    pub(crate) fn close(&mut self, slot: usize, end: usize) {
+        self.ok &= u32::try_from(end).is_ok();
+        close_span(&mut self.skips, slot, end);
+    }
+
+    /// Adds the value a [`Document::index_into`] indexed at byte `from` of its text, copied
+    /// to byte `to` of the assembled text.
+    pub(crate) fn value(&mut self, piece: &Skips, from: usize, to: usize) {
+        let first = piece.entries.partition_point(|e| (e.start as usize) < from);
+        let base = self.skips.entries.len() as u32;
+        // The piece's outermost value, at `first`, ends last.
+        let fits = piece.entries.get(first).is_some_and(|e| {
+            (e.end as usize + to)
+                .checked_sub(from)
+                .is_some_and(|end| u32::try_from(end).is_ok())
+        });
+        if !piece.complete || !fits {
+            self.ok = false;
+            return;
+        }
+        let shift = |offset: u32| (offset as usize - from + to) as u32;
+        self.skips
+            .entries
+            .extend(piece.entries[first..].iter().map(|e| Span {
+                start: shift(e.start),
+                end: shift(e.end),
+                next: e.next - first as u32 + base,
+            }));
+    }
+
+    /// The index of the whole text, `len` bytes long; `None` when it could not be built.
+    pub(crate) fn finish(mut self, len: usize) -> Option<Skips> {
+        if !self.ok || u32::try_from(len).is_err() {
+            return None;
+        }
+        close_span(&mut self.skips, 0, len);
+        Some(self.skips)
+    }
+}
+
+/// True when navigating `text` with `skips` visits the same values and keys as scanning
+/// it: a debug check for indexes built by hand ([`RecordIndex`]).
+pub(crate) fn index_agrees(text: &str, skips: &Skips) -> bool {
+    fn walk<'a>(v: Json<'a>, depth: usize, out: &mut Vec<&'a str>) {
+        out.push(v.raw());
+        if depth < 64 {
+            for (k, x) in v.members() {
+                out.push(k.raw());
+                walk(x, depth + 1, out);
+            }
+            for x in v.elements() {
+                walk(x, depth + 1, out);
+            }
+        }
+    }
+    let (mut indexed, mut scanned) = (Vec::new(), Vec::new());
+    walk(Json::indexed_root(text, skips), 0, &mut indexed);
+    walk(Json::from_valid(text), 0, &mut scanned);
+    indexed == scanned
+}
+
+/// Scratch space kept between calls of [`Document::index_into`].
+#[derive(Debug, Default)]
+pub(crate) struct ParseScratch {
+    stack: Vec<(u8, usize)>,
 }
 
 /// A validated JSON text with its [`Skips`]: the fast way to navigate a large value.
@@ -125,7 +284,19 @@ impl<'a> Document<'a> {
         Ok(Document { text, skips })
     }
 
+    /// Validates `text` (as [`validate`]) into `skips`, reusing its allocation and that
+    /// of `scratch`: the reader thread's way to index line after line without
+    /// allocating. On an error `skips` holds nothing useful.
+    pub(crate) fn index_into(
+        text: &str,
+        skips: &mut Skips,
+        scratch: &mut ParseScratch,
+    ) -> Result<(), JsonError> {
+        validate_with(text, Some(skips), &mut scratch.stack)
+    }
+
     /// The index, to send on and use with [`Json::indexed_root`].
+    #[cfg(test)]
     pub(crate) fn into_skips(self) -> Skips {
         self.skips
     }
@@ -136,20 +307,38 @@ impl<'a> Document<'a> {
     }
 }
 
-fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonError> {
+fn validate_into(text: &str, skips: Option<&mut Skips>) -> Result<(), JsonError> {
+    validate_with(text, skips, &mut Vec::new())
+}
+
+/// [`validate`], recording into `skips` (cleared first) where values end. `stack` is
+/// scratch space for the open containers, kept between calls to save allocations.
+fn validate_with(
+    text: &str,
+    mut skips: Option<&mut Skips>,
+    stack: &mut Vec<(u8, usize)>,
+) -> Result<(), JsonError> {
     if text.len() > u32::MAX as usize {
         skips = None;
+    }
+    // Every value when the text is small enough, else containers and long strings only.
+    let complete = text.len() <= COMPLETE_INDEX_BYTES;
+    let min_string = if complete { 0 } else { INDEXED_STRING };
+    if let Some(sk) = skips.as_deref_mut() {
+        sk.entries.clear();
+        sk.complete = complete;
     }
     let b = text.as_bytes();
     let err = |offset, what| Err(JsonError { offset, what });
     // Stack of open containers: b'[' or b'{', with their slot in `skips`.
-    let mut stack: Vec<(u8, usize)> = Vec::new();
+    stack.clear();
     let mut i = skip_ws(b, 0);
     loop {
         // Expect a value at i.
         if i >= b.len() {
             return err(i, "unexpected end of JSON input");
         }
+        let start = i;
         match b[i] {
             b'{' | b'[' => {
                 if stack.len() >= MAX_DEPTH {
@@ -158,9 +347,12 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                 let open = b[i];
                 let slot = match skips.as_deref_mut() {
                     Some(sk) => {
-                        sk.starts.push(i as u32);
-                        sk.ends.push(0);
-                        sk.ends.len() - 1
+                        sk.entries.push(Span {
+                            start: i as u32,
+                            end: 0,
+                            next: 0,
+                        });
+                        sk.entries.len() - 1
                     }
                     None => 0,
                 };
@@ -171,29 +363,34 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                     stack.pop();
                     i += 1;
                     if let Some(sk) = skips.as_deref_mut() {
-                        sk.ends[slot] = i as u32;
+                        close_span(sk, slot, i);
                     }
                 } else {
                     if open == b'{' {
-                        i = object_key(b, i)?;
+                        i = object_key(b, i, skips.as_deref_mut(), min_string)?;
                     }
                     continue;
                 }
             }
             b'"' => {
-                let end = string_end(b, i)?;
-                if end - i >= INDEXED_STRING
+                i = string_end(b, i)?;
+                if i - start >= min_string
                     && let Some(sk) = skips.as_deref_mut()
                 {
-                    sk.starts.push(i as u32);
-                    sk.ends.push(end as u32);
+                    push_span(sk, start, i);
                 }
-                i = end;
             }
-            b't' => i = literal(b, i, b"true")?,
-            b'f' => i = literal(b, i, b"false")?,
-            b'n' => i = literal(b, i, b"null")?,
-            b'-' | b'0'..=b'9' => i = number_end(b, i)?,
+            b't' | b'f' | b'n' | b'-' | b'0'..=b'9' => {
+                i = match b[i] {
+                    b't' => literal(b, i, b"true")?,
+                    b'f' => literal(b, i, b"false")?,
+                    b'n' => literal(b, i, b"null")?,
+                    _ => number_end(b, i)?,
+                };
+                if complete && let Some(sk) = skips.as_deref_mut() {
+                    push_span(sk, start, i);
+                }
+            }
             _ => return err(i, "unexpected token"),
         }
         // After a value: close containers or move to the next member.
@@ -214,7 +411,7 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
                 stack.pop();
                 i += 1;
                 if let Some(sk) = skips.as_deref_mut() {
-                    sk.ends[slot] = i as u32;
+                    close_span(sk, slot, i);
                 }
                 continue;
             }
@@ -230,23 +427,46 @@ fn validate_into(text: &str, mut skips: Option<&mut Skips>) -> Result<(), JsonEr
             }
             i = skip_ws(b, i + 1);
             if top == b'{' {
-                i = object_key(b, i)?;
+                i = object_key(b, i, skips.as_deref_mut(), min_string)?;
             }
             break;
         }
     }
 }
 
-/// Parses `"key" :` at `i` (whitespace already skipped) and returns the index after the colon
-/// and any whitespace.
-fn object_key(b: &[u8], i: usize) -> Result<usize, JsonError> {
+/// Indexes the scalar value or key at `start..end`.
+#[inline]
+fn push_span(sk: &mut Skips, start: usize, end: usize) {
+    let next = sk.entries.len() as u32 + 1;
+    sk.entries.push(Span {
+        start: start as u32,
+        end: end as u32,
+        next,
+    });
+}
+
+/// Parses `"key" :` at `i` (whitespace already skipped), indexes the key in `skips` when
+/// it is at least `min_string` bytes long, and returns the index after the colon and any
+/// whitespace.
+fn object_key(
+    b: &[u8],
+    i: usize,
+    skips: Option<&mut Skips>,
+    min_string: usize,
+) -> Result<usize, JsonError> {
     if i >= b.len() || b[i] != b'"' {
         return Err(JsonError {
             offset: i,
             what: "expected a string key",
         });
     }
-    let i = skip_ws(b, string_end(b, i)?);
+    let end = string_end(b, i)?;
+    if end - i >= min_string
+        && let Some(sk) = skips
+    {
+        push_span(sk, i, end);
+    }
+    let i = skip_ws(b, end);
     if i >= b.len() || b[i] != b':' {
         return Err(JsonError {
             offset: i,
@@ -254,6 +474,16 @@ fn object_key(b: &[u8], i: usize) -> Result<usize, JsonError> {
         });
     }
     Ok(skip_ws(b, i + 1))
+}
+
+/// Records where the container indexed at `slot` ends (`end`, just past its closing
+/// bracket): every entry pushed since lies inside it.
+#[inline]
+fn close_span(sk: &mut Skips, slot: usize, end: usize) {
+    let next = sk.entries.len() as u32;
+    let span = &mut sk.entries[slot];
+    span.end = end as u32;
+    span.next = next;
 }
 
 fn literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, JsonError> {
@@ -299,11 +529,60 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
 /// The index of the first byte at or after `i` that a string cannot hold as it is: `"`,
 /// `\\` or a control character (below 0x20); `b.len()` when there is none.
 ///
-/// Eight bytes at a time (SWAR): a byte is flagged in a word when it equals `"` or `\\` or
+/// Sixteen bytes at a time with SSE2 on x86-64 (part of the architecture), else
+/// eight at a time in a `u64` ([`plain_run_end_words`]); a test checks both against a
+/// byte-by-byte scan on every byte value at every position.
+#[inline]
+fn plain_run_end(b: &[u8], i: usize) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: compiled only where SSE2 is enabled for the whole program.
+        unsafe { plain_run_end_sse2(b, i) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        plain_run_end_words(b, i)
+    }
+}
+
+/// [`plain_run_end`] with SSE2: per 16 bytes, compare with `"` and `\\`, and find the
+/// bytes at most 0x1f as those equal to their unsigned minimum with 0x1f; the lowest bit
+/// of the mask is the first such byte. The last bytes (under 16) go to the word scan.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn plain_run_end_sse2(b: &[u8], mut i: usize) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // With SSE2 enabled these intrinsics are safe to call; only the load, which takes a
+    // pointer, needs `unsafe`.
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let backslash = _mm_set1_epi8(b'\\' as i8);
+    let control = _mm_set1_epi8(0x1f);
+    while let Some(chunk) = b.get(i..i + 16) {
+        let chunk: &[u8; 16] = chunk.try_into().expect("16 bytes");
+        // SAFETY: `chunk` is 16 readable bytes; `_mm_loadu_si128` allows any alignment.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
+        let special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+            _mm_cmpeq_epi8(_mm_min_epu8(v, control), v),
+        );
+        let mask = _mm_movemask_epi8(special) as u32;
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    plain_run_end_words(b, i)
+}
+
+/// [`plain_run_end`] without SIMD instructions: eight bytes at a time (SWAR): a byte is flagged in a word when it equals `"` or `\\` or
 /// is below 0x20. The borrows of the subtraction can only flag bytes *after* a truly flagged
 /// byte, so the lowest flagged byte of a word is always a true one.
 #[inline]
-fn plain_run_end(b: &[u8], mut i: usize) -> usize {
+fn plain_run_end_words(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
@@ -373,43 +652,34 @@ fn number_end(b: &[u8], mut i: usize) -> Result<usize, JsonError> {
     Ok(i)
 }
 
-/// Returns the index just past the value that starts at `b[i]`, for text already validated.
-fn value_end(b: &[u8], i: usize, skips: Option<(&Skips, usize)>) -> usize {
-    if let Some((sk, base)) = skips
-        && matches!(b[i], b'"' | b'{' | b'[')
-        && let Some(end) = sk.end_of(base + i)
-    {
-        return end - base;
-    }
-    match b[i] {
-        b'"' => {
-            // The closing quote is the first `"` preceded by an even run of backslashes.
-            let mut j = i + 1;
-            loop {
-                match memchr::memchr(b'"', &b[j..]) {
-                    Some(k) => {
-                        let q = j + k;
-                        let slashes = b[i + 1..q]
-                            .iter()
-                            .rev()
-                            .take_while(|&&c| c == b'\\')
-                            .count();
-                        if slashes % 2 == 0 {
-                            return q + 1;
-                        }
-                        j = q + 1;
-                    }
-                    None => return b.len(),
-                }
+/// Where the value at byte `i` of `b` (a validated text) ends, and the position of the
+/// first index entry after it: looked up when the entry at position `k` of `skips` indexes
+/// the value (`base` is the offset of `b` in the indexed text), scanned otherwise.
+#[inline]
+fn skip_value(b: &[u8], i: usize, skips: Option<&Skips>, base: usize, k: usize) -> (usize, usize) {
+    match skips {
+        Some(sk) => match sk.at(k, base + i) {
+            Some(span) => (span.end as usize - base, span.next as usize),
+            None => {
+                let end = value_end(b, i);
+                (end, sk.first_from(k, base + end))
             }
-        }
+        },
+        None => (value_end(b, i), k),
+    }
+}
+
+/// Returns the index just past the value that starts at `b[i]`, for text already validated.
+fn value_end(b: &[u8], i: usize) -> usize {
+    match b[i] {
+        b'"' => string_token_end(b, i),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut j = i;
             while j < b.len() {
                 match b[j] {
                     b'"' => {
-                        j = value_end(b, j, None);
+                        j = string_token_end(b, j);
                         continue;
                     }
                     b'{' | b'[' => depth += 1,
@@ -433,6 +703,30 @@ fn value_end(b: &[u8], i: usize, skips: Option<(&Skips, usize)>) -> usize {
             j
         }
     }
+}
+
+/// The index just past the closing quote of the validated string token at `b[i]`: an
+/// escape is a backslash and at least one more byte, none of them a quote that ends it.
+#[inline]
+fn string_token_end(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    // Short strings (most keys) byte by byte; then a quote or backslash at a time.
+    let short = b.len().min(j + 32);
+    while j < short {
+        match b[j] {
+            b'"' => return j + 1,
+            b'\\' => j += 2,
+            _ => j += 1,
+        }
+    }
+    while j < b.len() {
+        match memchr::memchr2(b'"', b'\\', &b[j..]) {
+            Some(k) if b[j + k] == b'"' => return j + k + 1,
+            Some(k) => j += k + 2,
+            None => return b.len(),
+        }
+    }
+    b.len()
 }
 
 /// The JSON type of a value.
@@ -477,6 +771,8 @@ pub struct Json<'a> {
     skips: Option<&'a Skips>,
     /// Offset of `raw` in the indexed document.
     base: usize,
+    /// Position in `skips` of the first entry that starts at or after `base`.
+    cursor: usize,
 }
 
 impl PartialEq for Json<'_> {
@@ -505,6 +801,7 @@ impl<'a> Json<'a> {
             raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
+            cursor: 0,
         })
     }
 
@@ -521,6 +818,7 @@ impl<'a> Json<'a> {
             raw,
             skips: Some(skips),
             base: start,
+            cursor: 0,
         }
     }
 
@@ -533,6 +831,7 @@ impl<'a> Json<'a> {
             raw: text.trim_matches(|c| [' ', '\t', '\n', '\r'].contains(&c)),
             skips: None,
             base: 0,
+            cursor: 0,
         }
     }
 
@@ -659,7 +958,28 @@ impl<'a> Json<'a> {
             },
             skips: self.skips,
             base: self.base,
+            k: self.inner_cursor(),
+            tape_end: self.tape_end(Kind::Object),
         }
+    }
+
+    /// The index position of the first entry inside this value: past its own entry.
+    fn inner_cursor(self) -> usize {
+        match self.skips {
+            Some(sk) if sk.at(self.cursor, self.base).is_some() => self.cursor + 1,
+            _ => self.cursor,
+        }
+    }
+
+    /// For a container of a complete index: the position of the first entry after it
+    /// (its children are the entries before), so they are read without scanning.
+    #[inline]
+    fn tape_end(self, kind: Kind) -> Option<usize> {
+        if self.kind() != kind {
+            return None;
+        }
+        let sk = self.skips.filter(|sk| sk.complete)?;
+        sk.at(self.cursor, self.base).map(|span| span.next as usize)
     }
 
     /// Iterates over an array's elements. Empty for anything but an array.
@@ -673,12 +993,46 @@ impl<'a> Json<'a> {
             },
             skips: self.skips,
             base: self.base,
+            k: self.inner_cursor(),
+            tape_end: self.tape_end(Kind::Array),
         }
     }
 
     /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
     /// repeated keys. `None` when absent or when `self` is not an object.
     pub fn get(self, key: &str) -> Option<Json<'a>> {
+        if let Some((end, sk)) = self.tape_end(Kind::Object).zip(self.skips) {
+            // Keys only, from the index: the value is built for the match alone.
+            let mut k = self.cursor + 1;
+            let mut found = None;
+            while k < end {
+                let name = sk.entries[k];
+                let at = name.next as usize;
+                let (start, stop) = (
+                    name.start as usize - self.base,
+                    name.end as usize - self.base,
+                );
+                let name = Json {
+                    raw: &self.raw[start..stop],
+                    skips: self.skips,
+                    base: name.start as usize,
+                    cursor: k,
+                };
+                if name.str_eq(key) {
+                    found = Some(at);
+                }
+                k = sk.entries[at].next as usize;
+            }
+            return found.map(|at| {
+                let span = sk.entries[at];
+                Json {
+                    raw: &self.raw[span.start as usize - self.base..span.end as usize - self.base],
+                    skips: self.skips,
+                    base: span.start as usize,
+                    cursor: at,
+                }
+            });
+        }
         let mut found = None;
         for (k, v) in self.members() {
             if k.str_eq(key) {
@@ -734,13 +1088,14 @@ impl<'a> Json<'a> {
     }
 
     /// True when `self` is a string equal, code unit for code unit, to `s`.
+    #[inline]
     pub fn str_eq(self, s: &str) -> bool {
         if self.kind() != Kind::String {
             return false;
         }
-        let body = &self.raw[1..self.raw.len() - 1];
-        if !body.contains('\\') {
-            return body == s;
+        let body = &self.raw.as_bytes()[1..self.raw.len() - 1];
+        if !has_backslash(body) {
+            return bytes_eq(body, s.as_bytes());
         }
         self.code_units().eq(s.encode_utf16())
     }
@@ -1015,12 +1370,35 @@ fn wtf8(v: Json<'_>) -> Vec<u8> {
 
 /// The position in `keys` of the key token `k` (compared as code units).
 fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
-    let body = k.raw_str_body()?;
-    if body.contains('\\') {
+    let body = k.raw_str_body()?.as_bytes();
+    if has_backslash(body) {
         keys.iter().position(|key| k.str_eq(key))
     } else {
-        keys.iter().position(|key| body == *key)
+        keys.iter().position(|key| bytes_eq(body, key.as_bytes()))
     }
+}
+
+/// True when `b` holds a backslash: the slice's own search for short texts such as keys
+/// (inlined), memchr's vector search for longer ones.
+#[inline]
+fn has_backslash(b: &[u8]) -> bool {
+    if b.len() <= 32 {
+        b.contains(&b'\\')
+    } else {
+        memchr::memchr(b'\\', b).is_some()
+    }
+}
+
+/// `a == b`, inline for short slices such as keys (most comparisons of keys of equal
+/// length differ in their first bytes, and a call to `memcmp` costs more than that).
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len()
+        && if a.len() <= 16 {
+            a.iter().zip(b).all(|(x, y)| x == y)
+        } else {
+            a == b
+        }
 }
 
 /// Iterator over an object's members; see [`Json::members`].
@@ -1029,11 +1407,45 @@ pub struct Members<'a> {
     pos: usize,
     skips: Option<&'a Skips>,
     base: usize,
+    /// Position in `skips` of the first entry at or after `pos`.
+    k: usize,
+    /// In a complete index: the position of the first entry after the object; the
+    /// members are then read from the entries `k..tape_end`.
+    tape_end: Option<usize>,
+}
+
+impl<'a> Members<'a> {
+    /// The value indexed at position `k`, with the position of the entry after it.
+    #[inline]
+    fn entry(&self, sk: &'a Skips, k: usize) -> (Json<'a>, usize) {
+        let span = sk.entries[k];
+        let (start, end) = (
+            span.start as usize - self.base,
+            span.end as usize - self.base,
+        );
+        let value = Json {
+            raw: &self.raw[start..end],
+            skips: self.skips,
+            base: span.start as usize,
+            cursor: k,
+        };
+        (value, span.next as usize)
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (Json<'a>, Json<'a>);
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
+            if self.k >= end {
+                return None;
+            }
+            let (key, at) = self.entry(sk, self.k);
+            let (value, next) = self.entry(sk, at);
+            self.k = next;
+            return Some((key, value));
+        }
         let b = self.raw.as_bytes();
         let mut i = skip_ws(b, self.pos);
         if i >= b.len() || b[i] == b'}' {
@@ -1043,23 +1455,26 @@ impl<'a> Iterator for Members<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let skips = self.skips.map(|sk| (sk, self.base));
-        let key_end = value_end(b, i, skips);
+        let key_cursor = self.k;
+        let (key_end, k) = skip_value(b, i, self.skips, self.base, self.k);
         let key = Json {
             raw: &self.raw[i..key_end],
             skips: self.skips,
             base: self.base + i,
+            cursor: key_cursor,
         };
         let colon = skip_ws(b, key_end);
         let vstart = skip_ws(b, colon + 1);
-        let vend = value_end(b, vstart, skips);
+        let (vend, next) = skip_value(b, vstart, self.skips, self.base, k);
         self.pos = vend;
+        self.k = next;
         Some((
             key,
             Json {
                 raw: &self.raw[vstart..vend],
                 skips: self.skips,
                 base: self.base + vstart,
+                cursor: k,
             },
         ))
     }
@@ -1071,11 +1486,34 @@ pub struct Elements<'a> {
     pos: usize,
     skips: Option<&'a Skips>,
     base: usize,
+    /// Position in `skips` of the first entry at or after `pos`.
+    k: usize,
+    /// As for [`Members`].
+    tape_end: Option<usize>,
 }
 
 impl<'a> Iterator for Elements<'a> {
     type Item = Json<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
+            if self.k >= end {
+                return None;
+            }
+            let span = sk.entries[self.k];
+            let (start, stop) = (
+                span.start as usize - self.base,
+                span.end as usize - self.base,
+            );
+            let value = Json {
+                raw: &self.raw[start..stop],
+                skips: self.skips,
+                base: span.start as usize,
+                cursor: self.k,
+            };
+            self.k = span.next as usize;
+            return Some(value);
+        }
         let b = self.raw.as_bytes();
         let mut i = skip_ws(b, self.pos);
         if i >= b.len() || b[i] == b']' {
@@ -1085,12 +1523,15 @@ impl<'a> Iterator for Elements<'a> {
         if b[i] == b',' {
             i = skip_ws(b, i + 1);
         }
-        let end = value_end(b, i, self.skips.map(|sk| (sk, self.base)));
+        let cursor = self.k;
+        let (end, next) = skip_value(b, i, self.skips, self.base, self.k);
         self.pos = end;
+        self.k = next;
         Some(Json {
             raw: &self.raw[i..end],
             skips: self.skips,
             base: self.base + i,
+            cursor,
         })
     }
 }
@@ -1244,6 +1685,29 @@ mod tests {
     }
 
     #[test]
+    fn a_text_too_long_for_a_complete_index_navigates_the_same() {
+        // Past COMPLETE_INDEX_BYTES only containers and long strings are indexed: the
+        // members between them are scanned, and must come out the same.
+        let long = "z".repeat(30);
+        let unit = format!(
+            r#"{{"k":[1,-2.5e3,true,null,"s","{long}",{{"{long}":[[]],"x":{{}}}}],"e\"s":"a\\"}}"#
+        );
+        let mut text = String::from("[");
+        while text.len() <= COMPLETE_INDEX_BYTES {
+            text.push_str(&unit);
+            text.push(',');
+        }
+        text.push_str(&unit);
+        text.push(']');
+        let doc = Document::parse(&text).unwrap();
+        assert!(!doc.skips.complete);
+        crate::fuzz::jsonl_line(text.as_bytes());
+        let short = format!("[{unit}]");
+        assert!(Document::parse(&short).unwrap().skips.complete);
+        crate::fuzz::jsonl_line(short.as_bytes());
+    }
+
+    #[test]
     fn the_word_scan_stops_at_the_same_byte_as_a_byte_scan() {
         let naive = |b: &[u8], i: usize| {
             (i..b.len())
@@ -1253,16 +1717,24 @@ mod tests {
         // Every byte value at every position of a word, after plain and high bytes (the
         // ones that could make a borrow or a sign bit lie).
         for special in 0..=255u8 {
-            for pos in 0..20 {
-                for filler in [b'a', 0x7f, 0x80, 0xff, 0x21, b'#', b']'] {
-                    let mut b = vec![filler; 20];
+            for pos in 0..40 {
+                for filler in [b'a', 0x7f, 0x80, 0xff, 0x21, 0x20, b'#', b']'] {
+                    let mut b = vec![filler; 40];
                     b[pos] = special;
                     for start in 0..b.len() {
-                        assert_eq!(
-                            plain_run_end(&b, start),
-                            naive(&b, start),
+                        let want = naive(&b, start);
+                        let what = format!(
                             "special {special:#x} at {pos}, filler {filler:#x}, from {start}"
                         );
+                        assert_eq!(plain_run_end_words(&b, start), want, "words: {what}");
+                        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                        // SAFETY: SSE2 is enabled for the whole program.
+                        assert_eq!(
+                            unsafe { plain_run_end_sse2(&b, start) },
+                            want,
+                            "SSE2: {what}"
+                        );
+                        assert_eq!(plain_run_end(&b, start), want, "{what}");
                     }
                 }
             }

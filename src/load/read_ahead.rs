@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::mpsc::{Receiver, SyncSender};
 
-use crate::json::{Document, Json, JsonError, Skips};
+use crate::json::{Document, Json, JsonError, ParseScratch, Skips};
 use crate::load::line::{Line, LineSource, SourceError};
 use crate::load::packed::{PackedSpan, packed_span};
 
@@ -66,9 +66,11 @@ pub(crate) fn read_ahead(
     let mut bytes = 0;
     // Batches sent and not yet processed.
     let mut in_flight = 0usize;
-    // Lines are read into one buffer that grows once, and handed over in an exact-size
-    // copy (growing a new buffer for every line cost more than the copy).
+    // Lines are read into one buffer that grows once, and handed over in a copy into a
+    // buffer the scan gave back (allocating a buffer for every line cost more than the
+    // copy); indexes are reused the same way.
     let mut read = Line::default();
+    let mut pool = Pool::default();
     loop {
         match lines.next_line(&mut read) {
             Ok(true) => {}
@@ -81,7 +83,9 @@ pub(crate) fn read_ahead(
         let fits = read.bytes.capacity() <= 2 * read.bytes.len() + 64;
         let mut line = Line {
             // A long line, or a buffer the source filled exactly, moves instead.
-            bytes: if fits || read.bytes.len() > BATCH_BYTES {
+            bytes: if read.bytes.len() <= POOLED_BYTES {
+                pool.copy(&read.bytes)
+            } else if fits || read.bytes.len() > BATCH_BYTES {
                 std::mem::take(&mut read.bytes)
             } else {
                 read.bytes.as_slice().to_vec()
@@ -101,7 +105,10 @@ pub(crate) fn read_ahead(
             // Decoded with its index (SQLite), or parsed here.
             let parsed = match line.index.take() {
                 Some(index) => Ok(index),
-                None => Document::parse(text).map(Document::into_skips),
+                None => {
+                    let mut skips = pool.skips.pop().unwrap_or_default();
+                    Document::index_into(text, &mut skips, &mut pool.scratch).map(|()| skips)
+                }
             };
             if let Ok(skips) = &parsed {
                 let root = Json::indexed_root(text, skips);
@@ -130,15 +137,19 @@ pub(crate) fn read_ahead(
                 return;
             }
             in_flight += 1;
-            in_flight -= processed.try_iter().count();
+            for done in processed.try_iter() {
+                in_flight -= 1;
+                pool.take_back(done);
+            }
             if bytes >= BIG_BATCH_BYTES {
                 // Wait until the scan is done with every batch sent, the long lines
                 // included, before reading more.
                 while in_flight > 0 {
-                    if processed.recv().is_err() {
+                    let Ok(done) = processed.recv() else {
                         return;
-                    }
+                    };
                     in_flight -= 1;
+                    pool.take_back(done);
                 }
             }
             bytes = 0;
@@ -146,6 +157,67 @@ pub(crate) fn read_ahead(
     }
 
     let _ = batches.send(batch);
+}
+
+/// Lines up to this many bytes are copied into pooled buffers.
+const POOLED_BYTES: usize = 64 << 10;
+/// The smallest pooled buffer, in bytes (a power of two, as every pooled size is).
+const POOL_MIN: usize = 64;
+/// Size classes of pooled buffers: `POOL_MIN << c` bytes for class `c`.
+const POOL_CLASSES: usize = (POOLED_BYTES / POOL_MIN).trailing_zeros() as usize + 1;
+/// Idle bytes kept per size class, and idle indexes kept.
+const POOL_IDLE_BYTES: usize = 1 << 20;
+const POOL_IDLE_INDEXES: usize = 4 * BATCH_LINES;
+/// Indexes larger than this are freed rather than kept.
+const POOLED_INDEX_BYTES: usize = 64 << 10;
+
+/// Buffers and indexes the scan handed back, for the next lines. Each line buffer holds a
+/// power-of-two capacity and goes back to its size class, so a buffer never grows and
+/// memory stays within twice the bytes in flight plus a bounded idle reserve.
+#[derive(Default)]
+struct Pool {
+    bytes: [Vec<Vec<u8>>; POOL_CLASSES],
+    skips: Vec<Skips>,
+    scratch: ParseScratch,
+}
+
+impl Pool {
+    /// The size class of a buffer for `len` bytes (at most [`POOLED_BYTES`]).
+    fn class(len: usize) -> usize {
+        len.max(POOL_MIN).next_power_of_two().trailing_zeros() as usize
+            - POOL_MIN.trailing_zeros() as usize
+    }
+
+    /// A copy of `bytes` (at most [`POOLED_BYTES`]) in a pooled buffer.
+    fn copy(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let class = Self::class(bytes.len());
+        let mut buf = self.bytes[class]
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(POOL_MIN << class));
+        buf.extend_from_slice(bytes);
+        buf
+    }
+
+    /// Keeps the buffers and indexes of lines the scan is done with.
+    fn take_back(&mut self, done: Vec<(Line, Prepared)>) {
+        for (line, prepared) in done {
+            let mut buf = line.bytes;
+            let cap = buf.capacity();
+            if cap.is_power_of_two() && (POOL_MIN..=POOLED_BYTES).contains(&cap) {
+                let class = Self::class(cap);
+                if self.bytes[class].len() * cap < POOL_IDLE_BYTES {
+                    buf.clear();
+                    self.bytes[class].push(buf);
+                }
+            }
+            if let Some(Ok(skips)) = prepared.parsed
+                && skips.capacity_bytes() <= POOLED_INDEX_BYTES
+                && self.skips.len() < POOL_IDLE_INDEXES
+            {
+                self.skips.push(skips);
+            }
+        }
+    }
 }
 
 /// The seq of a line written in DSH's own key order, `{"type":"…","seq":N,…`, read without

@@ -1,16 +1,18 @@
 //! The event rows of one session in a SQLite store, read as JSONL records (FORMAT.md §8.3,
 //! §8.5; rules Q1–Q8): one lazily stepped statement, rows decoded on the reader thread.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::fmt::Write as _;
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::Path;
 
 use rusqlite::types::ValueRef;
 
 use crate::event::Era;
 use crate::header::Header;
-use crate::json::{Document, Json, MAX_SAFE_INTEGER, Skips, write_js_string};
+use crate::json::{
+    Document, Json, JsonError, MAX_SAFE_INTEGER, ParseScratch, RecordIndex, Skips, write_js_string,
+};
 use crate::load::line::{Backend, Line, LineSource, SourceError};
 use crate::load::sqlite::{
     MAX_DATA_BYTES, MAX_PACKED_DATA_BYTES, Schema, Store, decode_source_seqs, kind_name, list,
@@ -75,6 +77,9 @@ pub fn open_session(path: &Path, session: Option<&str>) -> Result<SqliteLines, S
         after: None,
         exhausted: false,
         decompressor: zstd::bulk::Decompressor::default(),
+        plain: Vec::new(),
+        scratch: ParseScratch::default(),
+        data_index: Skips::default(),
     })
 }
 
@@ -89,6 +94,21 @@ pub struct SqliteLines {
     queue: VecDeque<RawRow>,
     after: Option<i64>,
     exhausted: bool,
+    /// A row's decompressed `data`, kept between rows for its allocation.
+    plain: Vec<u8>,
+    /// The JSON checker's scratch space, kept between rows.
+    scratch: ParseScratch,
+    /// The index of a row's `data`, kept between rows for its allocation.
+    data_index: Skips,
+}
+
+/// `String::from_utf8_lossy` with the check for valid UTF-8 (by far the common case) done
+/// by `std::str::from_utf8`, which is much faster on it.
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 struct RawRow {
@@ -140,7 +160,7 @@ impl SqliteLines {
                 self.after = Some(s);
             }
             let text = |x: ValueRef<'_>| match x {
-                ValueRef::Text(t) => Ok(String::from_utf8_lossy(t).into_owned()),
+                ValueRef::Text(t) => Ok(lossy(t).into_owned()),
                 other => Err(kind_name(other).to_owned()),
             };
             let (data, data_is_blob) = match v(3) {
@@ -166,7 +186,7 @@ impl SqliteLines {
                 sources,
                 surface_op: match v(5) {
                     ValueRef::Null => Ok(None),
-                    ValueRef::Text(t) => Ok(Some(String::from_utf8_lossy(t).into_owned())),
+                    ValueRef::Text(t) => Ok(Some(lossy(t).into_owned())),
                     other => Err(format!("surface_op is {}", kind_name(other))),
                 },
                 ignorable: match v(6) {
@@ -244,17 +264,21 @@ impl SqliteLines {
         Ok((seq, ty, time))
     }
 
-    /// Decodes one row into its JSONL record and the record's skip index, or says why it
-    /// fails to decode.
+    /// Decodes one row into its JSONL record, written to `line` (cleared first), and
+    /// returns the record's skip index, or says why the row fails to decode.
     fn decode(
         &mut self,
         row: &RawRow,
         ty: &str,
         seq: i64,
         time: i64,
-    ) -> Result<(String, Skips), String> {
+        line: &mut Vec<u8>,
+    ) -> Result<Skips, String> {
         let raw = row.data.as_ref().expect("checked by Q2");
         let packed = row.ignorable == Ok(Some(0));
+        // The decompressed bytes go to a buffer kept across rows (taken out of `self` while
+        // the decompressor is in use).
+        let mut plain = std::mem::take(&mut self.plain);
         let data_text = if row.data_is_blob {
             let cap = if packed {
                 MAX_PACKED_DATA_BYTES
@@ -264,11 +288,11 @@ impl SqliteLines {
             // Fast path: one frame that records its size, decompressed in one call with a
             // context kept across rows. Anything else, or any failure, takes the streaming
             // path, which gives the verdict and the message.
-            let mut plain = Vec::new();
+            plain.clear();
             let one_call = zstd::stream::decompressed_size(raw)
                 .filter(|&size| size <= cap as u64)
                 .is_some_and(|size| {
-                    plain.reserve_exact(size as usize);
+                    plain.reserve(size as usize);
                     self.decompressor
                         .decompress_to_buffer(raw, &mut plain)
                         .is_ok_and(|n| n as u64 == size)
@@ -285,12 +309,10 @@ impl SqliteLines {
             if plain.len() > cap {
                 return Err(format!("data BLOB decompresses to more than {cap} bytes"));
             }
-            let text =
-                String::from_utf8(plain).map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
+            let text = std::str::from_utf8(&plain)
+                .map_err(|_| "data BLOB is not valid UTF-8".to_owned())?;
             // A WHATWG TextDecoder drops one leading byte-order mark (FORMAT.md §1.5).
-            text.strip_prefix('\u{feff}')
-                .map(str::to_owned)
-                .unwrap_or(text)
+            Cow::Borrowed(text.strip_prefix('\u{feff}').unwrap_or(text))
         } else {
             if packed && raw.len() > MAX_PACKED_DATA_BYTES {
                 return Err(format!(
@@ -298,12 +320,47 @@ impl SqliteLines {
                     raw.len()
                 ));
             }
-            String::from_utf8_lossy(raw).into_owned()
+            lossy(raw)
         };
-        let document = Document::parse(&data_text).map_err(|e| format!("data is not JSON: {e}"))?;
-        let data = document.root();
+        let mut skips = std::mem::take(&mut self.data_index);
+        Document::index_into(&data_text, &mut skips, &mut self.scratch)
+            .map_err(|e| format!("data is not JSON: {e}"))?;
+        let data = Json::indexed_root(&data_text, &skips);
+        // The record's index is built as the record is written: the envelope's keys and
+        // values, then the data's index moved into place (FORMAT.md §8.5 key order).
+        let mut index = RecordIndex::new(skips.len() + 16);
+        let key = |line: &mut Vec<u8>, index: &mut RecordIndex, name: &str| {
+            // After the opening brace, or after a value.
+            if line.len() > 1 {
+                line.push(b',');
+            }
+            let start = line.len();
+            line.push(b'"');
+            line.extend_from_slice(name.as_bytes());
+            line.push(b'"');
+            index.scalar(start, line.len());
+            line.push(b':');
+        };
+        fn number(line: &mut Vec<u8>, index: &mut RecordIndex, n: impl std::fmt::Display) {
+            let start = line.len();
+            let _ = write!(line, "{n}");
+            index.scalar(start, line.len());
+        }
         let data_at = data.raw().as_ptr() as usize - data_text.as_ptr() as usize;
-        let mut line = String::with_capacity(data_text.len() + 64);
+        line.clear();
+        line.reserve(data.raw().len() + 64);
+        let js_type = |line: &mut Vec<u8>| {
+            if ty.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+                // Nothing to escape: what write_js_string writes, without a copy.
+                line.push(b'"');
+                line.extend_from_slice(ty.as_bytes());
+                line.push(b'"');
+            } else {
+                let mut quoted = String::new();
+                write_js_string(&mut quoted, ty);
+                line.extend_from_slice(quoted.as_bytes());
+            }
+        };
         if packed {
             if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
                 return Err(format!(
@@ -325,46 +382,113 @@ impl SqliteLines {
                     "packed row has {members} members; SQLite rows hold 3 to 1024"
                 ));
             }
-            line.push_str("{\"type\":");
-            write_js_string(&mut line, ty);
-            let _ = write!(line, ",\"seq0\":{seq},\"time0\":{time},\"data\":");
+            line.push(b'{');
+            key(line, &mut index, "type");
+            let start = line.len();
+            js_type(line);
+            index.scalar(start, line.len());
+            key(line, &mut index, "seq0");
+            number(line, &mut index, seq);
+            key(line, &mut index, "time0");
+            number(line, &mut index, time);
+            key(line, &mut index, "data");
             let moved_to = line.len();
-            line.push_str(data.raw());
-            line.push('}');
-            return Ok((line, document.into_skips().moved(data_at, moved_to)));
+            line.extend_from_slice(data.raw().as_bytes());
+            index.value(&skips, data_at, moved_to);
+            line.push(b'}');
+            drop(data_text);
+            self.plain = plain;
+            return Ok(self.record_index(index, line.len(), skips, data_at, moved_to));
         }
-        line.push_str("{\"type\":");
-        write_js_string(&mut line, ty);
-        let _ = write!(line, ",\"seq\":{seq},\"time\":{time},\"data\":");
+        line.push(b'{');
+        key(line, &mut index, "type");
+        let start = line.len();
+        js_type(line);
+        index.scalar(start, line.len());
+        key(line, &mut index, "seq");
+        number(line, &mut index, seq);
+        key(line, &mut index, "time");
+        number(line, &mut index, time);
+        key(line, &mut index, "data");
         let moved_to = line.len();
-        line.push_str(data.raw());
+        line.extend_from_slice(data.raw().as_bytes());
+        index.value(&skips, data_at, moved_to);
         match &row.sources {
             Ok(Some((bytes, true))) => {
                 let seqs =
                     decode_source_seqs(bytes).map_err(|e| format!("source_event_seqs: {e}"))?;
-                line.push_str(",\"sourceEventSeqs\":[");
-                for (i, seq) in seqs.iter().enumerate() {
-                    let _ = write!(line, "{}{seq}", if i == 0 { "" } else { "," });
+                key(line, &mut index, "sourceEventSeqs");
+                let slot = index.open(line.len());
+                line.push(b'[');
+                for (i, &seq) in seqs.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    number(line, &mut index, seq);
                 }
-                line.push(']');
+                line.push(b']');
+                index.close(slot, line.len());
             }
             Ok(Some((bytes, false))) => {
-                let text = String::from_utf8_lossy(bytes);
-                let json = Json::parse(&text)
+                let text = lossy(bytes);
+                let (raw, piece) = self
+                    .piece(&text)
                     .map_err(|e| format!("source_event_seqs is not JSON: {e}"))?;
-                line.push_str(&format!(",\"sourceEventSeqs\":{}", json.raw()));
+                key(line, &mut index, "sourceEventSeqs");
+                let to = line.len();
+                line.extend_from_slice(text[raw.clone()].as_bytes());
+                index.value(&piece, raw.start, to);
             }
             _ => {}
         }
         if let Ok(Some(op)) = &row.surface_op {
-            let json = Json::parse(op).map_err(|e| format!("surface_op is not JSON: {e}"))?;
-            line.push_str(&format!(",\"surfaceOp\":{}", json.raw()));
+            let (raw, piece) = self
+                .piece(op)
+                .map_err(|e| format!("surface_op is not JSON: {e}"))?;
+            key(line, &mut index, "surfaceOp");
+            let to = line.len();
+            line.extend_from_slice(op[raw.clone()].as_bytes());
+            index.value(&piece, raw.start, to);
         }
         if row.ignorable == Ok(Some(1)) {
-            line.push_str(",\"ignorable\":true");
+            key(line, &mut index, "ignorable");
+            let start = line.len();
+            line.extend_from_slice(b"true");
+            index.scalar(start, line.len());
         }
-        line.push('}');
-        Ok((line, document.into_skips().moved(data_at, moved_to)))
+        line.push(b'}');
+        drop(data_text);
+        self.plain = plain;
+        Ok(self.record_index(index, line.len(), skips, data_at, moved_to))
+    }
+
+    /// The record's index: the one built with it, or else the data's index moved into
+    /// place (the envelope is then scanned); the data's index is kept for the next row.
+    fn record_index(
+        &mut self,
+        index: RecordIndex,
+        len: usize,
+        data: Skips,
+        data_at: usize,
+        moved_to: usize,
+    ) -> Skips {
+        match index.finish(len) {
+            Some(index) => {
+                self.data_index = data;
+                index
+            }
+            None => data.moved(data_at, moved_to),
+        }
+    }
+
+    /// Checks a JSON column's text (`source_event_seqs` as TEXT, `surface_op`) and indexes
+    /// it: the byte range of its value (without surrounding whitespace) and its index.
+    fn piece(&mut self, text: &str) -> Result<(std::ops::Range<usize>, Skips), JsonError> {
+        let mut piece = Skips::default();
+        Document::index_into(text, &mut piece, &mut self.scratch)?;
+        let raw = Json::indexed_root(text, &piece).raw();
+        let start = raw.as_ptr() as usize - text.as_ptr() as usize;
+        Ok((start..start + raw.len(), piece))
     }
 }
 
@@ -391,13 +515,23 @@ impl LineSource for SqliteLines {
         line.terminated = true;
         line.from_torn_frame = false;
         line.too_long = false;
-        match self.decode(&row, &ty, seq, time) {
-            Ok((text, index)) => {
+        let mut bytes = std::mem::take(&mut line.bytes);
+        match self.decode(&row, &ty, seq, time, &mut bytes) {
+            Ok(index) => {
+                debug_assert!(
+                    std::str::from_utf8(&bytes)
+                        .is_ok_and(|text| crate::json::index_agrees(text, &index)),
+                    "the record's index navigates it as a scan does"
+                );
                 line.defect = None;
-                line.bytes = text.into_bytes();
+                line.bytes = bytes;
                 line.index = Some(index);
             }
-            Err(why) => line.defect = Some(why),
+            Err(why) => {
+                bytes.clear();
+                line.bytes = bytes;
+                line.defect = Some(why);
+            }
         }
         Ok(true)
     }
