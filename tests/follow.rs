@@ -629,3 +629,45 @@ fn a_finding_of_the_turn_under_way_at_catch_up_is_reported_when_it_ends() {
     f.expect("turn 2 ended: interrupted, 0 input and 0 output tokens, 5 ms (seq 10, line 12)");
     f.expect("provider P1 at line 9 (seq 7, message index 1): tool call \"call_1\" has no tool result after it [refused by anthropic, openai, deepseek]");
 }
+
+/// Catching up, the findings counted as reported are those of the history the last turn
+/// end left: a result that came late after it turns a P1 into a P3, which is reported when
+/// the turn ends.
+#[test]
+fn a_finding_changed_after_the_last_turn_end_at_catch_up_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    std::fs::write(
+        &log,
+        concat!(
+            "{\"type\":\"session\",\"version\":0,\"id\":\"late-result\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}\n",
+            "{\"type\":\"turn/start\",\"seq\":0,\"time\":1760000000100,\"data\":{\"turn\":1}}\n",
+            "{\"type\":\"step/start\",\"seq\":1,\"time\":1760000000101,\"data\":{\"turn\":1,\"step\":1}}\n",
+            "{\"type\":\"user/message\",\"seq\":2,\"time\":1760000000102,\"data\":{\"id\":\"u-2\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"list the files\"}],\"source\":{\"kind\":\"user\"}},\"surfaceOp\":\"append\"}\n",
+            "{\"type\":\"assistant/message\",\"seq\":3,\"time\":1760000000103,\"data\":{\"turn\":1,\"step\":1,\"message\":{\"id\":\"a-3\",\"role\":\"assistant\",\"content\":[{\"type\":\"tool-call\",\"id\":\"call_1\",\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}],\"source\":{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-reasoner\"}}},\"sourceEventSeqs\":[],\"surfaceOp\":\"append\"}\n",
+            "{\"type\":\"tool/call\",\"seq\":4,\"time\":1760000000104,\"data\":{\"turn\":1,\"step\":1,\"callId\":\"call_1\",\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}}\n",
+            "{\"type\":\"step/end\",\"seq\":5,\"time\":1760000000105,\"data\":{\"turn\":1,\"step\":1}}\n",
+            "{\"type\":\"turn/end\",\"seq\":6,\"time\":1760000000106,\"data\":{\"turn\":1,\"reason\":{\"kind\":\"interrupted\"}}}\n",
+            "{\"type\":\"turn/start\",\"seq\":7,\"time\":1760000000200,\"data\":{\"turn\":2}}\n",
+            "{\"type\":\"step/start\",\"seq\":8,\"time\":1760000000201,\"data\":{\"turn\":2,\"step\":1}}\n",
+            "{\"type\":\"user/message\",\"seq\":9,\"time\":1760000000202,\"data\":{\"id\":\"u-9\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"go on\"}],\"source\":{\"kind\":\"user\"}},\"surfaceOp\":\"append\"}\n",
+            "{\"type\":\"tool/result\",\"seq\":10,\"time\":1760000000203,\"data\":{\"turn\":2,\"step\":1,\"message\":{\"id\":\"r-10\",\"role\":\"user\",\"content\":[{\"type\":\"tool-result\",\"toolCallId\":\"call_1\",\"content\":[{\"type\":\"text\",\"text\":\"a.txt\"}],\"isError\":false}],\"source\":{\"kind\":\"tool\",\"callId\":\"call_1\"}}},\"surfaceOp\":\"append\"}\n",
+        ),
+    )
+    .unwrap();
+    let name = log.display().to_string();
+    let f = Following::start(&["--provider", "deepseek", &name]);
+    f.expect(&format!(
+        "following {name}: 11 events so far, surface 4, head, a turn open"
+    ));
+    append(
+        &log,
+        concat!(
+            "{\"type\":\"step/end\",\"seq\":11,\"time\":1760000000204,\"data\":{\"turn\":2,\"step\":1}}\n",
+            "{\"type\":\"turn/end\",\"seq\":12,\"time\":1760000000205,\"data\":{\"turn\":2,\"reason\":{\"kind\":\"completed\"}}}\n",
+        )
+        .as_bytes(),
+    );
+    f.expect("turn 2 ended: completed, 0 input and 0 output tokens, 5 ms (seq 12, line 14)");
+    f.expect("provider P3 at line 5 (seq 3, message index 1): tool call \"call_1\" is answered at seq 10, not right after the call: the message at seq 9 comes between [refused by anthropic, openai, deepseek]");
+}

@@ -244,12 +244,25 @@ impl Followed {
             self.live = Live::sqlite(&self.path, options(self.sqlite_session.clone()), backend);
         }
         if !self.lines.is_empty() && !self.stopped {
-            // Quiet, nothing is printed but what stands at the end: check the provider's
-            // rules once, after the push.
+            // Quiet, nothing is printed: what counts as reported is what the provider's
+            // rules find at the last turn end, so they run once, there (at every turn end
+            // they would cost the surface times the turns).
             self.view.deferring = quiet;
-            let mut views: [&mut dyn View; 1] = [&mut self.view];
-            self.live.push(&self.lines, &mut views);
-            self.view.check_provider(&self.live.report().replay);
+            let split = if quiet {
+                last_turn_end(&self.lines).map_or(0, |k| k + 1)
+            } else {
+                self.lines.len()
+            };
+            let (through_turn_end, rest) = self.lines.split_at(split);
+            for (k, part) in [through_turn_end, rest].into_iter().enumerate() {
+                if !part.is_empty() {
+                    let mut views: [&mut dyn View; 1] = [&mut self.view];
+                    self.live.push(part, &mut views);
+                }
+                if k == 0 {
+                    self.view.check_provider(&self.live.report().replay);
+                }
+            }
             self.lines.clear();
             let happenings = std::mem::take(&mut self.view.happenings);
             if !quiet {
@@ -731,4 +744,16 @@ fn watcher(
     };
     watcher.watch(at, mode).ok()?;
     Some(watcher)
+}
+
+/// The index of the last line that is a `turn/end` record, if any (read from the end, so
+/// only the lines after the last turn end and that one are parsed).
+fn last_turn_end(lines: &[Line]) -> Option<usize> {
+    lines.iter().rposition(|line| {
+        std::str::from_utf8(&line.bytes)
+            .ok()
+            .and_then(|text| dsh_session::json::Json::parse(text).ok())
+            .and_then(|record| record.get("type"))
+            .is_some_and(|ty| ty.str_eq("turn/end"))
+    })
 }

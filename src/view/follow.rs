@@ -114,8 +114,8 @@ pub struct Follow {
     /// every turn end: while catching up quietly, where only the history at the end counts
     /// (checking at every turn end would cost the surface times the turns).
     pub deferring: bool,
-    /// While deferring: the seq of the last turn end since the last check.
-    provider_due: Option<u64>,
+    /// While deferring: a turn ended since the last check.
+    provider_due: bool,
 }
 
 impl Follow {
@@ -129,23 +129,22 @@ impl Follow {
     }
 
     /// With `deferring`: the provider findings of `replay`'s history, if a turn ended since
-    /// the last check, as [`Follow::provider_findings`] would have found them at that turn
-    /// end: those about messages after it are left to be reported at the next one.
+    /// the last check. Call it right after the last turn end pushed: the findings are those
+    /// of the history that turn end left.
     pub fn check_provider(&mut self, replay: &Replay) {
-        if let Some(turn_end) = self.provider_due.take() {
-            self.provider_findings(replay, Some(turn_end));
+        if std::mem::take(&mut self.provider_due) {
+            self.provider_findings(replay);
         }
     }
 
-    /// The provider findings now standing that were not standing at the last check; with
-    /// `until`, only those about messages up to that seq.
-    fn provider_findings(&mut self, replay: &Replay, until: Option<u64>) {
+    /// The provider findings now standing that were not standing at the last check.
+    fn provider_findings(&mut self, replay: &Replay) {
         let Some(provider) = self.provider else {
             return;
         };
         let mut now = HashSet::new();
         for finding in replay.provider_findings(self.system_prompt) {
-            if !provider.enforces(finding.rule) || finding.seq > until.or(finding.seq) {
+            if !provider.enforces(finding.rule) {
                 continue;
             }
             let call = finding
@@ -219,9 +218,9 @@ impl View for Follow {
                 });
                 // The history is stable at a turn's end: the provider's answer is due.
                 if checked.folded && self.deferring {
-                    self.provider_due = Some(seq);
+                    self.provider_due = true;
                 } else if checked.folded {
-                    self.provider_findings(checked.replay, None);
+                    self.provider_findings(checked.replay);
                 }
             }
             "assistant/message" => {
