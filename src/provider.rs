@@ -346,6 +346,31 @@ impl<'a> CallIds<'a> {
         })
     }
 
+    /// The ids in order, each with a key that [`CallIds::by_key`] reads it back by in O(1):
+    /// its index in a list, the byte offset of its entry when packed.
+    pub fn keyed(self) -> impl Iterator<Item = (usize, &'a str)> + 'a {
+        let mut pos = 0;
+        (0..self.len()).map(move |i| match self {
+            CallIds::List(ids) => (i, ids[i].as_str()),
+            CallIds::Packed { bytes, .. } => {
+                let at = pos;
+                let id = crate::varint::read_bytes(bytes, &mut pos);
+                (at, std::str::from_utf8(id).unwrap_or(""))
+            }
+        })
+    }
+
+    /// The id with `key` ([`CallIds::keyed`]); empty for a key it did not give.
+    pub fn by_key(self, key: usize) -> &'a str {
+        match self {
+            CallIds::List(ids) => ids.get(key).map_or("", String::as_str),
+            CallIds::Packed { bytes, .. } => {
+                let mut pos = key;
+                std::str::from_utf8(crate::varint::read_bytes(bytes, &mut pos)).unwrap_or("")
+            }
+        }
+    }
+
     /// True when `id` is one of the ids.
     pub fn contains(self, id: &str) -> bool {
         self.iter().any(|x| x == id)
@@ -414,8 +439,8 @@ fn positions<H: History + ?Sized>(
 }
 
 /// The call ids announced so far, as the position of the announcing message and the id's
-/// index among its calls: 8 bytes each, the id itself read back from the history (an
-/// exact comparison; the hash only finds candidates).
+/// key among its calls ([`CallIds::keyed`]): 8 bytes each, the id itself read back from
+/// the history (an exact comparison; the hash only finds candidates).
 struct Announced<'h, H: History + ?Sized> {
     history: &'h H,
     hasher: std::hash::RandomState,
@@ -436,8 +461,8 @@ impl<'h, H: History + ?Sized> Announced<'h, H> {
     }
 
     fn id(&self, entry: u64) -> &'h str {
-        let (at, index) = ((entry >> 32) as usize, (entry & 0xffff_ffff) as usize);
-        (self.history.message(at).calls.iter().nth(index)).unwrap_or_default()
+        let (at, key) = ((entry >> 32) as usize, (entry & 0xffff_ffff) as usize);
+        self.history.message(at).calls.by_key(key)
     }
 
     fn contains(&self, id: &str) -> bool {
@@ -445,23 +470,18 @@ impl<'h, H: History + ?Sized> Announced<'h, H> {
         self.table.find(hash, |&e| self.id(e) == id).is_some()
     }
 
-    /// Adds call `index` of the message at `at`; false when its id was announced before.
-    fn insert(&mut self, at: usize, index: usize, id: &str) -> bool {
+    /// Adds the call with `key` of the message at `at`; false when its id was announced
+    /// before.
+    fn insert(&mut self, at: usize, key: usize, id: &str) -> bool {
         if self.contains(id) {
             return false;
         }
         let hash = std::hash::BuildHasher::hash_one(&self.hasher, id);
-        let entry = (at as u64) << 32 | index as u64;
+        let entry = (at as u64) << 32 | key as u64;
         let (history, hasher) = (self.history, &self.hasher);
         self.table.insert_unique(hash, entry, |&e| {
-            let (at, index) = ((e >> 32) as usize, (e & 0xffff_ffff) as usize);
-            let id = history
-                .message(at)
-                .calls
-                .iter()
-                .nth(index)
-                .unwrap_or_default();
-            std::hash::BuildHasher::hash_one(hasher, id)
+            let (at, key) = ((e >> 32) as usize, (e & 0xffff_ffff) as usize);
+            std::hash::BuildHasher::hash_one(hasher, history.message(at).calls.by_key(key))
         });
         true
     }
@@ -538,8 +558,14 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
                     "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
                 );
             }
-            for (index, id) in m.calls.iter().enumerate() {
-                if !announced.insert(at, index, id) {
+            // The results sent right after this message: the run of tool messages.
+            let run: std::collections::HashSet<&str> = if m.calls.is_empty() {
+                std::collections::HashSet::new()
+            } else {
+                run_results(history, at).collect()
+            };
+            for (key, id) in m.calls.keyed() {
+                if !announced.insert(at, key, id) {
                     push(
                         Rule::P6,
                         Some(id),
@@ -548,8 +574,7 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
                     );
                     continue;
                 }
-                // The results that follow this message directly: the run of tool messages.
-                if answered_in_run(history, at, id) {
+                if run.contains(id) {
                     continue;
                 }
                 match later_result(history, at, id) {
@@ -587,14 +612,17 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
     out.into_iter().map(|(_, f)| f).collect()
 }
 
-/// True when a message of the run of tool messages right after the assistant message at
-/// `at` answers `id`: DSH's adapters send a user message's text first, so only a
-/// result-only user message (or a v4 tool message) continues the run.
-fn answered_in_run<H: History + ?Sized>(history: &H, at: usize, id: &str) -> bool {
+/// The result ids of the run of tool messages right after the assistant message at `at`:
+/// DSH's adapters send a user message's text first, so only a result-only user message (or
+/// a v4 tool message) continues the run.
+fn run_results<'h, H: History + ?Sized>(
+    history: &'h H,
+    at: usize,
+) -> impl Iterator<Item = &'h str> + 'h {
     positions(history, history.after(at))
         .map(|k| history.message(k))
         .take_while(continues_results)
-        .any(|m| m.results.contains(id))
+        .flat_map(|m| m.results.iter())
 }
 
 /// True for a message that is sent as tool messages only: a v4 tool-role result, or a
@@ -825,5 +853,17 @@ mod call_id_tests {
         assert!(packed.contains("toolu_é"));
         assert!(!packed.contains("call_2"));
         assert!(CallIds::default().is_empty());
+        for ids in [packed, CallIds::List(&ids)] {
+            let keyed: Vec<(usize, &str)> = ids.keyed().collect();
+            assert_eq!(
+                keyed.iter().map(|(_, id)| *id).collect::<Vec<_>>(),
+                ids.to_vec()
+            );
+            assert!(keyed.iter().all(|(key, id)| ids.by_key(*key) == *id));
+        }
+        assert_eq!(
+            packed.keyed().map(|(k, _)| k).collect::<Vec<_>>(),
+            [0, 7, 8]
+        );
     }
 }

@@ -42,6 +42,8 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &ScanOptions {
             session: args.session.clone(),
             keep_messages: true,
+            // The transcript copies what it shows; the fold's own texts wait on disk.
+            spill_texts: true,
             keep_shadowed: true,
             replacements: true,
             ..ScanOptions::default()

@@ -23,7 +23,7 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // they wait in a temporary file, and are printed one at a time from there.
     let options = ScanOptions {
         keep_messages: true,
-        spill_texts: args.at.is_none(),
+        spill_texts: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };

@@ -91,7 +91,7 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         keep_shadowed: args.all,
         replacements: args.all,
         previews: true,
-        spill_texts: args.at.is_none(),
+        spill_texts: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 
 /// Where a text is: its byte offset among every text stored, and its length in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +32,9 @@ pub struct TextStore {
 }
 
 impl Clone for TextStore {
-    /// A copy of the texts held in memory; a spilled store's copy reads its file through a
-    /// second handle (the file is only ever appended to).
+    /// A copy of the texts held in memory; a spilled store's copy reads and writes its file
+    /// through a second handle, at its own offsets (a copy that goes on past the other's
+    /// end overwrites what the other wrote there: keep using one of them).
     fn clone(&self) -> Self {
         TextStore {
             memory: self.memory.clone(),
@@ -85,8 +86,9 @@ impl TextStore {
     /// Moves the texts in memory to the spill file; on a write error they stay in memory
     /// and nothing more is spilled (`limit` becomes `None`).
     fn flush(&mut self) {
-        let Some(file) = &mut self.file else { return };
-        match file.write_all(&self.memory) {
+        let Some(file) = &self.file else { return };
+        // At this store's own offset, not the file's cursor: a clone shares the cursor.
+        match write_all_at(file, &self.memory, self.spilled) {
             Ok(()) => {
                 self.spilled += self.memory.len() as u64;
                 self.memory.clear();
@@ -119,6 +121,25 @@ impl TextStore {
             .map(Cow::Owned)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_all_at(file: &File, mut buf: &[u8], mut offset: u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_write(file, buf, offset)? {
+            0 => return Err(io::ErrorKind::WriteZero.into()),
+            n => {
+                buf = &buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
