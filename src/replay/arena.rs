@@ -101,6 +101,18 @@ pub(super) struct Arena {
     live: usize,
     /// Dead slots not yet compacted away.
     dead: usize,
+    /// Set by [`Arena::mark`]: no compaction until [`Arena::back_to`].
+    held: bool,
+}
+
+/// Where an [`Arena`] stood ([`Arena::mark`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ArenaMark {
+    slots: usize,
+    bytes: usize,
+    head: u32,
+    tail: u32,
+    live: usize,
 }
 
 /// The roles of harness messages (FORMAT.md §2.4.1, GENERATIONS §7).
@@ -135,7 +147,40 @@ impl Arena {
             tail: NIL,
             live: 0,
             dead: 0,
+            held: false,
         }
+    }
+
+    /// Where the arena stands; until [`Arena::back_to`], nothing is compacted.
+    pub fn mark(&mut self) -> ArenaMark {
+        self.held = true;
+        ArenaMark {
+            slots: self.slots.len(),
+            bytes: self.bytes.len(),
+            head: self.head,
+            tail: self.tail,
+            live: self.live,
+        }
+    }
+
+    /// Goes back to `mark`, when entries were only appended at the tail since (no unlink):
+    /// the appended slots and their records are dropped. False, changing nothing, when an
+    /// entry was taken off the surface since. Compaction resumes either way.
+    pub fn back_to(&mut self, mark: ArenaMark) -> bool {
+        self.held = false;
+        let appended = self.slots.len() - mark.slots;
+        if self.live != mark.live + appended {
+            return false;
+        }
+        self.slots.truncate(mark.slots);
+        self.bytes.truncate(mark.bytes);
+        self.head = mark.head;
+        self.tail = mark.tail;
+        if mark.tail != NIL {
+            self.slots[mark.tail as usize].next = NIL;
+        }
+        self.live = mark.live;
+        true
     }
 
     /// Entries on the surface.
@@ -415,7 +460,7 @@ impl Arena {
     /// more than a few thousand): O(slots), so O(1) per removed entry over a log. Slot
     /// indexes change; call it only between pushes.
     pub fn compact_if_sparse(&mut self) {
-        if self.dead < 4096 || self.dead * 16 < self.slots.len() - self.dead {
+        if self.held || self.dead < 4096 || self.dead * 16 < self.slots.len() - self.dead {
             return;
         }
         let mut moved = vec![NIL; self.slots.len()];

@@ -200,6 +200,18 @@ pub struct Replay {
     cites: Vec<u64>,
 }
 
+/// Where a [`Replay`] stood ([`Replay::mark`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    arena: arena::ArenaMark,
+    texts: text::TextMark,
+    next_seq: u64,
+    warnings: usize,
+    system_head: Option<u64>,
+    alpha_dialect: bool,
+    replacement_count: u64,
+}
+
 type Step = Result<(), (Rule, String)>;
 
 impl Replay {
@@ -240,6 +252,43 @@ impl Replay {
     pub fn keeping_shadowed(mut self) -> Self {
         self.keep_shadowed = true;
         self
+    }
+
+    /// Where the fold stands, to go back to with [`Replay::back_to`] after events that only
+    /// append (a crash repair's closers, checked and then forgotten): far cheaper than a
+    /// clone of the whole surface. Until then, nothing is compacted or spilled.
+    pub fn mark(&mut self) -> Mark {
+        Mark {
+            arena: self.arena.mark(),
+            texts: self.texts.mark(),
+            next_seq: self.next_seq,
+            warnings: self.warnings.len(),
+            system_head: self.system_head,
+            alpha_dialect: self.alpha_dialect,
+            replacement_count: self.replacement_count,
+        }
+    }
+
+    /// Goes back to `mark`: the events folded since are forgotten. False, with the fold
+    /// left as it is, when one of them was a replace (only appends can be undone).
+    pub fn back_to(&mut self, mark: Mark) -> bool {
+        // A replace takes entries off the surface, which the arena sees.
+        let back =
+            self.arena.back_to(mark.arena) && self.replacement_count == mark.replacement_count;
+        self.texts.back_to(mark.texts, back);
+        if !back {
+            return false;
+        }
+        if let Some(index) = &mut self.provenance {
+            for seq in mark.next_seq..self.next_seq {
+                index.sources.remove(&seq);
+            }
+        }
+        self.next_seq = mark.next_seq;
+        self.warnings.truncate(mark.warnings);
+        self.system_head = mark.system_head;
+        self.alpha_dialect = mark.alpha_dialect;
+        true
     }
 
     /// Keeps messages and previews in memory up to `limit` bytes, then in a temporary file

@@ -277,3 +277,58 @@ fn spilled_texts_and_kept_entries_read_back_as_in_memory() {
     assert_eq!(first, a[0]);
     assert!(spilled.entry_by_seq(u64::MAX).is_none());
 }
+
+#[test]
+fn going_back_to_a_mark_forgets_appends_only() {
+    let mut r = Replay::new(&HEAD)
+        .with_provenance()
+        .spilling_texts_after(64);
+    feed_mixed(&mut r, 500);
+    let before = (r.entries().unwrap(), r.next_seq(), r.provenance().cloned());
+    let mark = r.mark();
+    let message = r#"{"role":"user","content":"a closer"}"#;
+    for seq in 500..503 {
+        let op = Json::parse(r#""append""#).unwrap();
+        let src = Json::parse("[3]").unwrap();
+        let input = SurfaceInput {
+            message: Some(message),
+            role: Some("user"),
+            ..SurfaceInput::surface_only(seq, "user/message", Some(op), Some(src))
+        };
+        r.push_surface(input).unwrap();
+    }
+    assert_eq!(r.len(), before.0.len() + 3);
+    assert!(r.back_to(mark));
+    assert_eq!(
+        (r.entries().unwrap(), r.next_seq(), r.provenance().cloned()),
+        before
+    );
+    // The fold goes on from there, texts included.
+    feed_more(&mut r, 500);
+    assert_eq!(r.entries().unwrap().last().unwrap().seq, 500);
+
+    // A replace cannot be undone: back_to says so and leaves the fold as it is.
+    let mark = r.mark();
+    let replace = Json::parse(r#"{"op":"replace","start":500,"end":500}"#).unwrap();
+    let src = Json::parse("[500]").unwrap();
+    r.push_surface(SurfaceInput::surface_only(
+        501,
+        "user/message",
+        Some(replace),
+        Some(src),
+    ))
+    .unwrap();
+    assert!(!r.back_to(mark));
+    assert_eq!(r.seqs().last(), Some(&501));
+}
+
+/// One more append at `seq`, with a message.
+fn feed_more(r: &mut Replay, seq: u64) {
+    let op = Json::parse(r#""append""#).unwrap();
+    let input = SurfaceInput {
+        message: Some(r#"{"role":"user","content":"after"}"#),
+        role: Some("user"),
+        ..SurfaceInput::surface_only(seq, "user/message", Some(op), None)
+    };
+    r.push_surface(input).unwrap();
+}

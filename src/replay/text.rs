@@ -29,6 +29,14 @@ pub struct TextStore {
     file: Option<File>,
     /// Bytes in the spill file.
     spilled: u64,
+    /// Set by [`TextStore::mark`]: texts stay in memory until [`TextStore::back_to`].
+    held: bool,
+}
+
+/// Where a [`TextStore`] stood ([`TextStore::mark`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TextMark {
+    memory: usize,
 }
 
 impl Clone for TextStore {
@@ -41,6 +49,7 @@ impl Clone for TextStore {
             limit: self.limit,
             file: self.file.as_ref().and_then(|f| f.try_clone().ok()),
             spilled: self.spilled,
+            held: self.held,
         }
     }
 }
@@ -66,6 +75,9 @@ impl TextStore {
             len: text.len() as u64,
         };
         self.memory.extend_from_slice(text.as_bytes());
+        if self.held {
+            return at;
+        }
         match (&mut self.file, self.limit) {
             (None, Some(limit)) if self.memory.len() > limit => {
                 // A store that cannot spill (no temporary directory) keeps its texts.
@@ -95,6 +107,23 @@ impl TextStore {
             }
             Err(_) => self.limit = None,
         }
+    }
+
+    /// Where the store stands; until [`TextStore::back_to`], new texts stay in memory.
+    pub(crate) fn mark(&mut self) -> TextMark {
+        self.held = true;
+        TextMark {
+            memory: self.memory.len(),
+        }
+    }
+
+    /// Forgets the texts pushed since `mark` (`forget`), or keeps them; spilling resumes
+    /// either way.
+    pub(crate) fn back_to(&mut self, mark: TextMark, forget: bool) {
+        if forget {
+            self.memory.truncate(mark.memory);
+        }
+        self.held = false;
     }
 
     /// The text at `at`.
