@@ -135,9 +135,10 @@ pub fn write_aligned<T>(
     write_streamed(out, header, Layout::default(), rows).map_err(std::io::Error::other)
 }
 
-/// Writes a table in the same layout as [`table`] from rows produced twice by `rows`: a
-/// first pass finds the column widths, the second prints, so only one row is held at a
-/// time (`surface` on a log whose surface has hundreds of thousands of entries).
+/// Writes a table in the layout [`table`] gives when piped, from rows produced twice by
+/// `rows`: a first pass finds the column widths (in terminal columns: a CJK character
+/// takes two), the second prints, so only one row is held at a time (`surface` on a log
+/// whose surface has hundreds of thousands of entries).
 /// `layout`: which columns align right, and how the table fits a terminal.
 ///
 /// # Errors
@@ -372,4 +373,46 @@ pub fn place(w: &FindingJson) -> String {
         at.push_str(&format!(" ({})", inside.join(", ")));
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn streamed(layout: Layout, rows: &[[&str; 2]]) -> String {
+        let mut out = Vec::new();
+        let rows = || {
+            rows.iter()
+                .map(|r| Ok(r.iter().map(|c| c.to_string()).collect()))
+        };
+        write_streamed(&mut out, &["name", "n"], layout, rows).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn columns_line_up_in_terminal_columns_and_numbers_align_right() {
+        let layout = Layout {
+            right_from: 1,
+            fit: None,
+        };
+        // "会话" takes four columns, like "abcd".
+        assert_eq!(
+            streamed(layout, &[["会话", "1"], ["abcd", "22"]]),
+            " name    n\n------ ----\n 会话    1\n abcd   22\n"
+        );
+    }
+
+    #[test]
+    fn a_terminal_cuts_the_named_column_to_fit() {
+        let layout = Layout {
+            fit: Some(Fit {
+                columns: 16,
+                cut: 0,
+            }),
+            ..Layout::default()
+        };
+        let text = streamed(layout, &[["a long name here", "1"]]);
+        assert_eq!(text, " name         n\n------------ ---\n a long na…   1\n");
+        assert!(text.lines().all(|l| l.chars().count() <= 16));
+    }
 }

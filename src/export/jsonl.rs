@@ -232,7 +232,8 @@ fn same_history(a: &crate::scan::Report, b: &crate::scan::Report) -> bool {
             .map(|e| e.ok().map(|e| (e.seq, e.message)))
             .collect()
     };
-    a.events == b.events && view(a).is_some() && view(a) == view(b)
+    let history = view(a);
+    a.events == b.events && history.is_some() && history == view(b)
 }
 
 /// Writes the header and every record of session `id` to `path` (FORMAT.md §7.3); returns

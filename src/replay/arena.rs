@@ -62,7 +62,7 @@ struct Slot {
     /// Index into `ROLES`, `NO_ROLE` or `SPELLED`.
     role: u8,
     /// [`Shape`] packed: bit 7 present, bits 0–2 the wire role, 3 has text, 4 has
-    /// reasoning, 5 lone surrogate, 6 empty text blocks (their number in the record).
+    /// reasoning, 5 lone surrogate (the number of empty text blocks is in the record).
     shape: u8,
     flags: u8,
 }
@@ -71,20 +71,31 @@ struct Slot {
 /// entry read back (borrowed from the arena).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Fields<'a> {
+    /// The event's seq.
     pub seq: u64,
+    /// Its line (header = line 1; for SQLite the row's seq), when known.
     pub line: Option<u64>,
+    /// The event type.
     pub ty: &'a str,
+    /// The message role, when it carries a message.
     pub role: Option<&'a str>,
     /// `(start, end, shadowed count)` of a replace.
     pub replace: Option<(u64, u64, u64)>,
+    /// The message id (quotes included) of a v0 `tool/result` ([`super::SurfaceEntry::message_id`]).
     pub message_id: Option<&'a str>,
     /// The message has a non-empty string id, not kept in `message_id`.
     pub string_id: bool,
+    /// Tool-call ids the message announces.
     pub calls: CallIds<'a>,
+    /// Tool-call ids the message answers.
     pub results: CallIds<'a>,
+    /// S18's hash of a `tool/result` (strict dialects).
     pub hash: Option<u128>,
+    /// What a provider sees of the message.
     pub shape: Option<Shape>,
+    /// The derived message, when kept.
     pub message: Option<TextRef>,
+    /// The one-line preview, when kept.
     pub preview: Option<TextRef>,
 }
 
@@ -133,7 +144,6 @@ fn pack_shape(shape: Option<Shape>) -> u8 {
         | u8::from(s.has_text) << 3
         | u8::from(s.has_reasoning) << 4
         | u8::from(s.lone_surrogate) << 5
-        | u8::from(s.empty_text_blocks > 0) << 6
 }
 
 impl Arena {
@@ -188,18 +198,22 @@ impl Arena {
         self.live
     }
 
+    /// The first entry's slot (`NIL`: the surface is empty).
     pub fn head(&self) -> u32 {
         self.head
     }
 
+    /// The last entry's slot (`NIL`: the surface is empty).
     pub fn tail(&self) -> u32 {
         self.tail
     }
 
+    /// The slot after `at` in surface order (`NIL`: none).
     pub fn next(&self, at: u32) -> u32 {
         self.slots[at as usize].next
     }
 
+    /// The slot before `at` in surface order (`NIL`: none).
     pub fn prev(&self, at: u32) -> u32 {
         self.slots[at as usize].prev
     }
@@ -209,6 +223,7 @@ impl Arena {
         self.slots[at as usize].shape & 0x80 != 0
     }
 
+    /// The seq of the entry in slot `at`.
     pub fn seq(&self, at: u32) -> u64 {
         self.slots[at as usize].seq
     }

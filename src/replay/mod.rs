@@ -372,6 +372,12 @@ impl Replay {
         self.arena.order().map(|at| self.entry(at))
     }
 
+    /// The surface entries in order without their kept texts (`message` is `None`,
+    /// `preview` empty): nothing is read back, so nothing can fail.
+    pub fn iter_without_texts(&self) -> impl Iterator<Item = SurfaceEntry> + '_ {
+        (self.arena.order()).map(|at| self.owned(self.arena.view(at), None, String::new()))
+    }
+
     /// The surface entries in order, as [`Replay::iter`] reads them.
     ///
     /// # Errors
@@ -382,12 +388,22 @@ impl Replay {
 
     /// The entry in slot `at`, owned.
     fn entry(&self, at: u32) -> io::Result<SurfaceEntry> {
-        let v = self.arena.view(at);
+        self.entry_of(self.arena.view(at))
+    }
+
+    /// An entry read back, owned, with its texts.
+    fn entry_of(&self, v: Fields<'_>) -> io::Result<SurfaceEntry> {
         let text = |r: Option<TextRef>| -> io::Result<Option<String>> {
             r.map(|r| self.texts.get(r).map(Cow::into_owned))
                 .transpose()
         };
-        Ok(SurfaceEntry {
+        let (message, preview) = (text(v.message)?, text(v.preview)?);
+        Ok(self.owned(v, message, preview.unwrap_or_default()))
+    }
+
+    /// An entry read back, owned, with the texts given.
+    fn owned(&self, v: Fields<'_>, message: Option<String>, preview: String) -> SurfaceEntry {
+        SurfaceEntry {
             seq: v.seq,
             ty: static_or_owned(v.ty, self.dialect.surface_types),
             op: match v.replace {
@@ -397,13 +413,13 @@ impl Replay {
             shadowed: v.replace.map_or(0, |(_, _, n)| n as usize),
             role: v.role.map(|r| static_or_owned(r, &ROLES)),
             message_id: v.message_id.map(str::to_owned),
-            preview: text(v.preview)?.unwrap_or_default(),
-            message: text(v.message)?,
+            preview,
+            message,
             calls: v.calls.to_vec(),
             results: v.results.to_vec(),
             line: v.line,
             shape: v.shape,
-        })
+        }
     }
 
     /// The provider rules (P1–P7, [`crate::provider::check`]) on the derived history: the

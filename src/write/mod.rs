@@ -153,11 +153,9 @@ fn heal(
     provider: Provider,
 ) -> Result<Option<Report>, RepairError> {
     let era = report.era.unwrap_or(Era::Head);
-    let entries: Vec<heal::Entry> = report
-        .replay
-        .iter()
-        .map(|e| e.map(|e| heal::Entry::from(&e)))
-        .collect::<Result<_, _>>()?;
+    let entries: Vec<heal::Entry> = (report.replay.iter_without_texts())
+        .map(|e| heal::Entry::from(&e))
+        .collect();
     let selection = heal::select(&entries, &report.warnings, provider, era);
     plan.unhealed = selection.unhealed.clone();
     let unhealed = |f: &Finding| {
