@@ -15,7 +15,7 @@ pub fn write(out: &mut Vec<u8>, mut value: u64) {
 
 /// Reads the varint at `*pos` in `bytes` and moves `*pos` past it. Bytes that end inside a
 /// varint, or a varint longer than a `u64`, read as what was decoded so far (the layouts
-/// that use this module only read what [`write`] wrote).
+/// that use this module only read what [`write()`] wrote).
 pub fn read(bytes: &[u8], pos: &mut usize) -> u64 {
     let mut value = 0u64;
     let mut shift = 0u32;

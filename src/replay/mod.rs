@@ -1,7 +1,7 @@
 //! The surface fold: rules S1–S18 as an incremental fold (FORMAT.md §3).
 //!
 //! The surface is kept as a doubly linked list over compact slots in seq order
-//! ([`arena`]), so that feeding one event costs O(that event) plus, for a replace,
+//! (`arena.rs`), so that feeding one event costs O(that event) plus, for a replace,
 //! O(log surface + number of shadowed entries): a replace finds its `start` and `end` by
 //! binary search and walks from one to the other, and every entry it walks over is removed.
 //! Each seq is removed at most once, so a whole log folds in O(events × log surface + cited
