@@ -1006,32 +1006,13 @@ impl<'a> Json<'a> {
             let mut k = self.cursor + 1;
             let mut found = None;
             while k < end {
-                let name = sk.entries[k];
-                let at = name.next as usize;
-                let (start, stop) = (
-                    name.start as usize - self.base,
-                    name.end as usize - self.base,
-                );
-                let name = Json {
-                    raw: &self.raw[start..stop],
-                    skips: self.skips,
-                    base: name.start as usize,
-                    cursor: k,
-                };
+                let (name, at) = indexed(self.raw, self.base, sk, k);
                 if name.str_eq(key) {
                     found = Some(at);
                 }
                 k = sk.entries[at].next as usize;
             }
-            return found.map(|at| {
-                let span = sk.entries[at];
-                Json {
-                    raw: &self.raw[span.start as usize - self.base..span.end as usize - self.base],
-                    skips: self.skips,
-                    base: span.start as usize,
-                    cursor: at,
-                }
-            });
+            return found.map(|at| indexed(self.raw, self.base, sk, at).0);
         }
         let mut found = None;
         for (k, v) in self.members() {
@@ -1418,19 +1399,22 @@ impl<'a> Members<'a> {
     /// The value indexed at position `k`, with the position of the entry after it.
     #[inline]
     fn entry(&self, sk: &'a Skips, k: usize) -> (Json<'a>, usize) {
-        let span = sk.entries[k];
-        let (start, end) = (
-            span.start as usize - self.base,
-            span.end as usize - self.base,
-        );
-        let value = Json {
-            raw: &self.raw[start..end],
-            skips: self.skips,
-            base: span.start as usize,
-            cursor: k,
-        };
-        (value, span.next as usize)
+        indexed(self.raw, self.base, sk, k)
     }
+}
+
+/// The value indexed at position `k` of `sk`, the index of the text `raw` that starts at
+/// byte `base` of the line; with the position of the entry after it.
+#[inline]
+fn indexed<'a>(raw: &'a str, base: usize, sk: &'a Skips, k: usize) -> (Json<'a>, usize) {
+    let span = sk.entries[k];
+    let value = Json {
+        raw: &raw[span.start as usize - base..span.end as usize - base],
+        skips: Some(sk),
+        base: span.start as usize,
+        cursor: k,
+    };
+    (value, span.next as usize)
 }
 
 impl<'a> Iterator for Members<'a> {
@@ -1500,18 +1484,8 @@ impl<'a> Iterator for Elements<'a> {
             if self.k >= end {
                 return None;
             }
-            let span = sk.entries[self.k];
-            let (start, stop) = (
-                span.start as usize - self.base,
-                span.end as usize - self.base,
-            );
-            let value = Json {
-                raw: &self.raw[start..stop],
-                skips: self.skips,
-                base: span.start as usize,
-                cursor: self.k,
-            };
-            self.k = span.next as usize;
+            let (value, next) = indexed(self.raw, self.base, sk, self.k);
+            self.k = next;
             return Some(value);
         }
         let b = self.raw.as_bytes();
