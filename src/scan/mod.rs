@@ -97,14 +97,6 @@ impl std::fmt::Debug for ScanOptions {
     }
 }
 
-/// How the fold is restored after closers that are checked and then forgotten.
-enum SavedFold {
-    /// Only appends: go back to a mark.
-    Mark(crate::replay::Mark),
-    /// Anything else: a copy of the fold before them.
-    Copy(Box<Replay>),
-}
-
 /// Errors that prevent a verdict (the file cannot be read at all).
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
@@ -443,24 +435,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             return;
         }
         self.state.stored_events = Some(self.state.next_index);
-        // Checked and then forgotten: the fold goes back to a mark when the closers only
-        // append (DSH's always do), and to a copy of it otherwise.
-        let only_appends = closers.iter().all(|record| {
-            Json::parse(record)
-                .ok()
-                .and_then(|r| r.get("surfaceOp"))
-                .is_none_or(|op| op.str_eq("append"))
-        });
+        // Checked and then forgotten: the closers only append (closers.rs writes nothing
+        // else), so the fold goes back to a mark afterwards.
         let saved = (!self.options.append_closers).then(|| {
-            let replay = &mut self.state.report.replay;
-            let fold = match only_appends {
-                true => SavedFold::Mark(replay.mark()),
-                false => SavedFold::Copy(Box::new(replay.clone())),
-            };
             (
                 self.state.report.open_turn.clone(),
                 self.state.report.events,
-                fold,
+                self.state.report.replay.mark(),
                 self.state.report.warnings.len(),
             )
         });
@@ -486,13 +467,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if let Some((open_turn, events, fold, warnings)) = saved {
             self.state.report.open_turn = open_turn;
             self.state.report.events = events;
-            match fold {
-                SavedFold::Mark(mark) => {
-                    let back = self.state.report.replay.back_to(mark);
-                    debug_assert!(back, "closers that only append can be undone");
-                }
-                SavedFold::Copy(replay) => self.state.report.replay = *replay,
-            }
+            let back = self.state.report.replay.back_to(fold);
+            debug_assert!(back, "closers that only append can be undone");
             self.state.report.warnings.truncate(warnings);
         }
         self.state.report.closers = closers;
