@@ -337,13 +337,7 @@ impl<'a> CallIds<'a> {
     /// The ids in order (a packed id that is not UTF-8, which [`pack_ids`] never writes,
     /// reads as empty).
     pub fn iter(self) -> impl Iterator<Item = &'a str> + 'a {
-        let mut pos = 0;
-        (0..self.len()).map(move |i| match self {
-            CallIds::List(ids) => ids[i].as_str(),
-            CallIds::Packed { bytes, .. } => {
-                std::str::from_utf8(crate::varint::read_bytes(bytes, &mut pos)).unwrap_or("")
-            }
-        })
+        self.keyed().map(|(_, id)| id)
     }
 
     /// The ids in order, each with a key that [`CallIds::by_key`] reads it back by in O(1):
@@ -354,8 +348,7 @@ impl<'a> CallIds<'a> {
             CallIds::List(ids) => (i, ids[i].as_str()),
             CallIds::Packed { bytes, .. } => {
                 let at = pos;
-                let id = crate::varint::read_bytes(bytes, &mut pos);
-                (at, std::str::from_utf8(id).unwrap_or(""))
+                (at, crate::varint::read_str(bytes, &mut pos))
             }
         })
     }
@@ -366,7 +359,7 @@ impl<'a> CallIds<'a> {
             CallIds::List(ids) => ids.get(key).map_or("", String::as_str),
             CallIds::Packed { bytes, .. } => {
                 let mut pos = key;
-                std::str::from_utf8(crate::varint::read_bytes(bytes, &mut pos)).unwrap_or("")
+                crate::varint::read_str(bytes, &mut pos)
             }
         }
     }
@@ -461,8 +454,7 @@ impl<'h, H: History + ?Sized> Announced<'h, H> {
     }
 
     fn id(&self, entry: u64) -> &'h str {
-        let (at, key) = ((entry >> 32) as usize, (entry & 0xffff_ffff) as usize);
-        self.history.message(at).calls.by_key(key)
+        entry_id(self.history, entry)
     }
 
     fn contains(&self, id: &str) -> bool {
@@ -473,18 +465,24 @@ impl<'h, H: History + ?Sized> Announced<'h, H> {
     /// Adds the call with `key` of the message at `at`; false when its id was announced
     /// before.
     fn insert(&mut self, at: usize, key: usize, id: &str) -> bool {
-        if self.contains(id) {
+        let hash = std::hash::BuildHasher::hash_one(&self.hasher, id);
+        if self.table.find(hash, |&e| self.id(e) == id).is_some() {
             return false;
         }
-        let hash = std::hash::BuildHasher::hash_one(&self.hasher, id);
         let entry = (at as u64) << 32 | key as u64;
         let (history, hasher) = (self.history, &self.hasher);
         self.table.insert_unique(hash, entry, |&e| {
-            let (at, key) = ((e >> 32) as usize, (e & 0xffff_ffff) as usize);
-            std::hash::BuildHasher::hash_one(hasher, history.message(at).calls.by_key(key))
+            std::hash::BuildHasher::hash_one(hasher, entry_id(history, e))
         });
         true
     }
+}
+
+/// The id an [`Announced`] entry stands for: message position in the high 32 bits, the
+/// id's key among its calls in the low 32.
+fn entry_id<H: History + ?Sized>(history: &H, entry: u64) -> &str {
+    let (at, key) = ((entry >> 32) as usize, (entry & 0xffff_ffff) as usize);
+    history.message(at).calls.by_key(key)
 }
 
 /// The P-findings of a derived history, in history order (one per class and call id, or

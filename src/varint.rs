@@ -48,6 +48,12 @@ pub fn read_bytes<'a>(bytes: &'a [u8], pos: &mut usize) -> &'a [u8] {
     &bytes[start..end]
 }
 
+/// Reads a byte string written by [`write_bytes`] as UTF-8 text (empty when it is not
+/// UTF-8, which the layouts that use this module never write) and moves `*pos` past it.
+pub fn read_str<'a>(bytes: &'a [u8], pos: &mut usize) -> &'a str {
+    std::str::from_utf8(read_bytes(bytes, pos)).unwrap_or("")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

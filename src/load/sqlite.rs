@@ -637,17 +637,7 @@ pub fn decode_source_seqs(blob: &[u8]) -> Result<Vec<u64>, String> {
 
 /// Encodes seqs the way `decode_source_seqs` reads them (used by tests and repair).
 pub fn encode_source_seqs(seqs: &[u64]) -> Vec<u8> {
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
+    use crate::varint::write as varint;
     let mut out = Vec::new();
     for (i, &s) in seqs.iter().enumerate() {
         if i == 0 {

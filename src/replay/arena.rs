@@ -394,8 +394,6 @@ impl Arena {
     fn read_record<'a>(&'a self, mut pos: usize, v: &mut Fields<'a>) -> usize {
         let bytes = &self.bytes[..];
         let bits = varint::read(bytes, &mut pos);
-        let text =
-            |pos: &mut usize| std::str::from_utf8(varint::read_bytes(bytes, pos)).unwrap_or("");
         if bits & R_REPLACE != 0 {
             let start = varint::read(bytes, &mut pos);
             let end = varint::read(bytes, &mut pos);
@@ -405,13 +403,13 @@ impl Arena {
             v.line = Some(varint::read(bytes, &mut pos));
         }
         if bits & R_TYPE != 0 {
-            v.ty = text(&mut pos);
+            v.ty = varint::read_str(bytes, &mut pos);
         }
         if bits & R_ROLE != 0 {
-            v.role = Some(text(&mut pos));
+            v.role = Some(varint::read_str(bytes, &mut pos));
         }
         if bits & R_MESSAGE_ID != 0 {
-            v.message_id = Some(text(&mut pos));
+            v.message_id = Some(varint::read_str(bytes, &mut pos));
         }
         for (bit, ids) in [(R_CALLS, &mut v.calls), (R_RESULTS, &mut v.results)] {
             if bits & bit != 0 {
