@@ -63,13 +63,8 @@ fn row(position: Option<usize>, shadowed_by: Option<u64>, e: &SurfaceEntry) -> R
 /// shadowed it, and the entry.
 type Listed = (Option<usize>, Option<u64>, SurfaceEntry);
 
-/// An entry read back from the scan's kept texts.
-fn read_back(name: &str, e: std::io::Result<SurfaceEntry>) -> Result<SurfaceEntry> {
-    e.with_context(|| format!("{name}: cannot read back the previews from a temporary file"))
-}
-
 /// Entries read back from the scan's kept texts.
-fn read_back_all(name: &str, e: std::io::Result<Vec<SurfaceEntry>>) -> Result<Vec<SurfaceEntry>> {
+fn read_back<T>(name: &str, e: std::io::Result<T>) -> Result<T> {
     e.with_context(|| format!("{name}: cannot read back the previews from a temporary file"))
 }
 
@@ -101,8 +96,6 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         None => scan_readable(&args.file, &options, &mut [])?,
     };
     let name = args.file.display().to_string();
-    let read_back = |e| read_back(&name, e);
-    let read_all = |e| read_back_all(&name, e);
     let replay = &report.replay;
     // A node leaves the surface once, so each shadowed seq has one replacement.
     let at = args.at.unwrap_or(u64::MAX);
@@ -127,13 +120,13 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
                         .map_or("none".into(), |s| s.to_string())
                 );
             };
-            let mut listed: Vec<Listed> = read_all(entries)?
+            let mut listed: Vec<Listed> = read_back(&name, entries)?
                 .into_iter()
                 .enumerate()
                 .map(|(i, e)| (Some(i), None, e))
                 .collect();
             if args.all {
-                for e in read_all(replay.shadowed_entries())? {
+                for e in read_back(&name, replay.shadowed_entries())? {
                     if let Some(by) = shadowed_by.get(&e.seq) {
                         listed.push((None, Some(*by), e));
                     }
@@ -161,13 +154,13 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         match (&snapshot, args.all) {
             (Some(listed), _) => Box::new(listed.iter().cloned().map(Ok)),
             (None, false) => Box::new(
-                (replay.iter().enumerate()).map(|(i, e)| Ok((Some(i), None, read_back(e)?))),
+                (replay.iter().enumerate()).map(|(i, e)| Ok((Some(i), None, read_back(&name, e)?))),
             ),
             (None, true) => Box::new(by_seq.iter().map(|&(seq, p, by)| {
                 let e = replay.entry_by_seq(seq).unwrap_or_else(|| {
                     Err(std::io::Error::other(format!("seq {seq} is not kept")))
                 });
-                Ok((p, by, read_back(e)?))
+                Ok((p, by, read_back(&name, e)?))
             })),
         }
     };
