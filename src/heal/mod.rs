@@ -63,14 +63,14 @@ pub struct Entry {
     pub results: Vec<String>,
 }
 
-impl From<&SurfaceEntry> for Entry {
-    fn from(e: &SurfaceEntry) -> Self {
+impl From<SurfaceEntry> for Entry {
+    fn from(e: SurfaceEntry) -> Self {
         Entry {
             seq: e.seq,
-            ty: e.ty.to_string(),
+            ty: e.ty.into_owned(),
             shape: e.shape,
-            calls: e.calls.clone(),
-            results: e.results.clone(),
+            calls: e.calls,
+            results: e.results,
         }
     }
 }

@@ -154,7 +154,7 @@ fn heal(
 ) -> Result<Option<Report>, RepairError> {
     let era = report.era.unwrap_or(Era::Head);
     let entries: Vec<heal::Entry> = (report.replay.iter_without_texts())
-        .map(|e| heal::Entry::from(&e))
+        .map(heal::Entry::from)
         .collect();
     let selection = heal::select(&entries, &report.warnings, provider, era);
     plan.unhealed = selection.unhealed.clone();
