@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use dsh_session::load::layout::{SessionDirError, current_generation, discover};
 use dsh_session::load::{Encoding, Line};
-use dsh_session::rules::{Class, Finding};
+use dsh_session::rules::{Class, Finding, Rule};
 use dsh_session::scan::ScanOptions;
 use dsh_session::scan::live::Live;
 use dsh_session::view::View;
@@ -41,7 +41,6 @@ struct Printer<'a> {
     format: FollowFormat,
     /// Prefix each text line with its log (following a root).
     prefixed: bool,
-    happenings: u64,
     /// A corrupt or refused finding was printed.
     failed: bool,
 }
@@ -57,7 +56,6 @@ impl Printer<'_> {
         text: &str,
         object: Value,
     ) -> Result<()> {
-        self.happenings += 1;
         match self.format {
             FollowFormat::Text => {
                 if self.prefixed {
@@ -253,17 +251,13 @@ impl Followed {
             } else {
                 self.lines.len()
             };
-            let (through_turn_end, rest) = self.lines.split_at(split);
-            for (k, part) in [through_turn_end, rest].into_iter().enumerate() {
-                if !part.is_empty() {
-                    let mut views: [&mut dyn View; 1] = [&mut self.view];
-                    self.live.push(part, &mut views);
-                }
-                if k == 0 {
-                    self.view.check_provider(&self.live.report().replay);
-                }
-            }
-            self.lines.clear();
+            let mut lines = std::mem::take(&mut self.lines);
+            let (through_turn_end, rest) = lines.split_at(split);
+            self.push(through_turn_end);
+            self.view.check_provider(&self.live.report().replay);
+            self.push(rest);
+            lines.clear();
+            self.lines = lines;
             let happenings = std::mem::take(&mut self.view.happenings);
             if !quiet {
                 for happening in &happenings {
@@ -281,6 +275,14 @@ impl Followed {
         self.wait_in_flight(printer, settings)
     }
 
+    /// Hands `lines` (read from the log) to the live scan and its view.
+    fn push(&mut self, lines: &[Line]) {
+        if !lines.is_empty() {
+            let mut views: [&mut dyn View; 1] = [&mut self.view];
+            self.live.push(lines, &mut views);
+        }
+    }
+
     /// Reads what the log holds now (`quiet`: printing only findings) and sums it up.
     fn catch_up(
         &mut self,
@@ -292,19 +294,22 @@ impl Followed {
         self.summary(printer, "session")
     }
 
-    /// A DSH finding (or a warning) as `validate` words it.
-    fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
+    /// A finding as this log places it: a SQLite store has rows, not lines.
+    fn placed(&self, f: &Finding) -> Finding {
         let mut f = f.clone();
         if self.encoding == Encoding::Sqlite {
             f.line_to_row();
         }
+        f
+    }
+
+    /// A DSH finding (or a warning) as `validate` words it.
+    fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
+        let f = self.placed(f);
         let status = crate::cmd::rules::class_name(f.class);
         printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt);
         let text = format!("{status} {f}");
-        let mut object = serde_json::to_value(FindingJson::from(&f))?;
-        if let Some(fields) = object.as_object_mut() {
-            fields.insert("status".into(), json!(status));
-        }
+        let object = with_status(FindingJson::from(&f), status)?;
         let session = self.session();
         printer.print(&self.shown, session.as_deref(), "finding", &text, object)
     }
@@ -382,9 +387,9 @@ impl Followed {
             return Ok(());
         }
         *reported = true;
-        let what = match f.rule.id() {
-            "Z3" => "the file ends inside a zstd frame",
-            "J1" => "the header line has no newline",
+        let what = match f.rule {
+            Rule::Z3 => "the file ends inside a zstd frame",
+            Rule::J1 => "the header line has no newline",
             _ => "the final line has no newline",
         };
         let text = format!(
@@ -509,11 +514,7 @@ impl Followed {
                 json!({ "seq": seq, "line": line, "type": ty, "shadowed": shadowed, "surface_len_before": surface_before, "surface_len_after": surface_after }),
             ),
             Happening::Provider(f) => {
-                let mut f = f.clone();
-                if self.encoding == Encoding::Sqlite {
-                    f.line_to_row();
-                }
-                let finding = FindingJson::from(&f);
+                let finding = FindingJson::from(&self.placed(f));
                 let refused = finding
                     .refused_by
                     .as_ref()
@@ -525,11 +526,7 @@ impl Followed {
                     place(&finding),
                     finding.message
                 );
-                let mut object = serde_json::to_value(&finding)?;
-                if let Some(fields) = object.as_object_mut() {
-                    fields.insert("status".into(), json!("provider"));
-                }
-                ("finding", text, object)
+                ("finding", text, with_status(finding, "provider")?)
             }
         };
         printer.print(&self.shown, session.as_deref(), kind, &text, object)
@@ -617,7 +614,6 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         out,
         format: args.format,
         prefixed: matches!(target, Target::Root(_)),
-        happenings: 0,
         failed: false,
     };
     let (wake, woken) = mpsc::channel::<bool>();
@@ -756,4 +752,13 @@ fn last_turn_end(lines: &[Line]) -> Option<usize> {
             .and_then(|record| record.get("type"))
             .is_some_and(|ty| ty.str_eq("turn/end"))
     })
+}
+
+/// A finding's JSON object with its `status` (its class, or `provider`).
+fn with_status(finding: FindingJson, status: &str) -> Result<Value> {
+    let mut object = serde_json::to_value(finding)?;
+    if let Some(fields) = object.as_object_mut() {
+        fields.insert("status".into(), json!(status));
+    }
+    Ok(object)
 }
