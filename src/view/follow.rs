@@ -12,6 +12,7 @@ use crate::json::Json;
 use crate::provider::Provider;
 use crate::replay::Replay;
 use crate::rules::Finding;
+use crate::view::stats::Usage;
 use crate::view::{Checked, View};
 
 /// One thing that happened in the log, in log order.
@@ -91,8 +92,8 @@ pub enum Happening {
 #[derive(Debug, Default)]
 struct OpenTurn {
     start_time: Option<i64>,
-    input: u64,
-    output: u64,
+    /// Tokens of its assistant messages.
+    usage: Usage,
     /// Tool names by call id, for the results of this turn.
     calls: HashMap<String, String>,
 }
@@ -174,11 +175,8 @@ impl View for Follow {
         let ty = logical.type_str();
         let surface_before = self.surface_len;
         self.surface_len = checked.replay.len() as u64;
-        if ty == "request/header" && checked.folded {
-            self.system_prompt = data
-                .and_then(|d| d.get("header"))
-                .and_then(|h| h.get("system"))
-                .is_some_and(Json::is_nonempty_string);
+        if let Some(system_prompt) = crate::view::provider::header_system_prompt(checked) {
+            self.system_prompt = system_prompt;
         }
         let turn_number = || {
             data.and_then(|d| d.get("turn"))
@@ -212,8 +210,8 @@ impl View for Follow {
                     seq,
                     line,
                     reason,
-                    input_tokens: turn.input,
-                    output_tokens: turn.output,
+                    input_tokens: turn.usage.input,
+                    output_tokens: turn.usage.output,
                     duration_ms,
                 });
                 // The history is stable at a turn's end: the provider's answer is due.
@@ -225,9 +223,7 @@ impl View for Follow {
             }
             "assistant/message" => {
                 if let Some(usage) = data.and_then(|d| d.get("usage")) {
-                    let [input, output] = usage.lookup(["inputTokens", "outputTokens"]);
-                    self.turn.input += input.and_then(Json::as_seq).unwrap_or(0);
-                    self.turn.output += output.and_then(Json::as_seq).unwrap_or(0);
+                    self.turn.usage.add(usage);
                 }
             }
             "tool/call" => {

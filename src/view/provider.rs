@@ -7,6 +7,19 @@ use crate::rules::Rule;
 use crate::scan::report::Report;
 use crate::view::{Checked, View};
 
+/// For a folded `request/header`: whether the header it puts in force has a system prompt
+/// (which OpenAI-compatible adapters send as message 0); `None` for any other event.
+pub(crate) fn header_system_prompt(event: &Checked<'_, '_>) -> Option<bool> {
+    (event.folded && event.event.type_str() == "request/header").then(|| {
+        event
+            .event
+            .data()
+            .and_then(|d| d.get("header"))
+            .and_then(|h| h.get("system"))
+            .is_some_and(Json::is_nonempty_string)
+    })
+}
+
 /// The P-rules on the final derived history; tracks the request header's system prompt,
 /// which OpenAI-compatible adapters send as message 0.
 #[derive(Debug, Default)]
@@ -16,13 +29,8 @@ pub struct ProviderRules {
 
 impl View for ProviderRules {
     fn on_event(&mut self, event: &Checked<'_, '_>) {
-        if event.folded && event.event.type_str() == "request/header" {
-            self.system_prompt = event
-                .event
-                .data()
-                .and_then(|d| d.get("header"))
-                .and_then(|h| h.get("system"))
-                .is_some_and(Json::is_nonempty_string);
+        if let Some(system_prompt) = header_system_prompt(event) {
+            self.system_prompt = system_prompt;
         }
     }
 
