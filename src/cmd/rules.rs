@@ -44,25 +44,27 @@ pub fn class_name(class: Class) -> &'static str {
     }
 }
 
+/// A rule's row, as listed and as explained.
+fn row(r: Rule) -> Row {
+    Row {
+        schema_version: SCHEMA_VERSION,
+        rule: r.id(),
+        class: class_name(r.class()),
+        section: r.section(),
+        meaning: r.summary(),
+        example: r.example(),
+        advice: r.advice(),
+        not_reported: r.not_reported(),
+        providers: providers_of(r).iter().map(|p| p.name()).collect(),
+    }
+}
+
 /// Runs `rules`.
 pub fn run(args: &RulesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(id) = &args.id {
         return explain(id, args.format, out);
     }
-    let rows: Vec<Row> = Rule::ALL
-        .iter()
-        .map(|r| Row {
-            schema_version: SCHEMA_VERSION,
-            rule: r.id(),
-            class: class_name(r.class()),
-            section: r.section(),
-            meaning: r.summary(),
-            example: r.example(),
-            advice: r.advice(),
-            not_reported: r.not_reported(),
-            providers: providers_of(*r).iter().map(|p| p.name()).collect(),
-        })
-        .collect();
+    let rows: Vec<Row> = Rule::ALL.iter().map(|r| row(*r)).collect();
     write_rows(out, args.format, &rows, |out| {
         let mut t = table(&["rule", "class", "section", "providers", "meaning"]);
         for r in &rows {
@@ -105,17 +107,7 @@ fn explain(id: &str, format: TableFormat, out: &mut dyn Write) -> Result<ExitCod
         }
         return Ok(ExitCode::SUCCESS);
     };
-    let row = Row {
-        schema_version: SCHEMA_VERSION,
-        rule: rule.id(),
-        class: class_name(rule.class()),
-        section: rule.section(),
-        meaning: rule.summary(),
-        example: rule.example(),
-        advice: rule.advice(),
-        not_reported: rule.not_reported(),
-        providers: providers_of(rule).iter().map(|p| p.name()).collect(),
-    };
+    let row = row(rule);
     match format {
         TableFormat::Json | TableFormat::Jsonl => {
             serde_json::to_writer(&mut *out, &row)?;
