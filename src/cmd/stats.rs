@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
-use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Width};
+use comfy_table::{CellAlignment, ColumnConstraint, Width};
 use dsh_session::prices::{self, Prices};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::View;
@@ -134,15 +134,13 @@ struct Totals {
 impl Totals {
     fn add_log(&mut self, usage: LogUsage) {
         self.sessions_read += 1;
-        if !usage.rows.is_empty() {
-            self.total.sessions += 1;
-        }
+        // A log counts once in the total, however many rows it adds to.
+        let sessions = self.total.sessions + u64::from(!usage.rows.is_empty());
         for (key, counts) in usage.rows {
-            let sessions = self.total.sessions;
             self.total.add(&counts);
-            self.total.sessions = sessions;
             self.rows.entry(key).or_default().add(&counts);
         }
+        self.total.sessions = sessions;
     }
 
     fn merge(mut self, other: Totals) -> Totals {
@@ -629,8 +627,8 @@ fn write_text(
     }
     let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
     let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
+    // `render::table` fits the terminal (this branch runs only on one).
     let mut table = crate::render::table(&stacked);
-    table.set_content_arrangement(ContentArrangement::Dynamic);
     for cells in lines() {
         table.add_row(cells);
     }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::event::Projection;
-use crate::json::{Json, Kind};
+use crate::json::Json;
 use crate::scan::report::Report;
 use crate::view::stats::Usage;
 use crate::view::{Checked, View};
@@ -390,11 +390,8 @@ impl UsageView {
 /// `provider` and `model` of an object, when at least one is a string.
 fn model_key(object: Json<'_>) -> Option<ModelKey> {
     let [provider, model] = object.lookup(["provider", "model"]);
-    let text = |v: Option<Json<'_>>| {
-        v.filter(|v| v.kind() == Kind::String)
-            .and_then(Json::as_str)
-            .map(|s| s.into_owned())
-    };
+    // `as_str` is `None` for anything but a string.
+    let text = |v: Option<Json<'_>>| v.and_then(Json::as_str).map(|s| s.into_owned());
     let key = ModelKey {
         provider: text(provider),
         model: text(model),
