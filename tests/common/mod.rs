@@ -14,6 +14,44 @@ pub fn dsh() -> Command {
     cmd
 }
 
+/// Whether a test may run that needs an outside part (a browser, `jq`, DuckDB, `tmux`, a
+/// Python package, the shared samples): `true` when it is `present`. When it is missing, on a
+/// user's machine the test says so once on the real standard error and skips (`false`); with
+/// `DSH_SESSION_REQUIRE_ALL=1` (set by `.ci/run`) a missing part fails the test instead, so
+/// CI never passes a test unseen. `what` names the part, `why` how to get it.
+pub fn require(what: &str, present: bool, why: &str) -> bool {
+    if present {
+        return true;
+    }
+    let message = format!("{what} is missing: {why}");
+    if std::env::var_os("DSH_SESSION_REQUIRE_ALL").is_some_and(|v| v == "1") {
+        panic!("{message} (DSH_SESSION_REQUIRE_ALL=1: required here)");
+    }
+    // Written past the test harness's capture, so a skip shows in every `cargo test` run.
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("\n*** SKIPPED: {message} ***\n").as_bytes(),
+    );
+    false
+}
+
+/// Whether `../shared/samples` is beside the checkout ([`require`]: skipped without it, a
+/// failure in CI).
+pub fn have_samples() -> bool {
+    require(
+        "../shared/samples",
+        samples().join("EXPECTED.tsv").is_file(),
+        "the DSH sample logs are read in place from ../shared/samples beside the checkout",
+    )
+}
+
+/// Whether `program` is on `PATH` ([`require`]).
+pub fn have_program(program: &str, why: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
+    require(program, found, why)
+}
+
 /// `../shared/samples`, read in place (never copied into the project).
 pub fn samples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/samples")
