@@ -219,7 +219,14 @@ pub fn fold_event(
         };
         let (calls, results, shape) = match derived {
             Some(m) => {
-                let (calls, results, shape) = crate::provider::read_message(m, role.as_deref());
+                let (calls, results, mut shape) = crate::provider::read_message(m, role.as_deref());
+                if shape.role == crate::provider::WireRole::Assistant {
+                    // What P4 needs to tell a lost reasoning from none produced.
+                    shape.reasoning_lost = !shape.has_reasoning
+                        && crate::provider::usage_reports_reasoning(logical.data());
+                    shape.model =
+                        crate::provider::source_model(m).map_or(0, |name| replay.model_key(&name));
+                }
                 (calls, results, Some(shape))
             }
             None => Default::default(),

@@ -56,7 +56,9 @@ fn why_it_stays(w: &Finding, stats: &Stats, stored_events: u64) -> String {
         }
         Rule::P3 => format!("the result stays where it was recorded: {no_rewrite}"),
         Rule::P2 => format!("the result's call is not on the surface before it (never recorded, or shadowed by a replace): {no_rewrite}"),
-        Rule::P4 => format!("the reasoning was never recorded: {no_rewrite}"),
+        Rule::P4 => format!(
+            "the message does not carry the reasoning DeepSeek wants passed back: {no_rewrite}"
+        ),
         _ => no_rewrite.to_owned(),
     }
 }

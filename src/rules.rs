@@ -150,7 +150,7 @@ rules! {
     P1 => Warning, "PROVIDERS §3", "derived history has a tool call with no tool result after it (unanswered call; all providers refuse it)";
     P2 => Warning, "PROVIDERS §3", "derived history has a tool result whose call is not before it (orphan result; all providers refuse it)";
     P3 => Warning, "PROVIDERS §1, §3", "a tool result is not sent right after the assistant message that made the call (a message or user text comes between; all providers refuse it)";
-    P4 => Warning, "PROVIDERS §1, §3", "assistant message with tool calls has no reasoning in a session in thinking mode (DeepSeek refuses it)";
+    P4 => Warning, "PROVIDERS §1, §3", "DeepSeek thinking mode: an assistant message with tool calls lacks reasoning that existed (its usage reports reasoning tokens, or another model wrote it in a session whose messages carry reasoning); DeepSeek refuses it";
     P5 => Warning, "PROVIDERS §3", "a message holds an unpaired UTF-16 surrogate (the request is not valid UTF-8 JSON; all providers refuse it)";
     P6 => Warning, "PROVIDERS §3", "a tool-call id is announced twice in the history (Anthropic refuses it)";
     P7 => Warning, "PROVIDERS §3", "a message has an empty text block (Anthropic refuses it)";
@@ -263,7 +263,7 @@ impl Rule {
                 "the SQLite file is not a DSH store of a schema this reader knows: check the path; upgrade if the schema is newer"
             }
             P1 => {
-                "an open final turn: `dsh-session repair`; otherwise `dsh-session repair --provider NAME` heals it append-only"
+                "`dsh-session repair --provider NAME` heals it append-only (the calls of an open final turn are no finding: DSH's own closers answer them on load)"
             }
             P2 | P3 | P4 | P5 | P6 | P7 => {
                 "`dsh-session repair --provider NAME` heals it append-only (a surface replacement; nothing stored changes)"

@@ -61,7 +61,7 @@ fn validate_walks_a_directory_in_path_order() {
         format!(
             "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
   a repair cuts 30 bytes at offset 2785: 1 line, 0 events; 19 events before it are kept
-  warning P1 at line 15 (seq 17, message index 2): tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
+  note: the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
 {root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
   warning P2 at line 19 (seq 19, message index 1): tool result for call \"call_2\" answers no tool call before it
 {root}/stores/nested/sessions.db [session s-legacy]: valid (12 events, surface 4, head)
@@ -105,7 +105,7 @@ fn validate_github_annotations() {
         format!(
             "::error file={root}/bad.jsonl,line=2,title=E1 corrupt::seq 0: invalid event envelope: unexpected key \"x\"
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
-::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=15,title=P1::seq 17: tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
+::notice file={root}/--home-ana-proj--/s-01/session.jsonl,title=open turn::the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
 ::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it
 "
         )
@@ -125,7 +125,7 @@ fn validate_json_and_jsonl_and_quiet() {
     assert_eq!(
         out,
         format!(
-            "{{\"schema_version\":1,\"file\":\"{}\",\"session\":null,\"status\":\"valid\",\"rule\":null,\"seq\":null,\"line\":null,\"row\":null,\"message\":null,\"events\":12,\"surface_len\":4,\"era\":\"head\",\"encoding\":\"none\",\"torn_tail\":null,\"warnings\":[]}}\n",
+            "{{\"schema_version\":1,\"file\":\"{}\",\"session\":null,\"status\":\"valid\",\"rule\":null,\"seq\":null,\"line\":null,\"row\":null,\"message\":null,\"events\":12,\"surface_len\":4,\"era\":\"head\",\"encoding\":\"none\",\"torn_tail\":null,\"warnings\":[],\"notes\":[]}}\n",
             log.display()
         )
     );

@@ -23,7 +23,8 @@ const CASES: &[(&str, &str)] = &[
         "P3-v4-user-message-between-call-and-result.jsonl",
         "deepseek",
     ),
-    ("P4-tool-call-without-reasoning.jsonl", "deepseek"),
+    ("P4-reasoning-tokens-but-no-reasoning.jsonl", "deepseek"),
+    ("P4-tool-call-from-another-model.jsonl", "deepseek"),
     ("P5-lone-surrogate.jsonl", "deepseek"),
     ("P6-duplicate-call-id.jsonl", "deepseek"),
     ("P7-empty-text-block.jsonl", "deepseek"),
@@ -254,9 +255,9 @@ const EXACT: &[(&str, &str, &str)] = &[
 "#,
     ),
     (
-        "P4-tool-call-without-reasoning.jsonl",
+        "P4-reasoning-tokens-but-no-reasoning.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":14,"time":1760000000113,"data":{"id":"dsh-session-heal-P4-14","role":"user","content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P4: a tool call without the reasoning thinking mode requires). dsh-session replaced them with this note; the log keeps the originals at seq 9 and 11.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[9,11],"surfaceOp":{"op":"replace","start":9,"end":11}}
+        r#"{"type":"user/message","seq":14,"time":1760000000113,"data":{"id":"dsh-session-heal-P4-14","role":"user","content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P4: a tool call without the reasoning that thinking mode requires). dsh-session replaced them with this note; the log keeps the originals at seq 9 and 11.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[9,11],"surfaceOp":{"op":"replace","start":9,"end":11}}
 "#,
     ),
     (

@@ -349,7 +349,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         field(
             "unanswered",
             format!(
-                "call {} announced at seq {} (turn still open)",
+                "call {} announced at seq {} (turn still open: DSH will close it on load)",
                 p.call_id, p.announced_seq
             ),
         )?;

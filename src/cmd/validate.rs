@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ProviderName, ValidateArgs};
-use crate::render::{FindingJson, TornTailJson, log_name, paint, place};
+use crate::render::{FindingJson, TornTailJson, log_name, paint, place_for};
 use dsh_session::provider::Provider;
 use dsh_session::view::provider::ProviderRules;
 
@@ -44,6 +44,8 @@ struct Verdict {
     encoding: Option<&'static str>,
     torn_tail: Option<TornJson>,
     warnings: Vec<FindingJson>,
+    /// What DSH itself does on load that is no finding (an open final turn it closes).
+    notes: Vec<String>,
     /// With `--provider`: that provider's answer on the derived history.
     #[serde(skip_serializing_if = "Option::is_none")]
     provider: Option<ProviderJson>,
@@ -135,6 +137,12 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),
         warnings,
+        notes: report
+            .is_ok()
+            .then(|| report.open_turn.load_note())
+            .flatten()
+            .into_iter()
+            .collect(),
         provider,
         strict_failed,
     }
@@ -157,6 +165,7 @@ fn io_error(file: String, message: String) -> Verdict {
         encoding: None,
         torn_tail: None,
         warnings: Vec::new(),
+        notes: Vec::new(),
         provider: None,
         strict_failed: None,
     }
@@ -364,6 +373,13 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
             gh_escape(&format!("{seq}{}", w.message), false)
         )?;
     }
+    for note in &v.notes {
+        writeln!(
+            out,
+            "::notice file={file},title=open turn::{}",
+            gh_escape(note, false)
+        )?;
+    }
     Ok(())
 }
 
@@ -427,10 +443,16 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
         }
     }
     for w in &v.warnings {
-        // Only a rule the profile enforces has an error text.
+        let profile = v.provider.as_ref().map(|p| p.profile);
+        // Only a rule the profile enforces has an error text; its placeholder takes the
+        // index that profile counts.
         let refusal = refused_by.and_then(|p| {
             let rule = dsh_session::rules::Rule::from_id(w.rule)?;
-            p.profile.error_text(rule).map(|text| (p.name, text))
+            let index = w
+                .message_index
+                .zip(w.anthropic_index)
+                .map(|(openai, anthropic)| p.profile.counted_index(openai, anthropic));
+            p.profile.answer(rule, index).map(|text| (p.name, text))
         });
         let level = match refusal {
             Some(_) => paint(color, "31", "error"),
@@ -444,9 +466,12 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             out,
             "  {level} {}{}: {}{answer}",
             w.rule,
-            place(w),
+            place_for(w, profile),
             w.message
         )?;
+    }
+    for note in &v.notes {
+        writeln!(out, "  note: {note}")?;
     }
     Ok(())
 }

@@ -430,6 +430,13 @@ impl Replay {
         crate::provider::check(&SurfaceHistory { arena: &self.arena }, system_prompt)
     }
 
+    /// The key an assistant message's `provider/model` goes by in its
+    /// [`crate::provider::Shape::model`] (the provider rules read the model of a message
+    /// without a copy of its name per entry).
+    pub fn model_key(&mut self, name: &str) -> u16 {
+        self.arena.model_key(name)
+    }
+
     /// The surface as a list of seqs.
     pub fn seqs(&self) -> Vec<u64> {
         self.arena.order().map(|at| self.arena.seq(at)).collect()
@@ -912,6 +919,10 @@ impl SurfaceHistory<'_> {
 }
 
 impl crate::provider::History for SurfaceHistory<'_> {
+    fn model_name(&self, key: u16) -> Option<&str> {
+        self.arena.model_name(key)
+    }
+
     fn first(&self) -> Option<usize> {
         self.message_from(self.arena.head())
     }

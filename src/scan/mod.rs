@@ -412,7 +412,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         // DSH validates the stored events followed by the closers it would append (§5.1,
         // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
         let checks_closers = self.options.append_closers
-            || (self.state.dialect.strict && self.options.only_seqs.is_none());
+            || (self.options.only_seqs.is_none()
+                && (self.state.dialect.strict
+                    || self.views.iter().any(|v| v.needs_closed_history())));
         if checks_closers && !self.state.stages.decided_before(STAGES) {
             self.append_closers(last_number + 1);
         }
@@ -464,6 +466,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             line += 1;
         }
         self.state.telling = true;
+        // The history DSH sends after its own load, for the views that judge it.
+        for view in self.views.iter_mut() {
+            view.on_closed_history(&self.state.report.replay);
+        }
         if let Some((open_turn, events, fold, warnings)) = saved {
             self.state.report.open_turn = open_turn;
             self.state.report.events = events;

@@ -59,6 +59,20 @@ pub trait View {
     /// The `assistant/chunk` members of a packed row (v0/v1, FORMAT.md §7.4).
     fn on_packed_chunks(&mut self, _chunks: &PackedChunks<'_>) {}
 
+    /// True when the view reads the history DSH derives after its own load
+    /// ([`View::on_closed_history`]): the scan then computes the closers of an open final
+    /// turn in every generation, not only where it checks them (FORMAT.md §5.1).
+    fn needs_closed_history(&self) -> bool {
+        false
+    }
+
+    /// Once, after the last stored event, when DSH would append closers on load (an open
+    /// final turn, FORMAT.md §5.1–§5.3): the fold with the stored events and those closers
+    /// (and, for a repair, the records it appends after them), before the scan forgets
+    /// them. Not called when there is nothing to append: the stored history is then the
+    /// one DSH loads.
+    fn on_closed_history(&mut self, _replay: &Replay) {}
+
     /// Once, after the last event, with the verdict made: a view may add its findings to
     /// `report.warnings` (only for a log that is not corrupt or refused).
     fn finish(&mut self, _report: &mut Report) {}
