@@ -18,6 +18,9 @@ pub enum Class {
     TornTail,
     /// Worth telling, not a failure (for example a June-era rule DSH then did not enforce).
     Warning,
+    /// Not a DSH log at all: another harness's session file (pi, OpenClaw, Claude Code,
+    /// Codex).
+    Foreign,
 }
 
 macro_rules! rules {
@@ -66,6 +69,7 @@ rules! {
     H5 => Corrupt, "§6.3", "header carries retired sandboxMode or approvalPolicy";
     H6 => Corrupt, "§6.3, §7.1", "header id or cwd cannot name this file's storage path";
     H7 => Corrupt, "§6.3", "header cwd, parentSession or seedLength malformed";
+    X1 => Foreign, "§6.3", "not a DSH session log: the first line is another harness's session header (pi, OpenClaw, Codex, Claude Code)";
     J1 => Corrupt, "§5.5.1", "file contains no newline at all (empty or header-less log)";
     J2 => TornTail, "§5.5.1", "final bytes after the last newline (torn final line)";
     J3 => Corrupt, "§5.5.1", "a complete line is not JSON or not a valid packed chunk row";
@@ -252,6 +256,9 @@ impl Rule {
             }
             J5 | J7 | Z5 | Z6 | Z7 | Q7 => {
                 "damaged bytes inside the committed part of the log: restore it from a backup; `repair` will not guess"
+            }
+            X1 => {
+                "nothing: the file is another harness's session log; read it with that harness's tools (a walk of a DSH root lists it as foreign and goes on)"
             }
             J1 | H1 | Z1 | Z2 | Z4 => {
                 "the file is not a DSH log, or was cut before its header: check the path"

@@ -156,6 +156,16 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
             };
         }
     };
+    // Another harness's file under a DSH name: one verdict, and no DSH version read out of
+    // a header that is not DSH's.
+    if let Some(foreign) = crate::check::foreign::recognise(json) {
+        return HeaderCheck {
+            header: None,
+            id_body: String::new(),
+            verdict: Err((Rule::X1, foreign.message())),
+            h7: None,
+        };
+    }
     let get = |k| json.get(k);
     let header = Header {
         raw: text.to_string(),

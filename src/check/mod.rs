@@ -6,6 +6,7 @@
 //! and [`closers`] the closers DSH appends on load (§5.2).
 
 pub mod closers;
+pub mod foreign;
 pub mod header;
 pub mod stages;
 

@@ -51,6 +51,10 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &mut [&mut stats, &mut provider, &mut facts],
     )
     .with_context(|| args.file.display().to_string())?;
+    if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
+        // Another harness's file: no DSH transcript to show, not even an empty one.
+        return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
+    }
     let file = args.file.display().to_string();
     let transcript = Transcript::build(
         &Sources {
@@ -71,7 +75,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             .with_context(|| format!("{}: cannot write", path.display()))?,
         None => out.write_all(text.as_bytes())?,
     }
-    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+    if let (Status::Corrupt | Status::Refused | Status::Foreign, Some(f)) =
+        (report.status, &report.finding)
+    {
         out.flush()?;
         eprintln!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",

@@ -307,7 +307,7 @@ impl Followed {
     fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
         let f = self.placed(f);
         let status = crate::cmd::rules::class_name(f.class);
-        printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt);
+        printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt | Class::Foreign);
         let text = format!("{status} {f}");
         let object = with_status(FindingJson::from(&f), status)?;
         let session = self.session();

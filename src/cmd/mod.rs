@@ -96,6 +96,10 @@ pub fn scan_readable_as(
 /// The log is corrupt or refused.
 pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     let path = shown;
+    if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
+        // One verdict, the same in every command: what the file is, not a rule broken.
+        return Err(Rejected(format!("{}: {}", path.display(), f.message)).into());
+    }
     if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
     }

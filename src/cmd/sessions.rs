@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use dsh_session::header::Header;
 use dsh_session::load::sqlite::{Store, StoreError};
-use dsh_session::scan::{self, ScanOptions};
+use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::view::stats::Stats;
 use serde::Serialize;
 
@@ -23,8 +23,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 #[derive(Debug, Serialize)]
 struct Row {
     schema_version: u32,
+    /// The header's session id; `null` for a file whose header is not DSH's (another
+    /// harness's log, status `foreign`) or cannot be read.
     #[serde(rename = "session")]
-    id: String,
+    id: Option<String>,
     /// The latest `session/title`; `null` when the log has none or cannot be read.
     title: Option<String>,
     created_at: Option<String>,
@@ -49,18 +51,21 @@ fn row(
     file: Option<String>,
     report: Option<&(scan::Report, Stats)>,
 ) -> Row {
+    // Another harness's file has no DSH header or events to describe: its row says only
+    // what it is (status `foreign`) and where.
+    let counted = report.filter(|(r, _)| r.status != Status::Foreign);
     Row {
         schema_version: SCHEMA_VERSION,
-        id: header.id.clone(),
-        title: report.and_then(|(_, s)| s.title.clone()),
+        id: (!header.id.is_empty()).then(|| header.id.clone()),
+        title: counted.and_then(|(_, s)| s.title.clone()),
         created_at: header.created_at.map(utc),
         cwd: header.cwd.clone(),
         parent_session: header.parent_session.clone(),
         seed_length: header.seed_length,
         origin: header.origin.clone(),
         delegation_depth: header.delegation_depth,
-        events: report.map(|(r, _)| r.events),
-        turns: report.map(|(_, s)| s.turn_count),
+        events: counted.map(|(r, _)| r.events),
+        turns: counted.map(|(_, s)| s.turn_count),
         revision,
         status: report.map_or("unreadable", |(r, _)| r.status.name()),
         file,
@@ -111,6 +116,15 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if path.is_dir() {
         for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
             let report = scan_counting(&file, &ScanOptions::default());
+            if let Some((r, _)) = report.as_ref().filter(|(r, _)| r.status == Status::Foreign) {
+                // The table's row says `foreign`; this says which file and why.
+                let why = r.finding.as_ref().map(|f| f.message.as_str());
+                eprintln!(
+                    "dsh-session: {}: {}",
+                    file.display(),
+                    why.unwrap_or("not a DSH session log")
+                );
+            }
             let header = report
                 .as_ref()
                 .and_then(|(r, _)| r.header.clone())
@@ -189,7 +203,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ]);
         for r in &rows {
             t.add_row(vec![
-                r.id.clone(),
+                opt(r.id.as_deref()),
                 opt(r.title.as_deref()),
                 opt(r.created_at.as_deref()),
                 opt(r.cwd.as_deref()),

@@ -248,6 +248,18 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         .iter()
         .filter(|v| v.strict_failed == Some(true))
         .count();
+    // Another harness's file fails the gate when it was named, not when a walk came upon
+    // it (a walk lists it and goes on).
+    let named: std::collections::HashSet<String> = args
+        .files
+        .iter()
+        .filter(|f| !f.is_dir())
+        .map(|f| f.display().to_string())
+        .collect();
+    let foreign_named = verdicts
+        .iter()
+        .filter(|v| v.status == Status::Foreign.name() && named.contains(&v.file))
+        .count();
     let shown: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
@@ -278,6 +290,10 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 } else {
                     String::new()
                 };
+                let foreign = match count(Status::Foreign.name()) {
+                    0 => String::new(),
+                    n => format!(", {n} foreign"),
+                };
                 let mut gates = String::new();
                 if let Some(p) = gate.provider {
                     gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
@@ -287,7 +303,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 }
                 writeln!(
                     out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{gates}{unreadable}",
+                    "{} valid, {} torn-tail, {} corrupt, {} refused{foreign}{gates}{unreadable}",
                     count(Status::Valid.name()),
                     count(Status::TornTail.name()),
                     count(Status::Corrupt.name()),
@@ -300,6 +316,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         + count(Status::Refused.name())
         + provider_refused
         + strict_failed
+        + foreign_named
         > 0;
     Ok(ExitCode::from(if errors + empty_dirs > 0 {
         2
@@ -331,6 +348,7 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
     let line = |l: Option<u64>| l.map(|l| format!(",line={l}")).unwrap_or_default();
     let level = match v.status {
         "corrupt" | "refused" | "error" => Some("error"),
+        "foreign" => Some("notice"),
         "torn-tail" => Some("warning"),
         _ => None,
     };

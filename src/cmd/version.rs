@@ -195,6 +195,12 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         } else {
             "not supported"
         };
+        // Another harness's file has no DSH format version, whatever its header says.
+        let (version, support) = if report.status == Status::Foreign {
+            ("none".to_owned(), "not a DSH session log")
+        } else {
+            (version, support)
+        };
         writeln!(out, "file:           {}", info.file)?;
         writeln!(
             out,

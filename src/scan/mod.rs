@@ -811,6 +811,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             Some(finding) => {
                 self.state.report.status = match finding.class {
                     Class::Refused => Status::Refused,
+                    Class::Foreign => Status::Foreign,
                     _ => Status::Corrupt,
                 };
                 self.state.report.finding = Some(finding);

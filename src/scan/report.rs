@@ -22,16 +22,19 @@ pub enum Status {
     Corrupt,
     /// Intact but not to be interpreted by this reader.
     Refused,
+    /// Not a DSH log: another harness's session file (rule X1).
+    Foreign,
 }
 
 impl Status {
-    /// `valid`, `torn-tail`, `corrupt` or `refused`.
+    /// `valid`, `torn-tail`, `corrupt`, `refused` or `foreign`.
     pub fn name(self) -> &'static str {
         match self {
             Status::Valid => "valid",
             Status::TornTail => "torn-tail",
             Status::Corrupt => "corrupt",
             Status::Refused => "refused",
+            Status::Foreign => "foreign",
         }
     }
 }

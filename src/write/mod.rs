@@ -227,7 +227,7 @@ fn heal(
 }
 
 fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan, RepairError> {
-    if let (Status::Corrupt | Status::Refused, Some(finding)) =
+    if let (Status::Corrupt | Status::Refused | Status::Foreign, Some(finding)) =
         (report.status, report.finding.clone())
     {
         return Err(RepairError::Refused {
