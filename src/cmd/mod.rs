@@ -133,7 +133,9 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 /// error, as does each directory in which nothing was found; their number is returned
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
 pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
-    let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
+    let (paths, mut skipped) = dsh_session::load::layout::discover(inputs, command);
+    // Each note starts with its path: in path order, whatever order the walk met them.
+    skipped.sort();
     for s in &skipped {
         eprintln!("dsh-session: {s}");
     }

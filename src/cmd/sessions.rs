@@ -74,8 +74,11 @@ fn row(
 
 /// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
 /// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
+/// What DSH left beside a log ([`dsh_session::load::leftovers`]) is named on standard
+/// error.
 pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
+    let mut left = Vec::new();
     for project in std::fs::read_dir(root)? {
         let project = project?.path();
         if !project.is_dir() {
@@ -86,11 +89,21 @@ pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
             if !session.is_dir() {
                 continue;
             }
-            // The current generation of the session: the highest canonical file name.
-            let current = std::fs::read_dir(&session)?
+            let files: Vec<PathBuf> = std::fs::read_dir(&session)?
                 .filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| p.is_file())
+                .collect();
+            // What DSH left beside the log is said, not listed as a session.
+            for file in &files {
+                let name = file.file_name().map(|n| n.to_string_lossy());
+                if let Some(kind) = name.and_then(|n| dsh_session::load::leftovers::leftover(&n)) {
+                    left.push(kind.note(file));
+                }
+            }
+            // The current generation of the session: the highest canonical file name.
+            let current = files
+                .into_iter()
                 .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
                 .max();
             if let Some((_, file)) = current {
@@ -99,6 +112,10 @@ pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
         }
     }
     found.sort();
+    left.sort();
+    for note in left {
+        eprintln!("dsh-session: {note}");
+    }
     Ok(found)
 }
 

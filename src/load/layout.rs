@@ -174,7 +174,8 @@ pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
 
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
 /// files are kept as given. Symbolic links are followed, and a link loop is reported in
-/// `skipped` instead of walked twice; so are frozen predecessors of a later generation and,
+/// `skipped` instead of walked twice; so are frozen predecessors of a later generation, what
+/// DSH leaves beside a log ([`crate::load::leftovers`]) and,
 /// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names, with the
 /// `dsh-session COMMAND …` line that reads them (`command`: the subcommand walking).
 pub fn discover(
@@ -207,6 +208,8 @@ pub fn discover(
                 && crate::load::sqlite::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
+            } else if let Some(kind) = crate::load::leftovers::leftover(&name) {
+                skipped.push(kind.note(entry.path()));
             } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
                 if name.ends_with(".jsonl") {
                     other_plain += 1;

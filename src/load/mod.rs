@@ -8,6 +8,7 @@
 
 pub mod frames;
 pub mod layout;
+pub mod leftovers;
 pub mod line;
 pub mod packed;
 pub mod read_ahead;
