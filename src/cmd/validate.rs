@@ -460,8 +460,8 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             }
         }
     }
+    let profile = v.provider.as_ref().map(|p| p.profile);
     for w in &v.warnings {
-        let profile = v.provider.as_ref().map(|p| p.profile);
         // Only a rule the profile enforces has an error text; its placeholder takes the
         // index that profile counts.
         let refusal = refused_by.and_then(|p| {
