@@ -1085,10 +1085,24 @@ impl<'a> Json<'a> {
             return false;
         }
         let body = &self.raw.as_bytes()[1..self.raw.len() - 1];
-        if !has_backslash(body) {
-            return bytes_eq(body, s.as_bytes());
+        let text = s.as_bytes();
+        // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
+        // `\u00e9` 6 for 2, a surrogate pair 12 for 4), and `s`, a Rust string, holds no
+        // lone surrogate: a body that spells `s` is longer than `s` exactly when it holds
+        // an escape. So most mismatches (the other keys of an object) are told by length
+        // and first byte, without looking for a backslash.
+        match body.len().cmp(&text.len()) {
+            std::cmp::Ordering::Less => false,
+            // Same bytes: equal unless they are escapes (then the body says less than `s`).
+            std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
+            std::cmp::Ordering::Greater => {
+                // Up to its first escape the body is `s` byte for byte.
+                let differs_first = text
+                    .first()
+                    .is_some_and(|&c| body[0] != c && body[0] != b'\\');
+                !differs_first && has_backslash(body) && self.code_units().eq(s.encode_utf16())
+            }
         }
-        self.code_units().eq(s.encode_utf16())
     }
 
     /// True when both are strings with the same code units.
@@ -1788,6 +1802,69 @@ mod tests {
         assert_eq!(ok("9007199254740991").as_seq(), Some(9_007_199_254_740_991));
         assert_eq!(ok("9007199254740992").as_seq(), None);
         assert_eq!(ok("-1").as_seq(), None);
+    }
+
+    #[test]
+    fn str_eq_agrees_with_comparing_code_units() {
+        // Bodies spelled raw and with every kind of escape, against texts of every length
+        // around them: the length and first-byte shortcuts must never change the answer.
+        let bodies = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "type",
+            "t\\u0079pe",
+            "\\u0074ype",
+            "\\n",
+            "a\\nb",
+            "\\\\",
+            "\\/",
+            "é",
+            "\\u00e9",
+            "\\u00E9x",
+            "😀",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "x\\ud800",
+            "\\\"",
+            "a\\\"b",
+            "\\u0000",
+            "日本",
+            "\\u65e5本",
+        ];
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "type",
+            "typ",
+            "types",
+            "\n",
+            "a\nb",
+            "\\",
+            "/",
+            "é",
+            "éx",
+            "😀",
+            "\u{fffd}",
+            "x\u{fffd}",
+            "\"",
+            "a\"b",
+            "\0",
+            "日本",
+            "t\\u0079pe",
+            "\\n",
+        ];
+        for body in bodies {
+            let token = format!("\"{body}\"");
+            let v = ok(&token);
+            for text in texts {
+                let expected = v.code_units().eq(text.encode_utf16());
+                assert_eq!(v.str_eq(text), expected, "{token} vs {text:?}");
+            }
+        }
     }
 
     #[test]
