@@ -22,10 +22,29 @@ pub(crate) const BIG_BATCH_BYTES: usize = 16 << 20;
 #[derive(Default)]
 pub(crate) struct Prepared {
     /// When the scan will parse the line (a complete line of valid UTF-8): its skip
-    /// index, or why it is not JSON.
-    pub(crate) parsed: Option<Result<Skips, JsonError>>,
+    /// index, or why it is not JSON. Set only by [`read_ahead`], and only for a line whose
+    /// bytes it found to be UTF-8 ([`Prepared::text`] relies on that).
+    parsed: Option<Result<Skips, JsonError>>,
     /// Whether the line is a packed row.
     pub(crate) packed: PackedAhead,
+}
+
+impl Prepared {
+    /// The index of the line, or why it is not JSON, when the reader parsed it.
+    pub(crate) fn parsed(&self) -> Option<&Result<Skips, JsonError>> {
+        self.parsed.as_ref()
+    }
+
+    /// The text of `line`, the line this was prepared for, when the reader checked that it
+    /// is UTF-8: the scan does not check it a second time.
+    pub(crate) fn text<'a>(&self, line: &'a Line) -> Option<&'a str> {
+        self.parsed.as_ref()?;
+        debug_assert!(std::str::from_utf8(&line.bytes).is_ok());
+        // SAFETY: `parsed` is set only by `read_ahead`, after `std::str::from_utf8`
+        // accepted exactly these bytes, and the line travels with this `Prepared` in one
+        // `ReadAhead::Line` to the scan, which only reads it.
+        Some(unsafe { std::str::from_utf8_unchecked(&line.bytes) })
+    }
 }
 
 /// Whether a line is a packed row, as the reader thread found out.
