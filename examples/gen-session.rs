@@ -322,7 +322,7 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
 
 /// Every 30 turns (unless `flat`), a compaction replaces the whole surface by a summary.
 fn compact(log: &mut Log, rng: &mut Rng, turn: u64, shape: Shape) {
-    if !shape.flat && turn % 30 == 0 && log.surface.len() > 4 {
+    if !shape.flat && turn.is_multiple_of(30) && log.surface.len() > 4 {
         let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
         let keep = 0;
         let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
