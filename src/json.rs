@@ -839,6 +839,14 @@ impl<'a> Json<'a> {
     /// last-one-wins rule of [`Json::get`]. `[None; N]` for a non-object.
     pub fn lookup<const N: usize>(self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
         let mut found = [None; N];
+        if let Some(names) = self.indexed_keys() {
+            for (name, at) in names {
+                if let Some(i) = keys.iter().position(|key| body_eq(name, key)) {
+                    found[i] = Some(self.indexed_at(at));
+                }
+            }
+            return found;
+        }
         for (k, v) in self.members() {
             if let Some(i) = key_index(k, &keys) {
                 found[i] = Some(v);
@@ -1011,18 +1019,9 @@ impl<'a> Json<'a> {
     /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
     /// repeated keys. `None` when absent or when `self` is not an object.
     pub fn get(self, key: &str) -> Option<Json<'a>> {
-        if let Some((end, sk)) = self.tape_end(Kind::Object).zip(self.skips) {
-            // Keys only, from the index: the value is built for the match alone.
-            let mut k = self.cursor + 1;
-            let mut found = None;
-            while k < end {
-                let (name, at) = indexed(self.raw, self.base, sk, k);
-                if name.str_eq(key) {
-                    found = Some(at);
-                }
-                k = sk.entries[at].next as usize;
-            }
-            return found.map(|at| indexed(self.raw, self.base, sk, at).0);
+        if let Some(keys) = self.indexed_keys() {
+            let at = keys.filter(|&(name, _)| body_eq(name, key)).last()?.1;
+            return Some(self.indexed_at(at));
         }
         let mut found = None;
         for (k, v) in self.members() {
@@ -1033,8 +1032,39 @@ impl<'a> Json<'a> {
         found
     }
 
+    /// For an object of a complete index: its keys, each as the inside of its string token,
+    /// with the index position of its value (a key is a scalar, so its value is the next
+    /// entry); read from the index and compared as bytes, without building a value for each
+    /// key. `None` for anything else.
+    #[inline]
+    fn indexed_keys(self) -> Option<impl Iterator<Item = (&'a [u8], usize)>> {
+        let (end, sk) = self.tape_end(Kind::Object).zip(self.skips)?;
+        let (text, base) = (self.raw.as_bytes(), self.base);
+        let mut k = self.cursor + 1;
+        Some(std::iter::from_fn(move || {
+            if k >= end {
+                return None;
+            }
+            let span = sk.entries[k];
+            let token = &text[span.start as usize - base..span.end as usize - base];
+            let at = span.next as usize;
+            k = sk.entries[at].next as usize;
+            Some((&token[1..token.len() - 1], at))
+        }))
+    }
+
+    /// The value at index position `at`, inside this indexed value.
+    #[inline]
+    fn indexed_at(self, at: usize) -> Json<'a> {
+        let sk = self.skips.expect("an indexed value");
+        indexed(self.raw, self.base, sk, at).0
+    }
+
     /// True when an object has `key` (any value, `null` included).
     pub fn has(self, key: &str) -> bool {
+        if let Some(mut keys) = self.indexed_keys() {
+            return keys.any(|(name, _)| body_eq(name, key));
+        }
         self.members().any(|(k, _)| k.str_eq(key))
     }
 
@@ -1084,25 +1114,7 @@ impl<'a> Json<'a> {
         if self.kind() != Kind::String {
             return false;
         }
-        let body = &self.raw.as_bytes()[1..self.raw.len() - 1];
-        let text = s.as_bytes();
-        // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
-        // `\u00e9` 6 for 2, a surrogate pair 12 for 4), and `s`, a Rust string, holds no
-        // lone surrogate: a body that spells `s` is longer than `s` exactly when it holds
-        // an escape. So most mismatches (the other keys of an object) are told by length
-        // and first byte, without looking for a backslash.
-        match body.len().cmp(&text.len()) {
-            std::cmp::Ordering::Less => false,
-            // Same bytes: equal unless they are escapes (then the body says less than `s`).
-            std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
-            std::cmp::Ordering::Greater => {
-                // Up to its first escape the body is `s` byte for byte.
-                let differs_first = text
-                    .first()
-                    .is_some_and(|&c| body[0] != c && body[0] != b'\\');
-                !differs_first && has_backslash(body) && self.code_units().eq(s.encode_utf16())
-            }
-        }
+        body_eq(&self.raw.as_bytes()[1..self.raw.len() - 1], s)
     }
 
     /// True when both are strings with the same code units.
@@ -1384,6 +1396,36 @@ fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
         keys.iter().position(|key| k.str_eq(key))
     } else {
         keys.iter().position(|key| bytes_eq(body, key.as_bytes()))
+    }
+}
+
+/// True when `body`, the inside of a string token of valid JSON, is `s` code unit for code
+/// unit ([`Json::str_eq`]).
+#[inline]
+fn body_eq(body: &[u8], s: &str) -> bool {
+    let text = s.as_bytes();
+    // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
+    // `\u00e9` 6 for 2, a surrogate pair 12 for 4), and `s`, a Rust string, holds no
+    // lone surrogate: a body that spells `s` is longer than `s` exactly when it holds
+    // an escape. So most mismatches (the other keys of an object) are told by length
+    // and first byte, without looking for a backslash.
+    match body.len().cmp(&text.len()) {
+        std::cmp::Ordering::Less => false,
+        // Same bytes: equal unless they are escapes (then the body says less than `s`).
+        std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
+        std::cmp::Ordering::Greater => {
+            // Up to its first escape the body is `s` byte for byte.
+            let differs_first = text
+                .first()
+                .is_some_and(|&c| body[0] != c && body[0] != b'\\');
+            !differs_first
+                && has_backslash(body)
+                && CodeUnits {
+                    rest: body,
+                    pending: None,
+                }
+                .eq(s.encode_utf16())
+        }
     }
 }
 
