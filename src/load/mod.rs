@@ -150,6 +150,11 @@ impl Input {
                 } else {
                     detect(&head)
                 };
+                // A buffer of 1 MiB, or as large as a smaller file (with a byte to spare to
+                // see its end): a directory of small sessions opens thousands of files.
+                let buffer = size
+                    .and_then(|len| usize::try_from(len.saturating_add(1)).ok())
+                    .map_or(1 << 20, |len| len.clamp(8 << 10, 1 << 20));
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
                     (Encoding::Zstd, _) => InputReader::Zstd(file),
@@ -159,10 +164,10 @@ impl Input {
                             read: 0,
                             report: report.clone(),
                         };
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, counting)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, counting)))
                     }
                     (Encoding::Plain, None) => {
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, file)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, file)))
                     }
                 };
                 (encoding, reader)

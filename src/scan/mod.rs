@@ -25,7 +25,9 @@ use crate::derive;
 use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
 use crate::load::packed::{PackedSpan, packed_row};
-use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
+use crate::load::read_ahead::{
+    BATCHES_AHEAD, INLINE_BYTES, Item, Prepared, ReadAhead, read_ahead, read_inline,
+};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::Replay;
 use crate::rules::{Class, Finding, Rule};
@@ -375,36 +377,61 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     ) -> Result<(), ScanError> {
         let options = self.options;
         let mut last_number = 0;
-        let reader = &mut *lines;
-        let stopped = std::thread::scope(|threads| {
-            let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
-            // Unbounded, so that the scan never waits on it (one message per batch).
-            let (processed, processed_in) = std::sync::mpsc::channel();
-            let skip = options.only_seqs.as_ref();
-            let packed_rows = self.state.dialect.packed_rows;
-            threads.spawn(move || read_ahead(reader, skip, packed_rows, &batches, &processed_in));
-            for batch in batches_in {
-                let mut done = Vec::with_capacity(batch.len());
-                for item in batch {
-                    match item {
-                        ReadAhead::Line(line, prepared) => {
-                            last_number = line.number;
-                            if !self.record_line(&line, &prepared, &mut torn) {
-                                return Some(Ok(()));
-                            }
-                            done.push((line, prepared));
-                        }
-                        ReadAhead::EmptyLines(n) => torn.lines += n,
-                        ReadAhead::Stopped(e) => return Some(self.source_stopped(e)),
-                    }
-                }
-                // The lines and their indexes go back to be freed by the thread that
-                // allocated them (much cheaper for the allocator); after a batch of long
-                // lines the reader waits for this before it reads on (memory bound).
-                let _ = processed.send(done);
+        let skip = options.only_seqs.as_ref();
+        let packed_rows = self.state.dialect.packed_rows;
+        // What an item of the input means; `Some` when the reading stops there.
+        let mut take = |scan: &mut Self, item: Item<'_>| match item {
+            Item::Line(line, prepared) => {
+                last_number = line.number;
+                (!scan.record_line(line, prepared, &mut torn)).then_some(Ok(()))
             }
-            None
-        });
+            Item::EmptyLines(n) => {
+                torn.lines += n;
+                None
+            }
+            Item::Stopped(e) => Some(scan.source_stopped(e)),
+        };
+        let stopped = if self.state.report.size.is_some_and(|s| s <= INLINE_BYTES) {
+            // A small input is read on this thread.
+            let mut stopped = None;
+            read_inline(lines, skip, packed_rows, &mut |item| {
+                stopped = take(self, item);
+                stopped.is_none()
+            });
+            stopped
+        } else {
+            let reader = &mut *lines;
+            std::thread::scope(|threads| {
+                let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+                // Unbounded, so that the scan never waits on it (one message per batch).
+                let (processed, processed_in) = std::sync::mpsc::channel();
+                threads.spawn(move || {
+                    read_ahead(reader, skip, packed_rows, &batches, &processed_in);
+                });
+                for batch in batches_in {
+                    let mut done = Vec::with_capacity(batch.len());
+                    for item in batch {
+                        let stopped = match item {
+                            ReadAhead::Line(line, prepared) => {
+                                let stopped = take(self, Item::Line(&line, &prepared));
+                                done.push((line, prepared));
+                                stopped
+                            }
+                            ReadAhead::EmptyLines(n) => take(self, Item::EmptyLines(n)),
+                            ReadAhead::Stopped(e) => take(self, Item::Stopped(e)),
+                        };
+                        if stopped.is_some() {
+                            return stopped;
+                        }
+                    }
+                    // The lines and their indexes go back to be freed by the thread that
+                    // allocated them (much cheaper for the allocator); after a batch of long
+                    // lines the reader waits for this before it reads on (memory bound).
+                    let _ = processed.send(done);
+                }
+                None
+            })
+        };
         if let Some(result) = stopped {
             return result;
         }
