@@ -95,7 +95,7 @@ pub fn export_store(
     session: Option<&str>,
     root: &Path,
 ) -> Result<Vec<Outcome>, ExportError> {
-    if !crate::load::sqlite::looks_like_store(store) {
+    if !crate::load::store_file::looks_like_store(store) {
         return Err(ExportError::NotAStore);
     }
     let opened = Store::open(store)?;

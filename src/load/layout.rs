@@ -169,9 +169,6 @@ pub fn generation_of_path(path: &std::path::Path) -> Option<u64> {
     }
 }
 
-/// Extensions of files checked for a SQLite header when a directory is walked.
-pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
-
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
 /// files are kept as given. Symbolic links are followed, and a link loop is reported in
 /// `skipped` instead of walked twice; so are frozen predecessors of a later generation and,
@@ -203,8 +200,8 @@ pub fn discover(
                 continue;
             }
             let name = entry.file_name().to_string_lossy();
-            let is_store = crate::load::sqlite::has_store_extension(entry.path())
-                && crate::load::sqlite::looks_like_store(entry.path());
+            let is_store = crate::load::store_file::has_store_extension(entry.path())
+                && crate::load::store_file::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
             } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {

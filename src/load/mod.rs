@@ -13,6 +13,7 @@ pub mod packed;
 pub mod read_ahead;
 pub mod sqlite;
 pub mod sqlite_rows;
+pub mod store_file;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -143,12 +144,12 @@ impl Input {
                 (&mut file).take(16).read_to_end(&mut head)?;
                 file.seek(SeekFrom::Start(0))?;
                 // An empty file named as a store is a pristine store (no sessions).
-                let encoding = if head.is_empty() && crate::load::sqlite::has_store_extension(path)
-                {
-                    Encoding::Sqlite
-                } else {
-                    detect(&head)
-                };
+                let encoding =
+                    if head.is_empty() && crate::load::store_file::has_store_extension(path) {
+                        Encoding::Sqlite
+                    } else {
+                        detect(&head)
+                    };
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
                     (Encoding::Zstd, _) => InputReader::Zstd(file),

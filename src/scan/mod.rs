@@ -124,7 +124,7 @@ pub fn scan_all(
             .collect();
         scan_path_with(path, options, &mut borrowed)
     };
-    if options.session.is_some() || !crate::load::sqlite::looks_like_store(path) {
+    if options.session.is_some() || !crate::load::store_file::looks_like_store(path) {
         return Ok(vec![scan_one(options)?]);
     }
     let ids = match crate::load::sqlite::Store::open(path) {
