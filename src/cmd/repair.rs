@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use dsh_session::heal::Unhealed;
 use dsh_session::provider::providers_of;
-use dsh_session::repair::Staying;
+use dsh_session::repair::stays::Staying;
 use dsh_session::write::{self, Plan, RepairError};
 use serde::Serialize;
 use serde_json::value::RawValue;

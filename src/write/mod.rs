@@ -206,7 +206,7 @@ fn heal(
         )));
     }
     let stored_events = report.events - report.closers.len() as u64;
-    let stays = crate::repair::staying(&healed.warnings, turns, stored_events);
+    let stays = crate::repair::stays::staying(&healed.warnings, turns, stored_events);
     if let Some(left) = stays
         .iter()
         .find(|s| provider.enforces(s.finding.rule) && !unhealed(&s.finding))
@@ -254,7 +254,7 @@ fn plan_from_report(path: &Path, report: &Report, turns: &Stats) -> Result<Plan,
         _ => None,
     };
     let stored_events = report.events - report.closers.len() as u64;
-    let stays = crate::repair::staying(&report.warnings, turns, stored_events);
+    let stays = crate::repair::stays::staying(&report.warnings, turns, stored_events);
     Ok(Plan {
         row_set,
         resume: None,

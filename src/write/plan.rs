@@ -45,7 +45,7 @@ pub struct Plan {
     pub resume: Option<Journal>,
     /// Provider findings the repaired history still has, and why DSH's closers leave them
     /// (PROVIDERS.md §3; empty when resuming a journal).
-    pub stays: Vec<crate::repair::Staying>,
+    pub stays: Vec<crate::repair::stays::Staying>,
     /// Heal records to append after the closers (`repair --provider`, [`crate::heal`]).
     pub heals: Vec<crate::heal::Heal>,
     /// Provider findings no heal fixes, and why.
