@@ -265,6 +265,27 @@ fn modules_import_each_other_without_a_circle() {
     }
 }
 
+/// STYLE.md: repair plans, write applies. `write/` makes a plan durable and reads no event:
+/// it imports neither the scan, the heals, the views nor the planning (`repair/`), so a new
+/// writer (a backend beside the others) cannot start scanning or planning on its own.
+#[test]
+fn write_imports_neither_the_scan_the_heals_the_views_nor_the_planning() {
+    let g = graph();
+    let writers: Vec<_> = (g.iter())
+        .filter(|(m, _)| *m == "write" || m.starts_with("write::"))
+        .collect();
+    assert!(writers.len() > 3, "{writers:?}");
+    for (module, deps) in writers {
+        for dep in deps {
+            let top = dep.split("::").next().unwrap_or(dep);
+            assert!(
+                !["scan", "heal", "view", "repair"].contains(&top),
+                "{module} imports {dep}: write/ applies a plan; scanning, healing and planning live above it"
+            );
+        }
+    }
+}
+
 #[test]
 fn no_source_file_is_over_1000_lines_but_the_json_layer() {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
