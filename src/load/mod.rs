@@ -59,6 +59,8 @@ impl<R: Read> Read for Counting<R> {
 pub struct Input {
     /// The path given (`-` for standard input).
     pub path: PathBuf,
+    /// What the path says: the generation its name stands for, its place in a DSH root.
+    pub place: layout::LogPlace,
     /// The encoding detected.
     pub encoding: Encoding,
     /// Size in bytes of the stored file (for standard input, of what was read so far).
@@ -170,6 +172,7 @@ impl Input {
         };
         Ok(Input {
             path: path.to_path_buf(),
+            place: layout::LogPlace::of(path),
             encoding,
             size,
             reader,

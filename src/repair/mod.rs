@@ -129,7 +129,7 @@ fn plan_with(
     keep_messages: bool,
 ) -> Result<(Repair, Option<Report>), RepairError> {
     // An interrupted repair is completed to the bytes it planned, never planned again.
-    if let Some(journal) = write::read_journal(path)? {
+    if let Some(journal) = write::journal::read_journal(path)? {
         let repair = Repair {
             plan: write::Plan::resuming(path, journal)?,
             cut: None,

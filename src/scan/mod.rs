@@ -24,6 +24,7 @@ use crate::check::stages::{
 use crate::derive;
 use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
+use crate::load::layout::LogPlace;
 use crate::load::packed::{PackedSpan, packed_row};
 use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
@@ -170,7 +171,7 @@ pub fn scan_path_with(
     let input = Input::open_with_progress(path, options.progress.clone())?;
     let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
-        Ok(mut lines) => scan.run(&mut *lines, path)?,
+        Ok(mut lines) => scan.run(&mut *lines)?,
         Err(e) => scan.source_stopped(e)?,
     }
     Ok(scan.finish())
@@ -208,12 +209,15 @@ pub(crate) struct State {
     stored_events: Option<u64>,
     /// When records were appended after the closers: the seq of the first one.
     appended_from: Option<u64>,
+    /// What the log's path says (G2's generation, H6's place in a DSH root).
+    place: LogPlace,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
         Self::for_source(
             input.path.clone(),
+            input.place.clone(),
             input.encoding,
             input.size,
             options,
@@ -221,10 +225,11 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         )
     }
 
-    /// A scan of the log at `path`, before its first line ([`live::Live`] builds one
-    /// without an opened [`Input`]).
+    /// A scan of the log at `path` (which says `place`), before its first line
+    /// ([`live::Live`] builds one without an opened [`Input`]).
     fn for_source(
         path: std::path::PathBuf,
+        place: LogPlace,
         encoding: Encoding,
         size: Option<u64>,
         options: &'o ScanOptions,
@@ -262,6 +267,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 sqlite_session: None,
                 stored_events: None,
                 appended_from: None,
+                place,
             },
         }
     }
@@ -279,7 +285,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
     }
 
-    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
+    fn run(&mut self, lines: &mut dyn LineSource) -> Result<(), ScanError> {
         let mut line = Line::default();
         let mut torn = TornScan {
             committed_end: 0,
@@ -323,14 +329,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             Err(e) => return self.source_stopped(e),
         }
-        if !self.read_header(&line, path) || self.options.header_only {
+        if !self.read_header(&line) || self.options.header_only {
             return Ok(());
         }
         torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
         torn.next_line = 2;
         self.read_records(lines, torn)?;
         if !self.state.stages.decided_before(LEGACY_DELTA) {
-            self.check_store_path(path);
+            self.check_store_path();
         }
         Ok(())
     }
@@ -475,9 +481,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H1–H5 and era detection. Returns false when the header stops the load.
-    fn read_header(&mut self, line: &Line, path: &Path) -> bool {
+    fn read_header(&mut self, line: &Line) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
-        let checked = check_header(&text, path);
+        let checked = check_header(&text, self.state.place.generation);
         self.state.report.header = checked.header;
         self.state.id_body = checked.id_body;
         let era = match checked.verdict {
@@ -748,7 +754,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
-    fn check_store_path(&mut self, path: &Path) {
+    fn check_store_path(&mut self) {
         if matches!(self.state.report.era, None | Some(Era::June2026)) {
             return;
         }
@@ -757,7 +763,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             .report
             .header
             .as_ref()
-            .and_then(|h| store_path_problem(h, path));
+            .and_then(|h| store_path_problem(h, self.state.place.in_root.as_ref()));
         if let Some(problem) = problem {
             self.state
                 .stages
