@@ -123,7 +123,7 @@ struct Settings {
 }
 
 fn options(session: Option<String>) -> ScanOptions {
-    // Memory O(surface): no messages, no previews, replacements counted only.
+    // Memory O(surface): the live fold keeps no messages, previews or shadowed entries.
     ScanOptions {
         session,
         ..ScanOptions::default()

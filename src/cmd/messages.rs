@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::repair::{self, RepairError};
-use dsh_session::replay::Replay;
+use dsh_session::replay::{Keep, Replay};
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
 use serde::Serialize;
@@ -22,15 +22,14 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // The whole surface's messages may be many times the memory a scan needs: past 2 MiB
     // they wait in a temporary file, and are printed one at a time from there.
     let options = ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
+    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), Keep::MESSAGES);
+    let mut keep = Keep::MESSAGES;
     let report = match args.at {
         Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
-        None => scan_readable(&args.file, &options, &mut [])?,
+        None => scan_readable(&args.file, &options, &mut [&mut keep])?,
     };
     let name = args.file.display();
     match args.at {
@@ -128,8 +127,6 @@ fn run_healed(
         Err(e) => return Err(anyhow::Error::new(e).context(args.file.display().to_string())),
     };
     let options = ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
         session: args.session.clone(),
         append_closers: true,
         then_append: planned.plan.heals.clone(),
@@ -139,7 +136,10 @@ fn run_healed(
     // is read again with the plan's closers and heals.
     let report = match history {
         Some(report) => readable(report, &args.file)?,
-        None => scan_readable_as(path, &args.file, &options, &mut [])?,
+        None => {
+            let mut keep = Keep::MESSAGES;
+            scan_readable_as(path, &args.file, &options, &mut [&mut keep])?
+        }
     };
     let name = args.file.display();
     let messages = kept_messages(&report.replay, &name);

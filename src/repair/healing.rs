@@ -7,6 +7,7 @@ use crate::heal;
 use crate::provider::Provider;
 use crate::repair::stays::staying;
 use crate::repair::{Repair, RepairError, Scan};
+use crate::replay::Keep;
 use crate::rules::Finding;
 use crate::scan::{Report, ScanOptions};
 use crate::view::heal_sources::HealSources;
@@ -15,8 +16,8 @@ use crate::view::stats::Stats;
 
 /// Adds the heals for `provider` to a repair planned from `report` (a scan with the closers
 /// folded), and checks the healed log: a second pass collects the messages the heals are
-/// built from, a third validates stored events + closers + heals (its report is returned;
-/// `None` when nothing needs healing).
+/// built from, a third validates stored events + closers + heals (its report is returned,
+/// keeping what `keep` says; `None` when nothing needs healing).
 ///
 /// # Errors
 /// [`RepairError::Heal`] when the healed log would not validate, or a finding the heals
@@ -26,6 +27,7 @@ pub fn heal(
     report: &Report,
     turns: &Stats,
     options: &ScanOptions,
+    keep: Keep,
     provider: Provider,
     scan: &mut Scan<'_>,
 ) -> Result<Option<Report>, RepairError> {
@@ -46,12 +48,7 @@ pub fn heal(
         selection.source_seqs(&entries),
         selection.orphan_call_ids(&entries),
     );
-    let sources = ScanOptions {
-        keep_messages: false,
-        spill_texts: false,
-        ..options.clone()
-    };
-    scan(&sources, &mut [&mut collect])?;
+    scan(options, &mut [&mut collect])?;
     let time = report.open_turn.last_time.unwrap_or_default();
     let heals = heal::records(
         &entries,
@@ -66,7 +63,8 @@ pub fn heal(
         ..options.clone()
     };
     let mut rules = ProviderRules::default();
-    let healed = scan(&checked, &mut [&mut rules])?;
+    let mut keep = keep;
+    let healed = scan(&checked, &mut [&mut rules, &mut keep])?;
     // Each pass reads the file again: a live writer's appends show as a different count.
     let want = report.events + heals.len() as u64;
     if healed.finding.is_none() && healed.events != want {

@@ -10,6 +10,7 @@ use crate::load::Encoding;
 use crate::provider::Provider;
 use crate::repair::stays::staying;
 use crate::repair::{Repair, RepairError, Scan, healing};
+use crate::replay::Keep;
 use crate::scan::{Report, ScanOptions, Status, TornTail};
 use crate::view::provider::ProviderRules;
 use crate::view::stats::Stats;
@@ -31,17 +32,23 @@ pub fn planned(
     let options = ScanOptions {
         session: session.map(str::to_owned),
         append_closers: true,
-        keep_messages,
-        spill_texts: keep_messages,
         ..ScanOptions::default()
+    };
+    // The history's messages wait in a temporary file past 2 MiB.
+    let mut keep = if keep_messages {
+        Keep::MESSAGES
+    } else {
+        Keep::NOTHING
     };
     // The provider rules say what stays after the closers; the turn rows say why.
     let mut turns = Stats::with_turn_rows();
     let mut rules = ProviderRules::default();
-    let report = scan(&options, &mut [&mut turns, &mut rules])?;
+    let report = scan(&options, &mut [&mut turns, &mut rules, &mut keep])?;
     let mut repair = from_scan(path, &report, &turns)?;
     let healed = match provider {
-        Some(provider) => healing::heal(&mut repair, &report, &turns, &options, provider, scan)?,
+        Some(provider) => {
+            healing::heal(&mut repair, &report, &turns, &options, keep, provider, scan)?
+        }
         None => None,
     };
     let history = keep_messages.then(|| healed.unwrap_or(report));

@@ -10,15 +10,17 @@
 //! previews) go to a [`TextStore`], which may spill to a temporary file. No other I/O.
 
 mod arena;
+pub mod change;
 pub mod text;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io;
 
 use crate::provider::CallIds;
 
 use arena::{Arena, Fields, NIL, ROLES};
+pub use change::{Keep, Replaced, SurfaceChange};
 pub use text::{TextRef, TextStore};
 
 use crate::event::Dialect;
@@ -67,8 +69,8 @@ pub struct SurfaceEntry {
     /// legacy conversions (a v0 legacy `tool/result` replace takes the id of the result it
     /// replaces); `None` for other entries, which no rule reads it of.
     pub message_id: Option<String>,
-    /// A short one-line text preview (at most 60 characters); empty unless the scan asked
-    /// for previews (`ScanOptions::previews`).
+    /// A short one-line text preview (at most 60 characters); empty unless a view asked
+    /// the fold to keep previews ([`Keep::previews`]).
     pub preview: String,
     /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
     /// messages and the event projects to one.
@@ -82,37 +84,6 @@ pub struct SurfaceEntry {
     /// What a provider sees of the derived message; `None` when the event projects to no
     /// message (FORMAT.md §4).
     pub shape: Option<crate::provider::Shape>,
-}
-
-/// One committed replace, in log order (FORMAT.md §3.1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replacement {
-    /// 1 for the first replace of the log, then 2, 3 …
-    pub generation: u64,
-    /// The replacing event's seq.
-    pub seq: u64,
-    /// The replacing event's type.
-    pub ty: String,
-    /// Declared start seq.
-    pub start: u64,
-    /// Declared end seq.
-    pub end: u64,
-    /// The seqs removed from the surface, in surface order.
-    pub shadowed: Vec<u64>,
-    /// Surface length before the replace.
-    pub len_before: usize,
-    /// Surface length after the replace.
-    pub len_after: usize,
-}
-
-/// Provenance as recorded by the fold (FORMAT.md §1.2, §3): who cites whom and who
-/// shadowed whom. Its size is proportional to the number of cited seqs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProvenanceIndex {
-    /// Citing seq → its `sourceEventSeqs`, in stored order.
-    pub sources: HashMap<u64, Vec<u64>>,
-    /// Shadowed seq → the seq of the replace that shadowed it.
-    pub shadowed_by: HashMap<u64, u64>,
 }
 
 /// What the fold needs to know about one surface-eligible event.
@@ -182,13 +153,9 @@ pub struct Replay {
     /// Kept texts: derived messages and previews.
     texts: TextStore,
     next_seq: u64,
-    replacements: Vec<Replacement>,
-    /// Replaces committed so far (also when their details are not kept).
+    /// Replaces committed so far.
     replacement_count: u64,
-    /// Keep each replace's details in `replacements`.
-    replacement_history: bool,
     warnings: Vec<Finding>,
-    provenance: Option<ProvenanceIndex>,
     /// Keep the entries replaces shadow (`surface --all`).
     keep_shadowed: bool,
     /// The protected system head (v3, v4): the seq of the system message that heads the
@@ -196,8 +163,22 @@ pub struct Replay {
     system_head: Option<u64>,
     /// A v0 log used range-encoded provenance: the 0.1.2-alpha dialect.
     alpha_dialect: bool,
-    /// The last event's citations, kept for its allocation.
+    /// The last event's citations (its change's, and kept for the allocation).
     cites: Vec<u64>,
+    /// The last replace's shadowed seqs (its change's, and kept for the allocation).
+    shadowed: Vec<u64>,
+    /// The last event's type, when it changed the surface (kept for the allocation).
+    last_ty: String,
+    /// How the last event pushed changed the surface, if it did ([`Replay::change`]).
+    last: Option<Last>,
+}
+
+/// The last surface change, less what the fold keeps in its buffers.
+#[derive(Debug, Clone, Copy)]
+struct Last {
+    seq: u64,
+    /// `(start, end, len_before, len_after)` of a replace.
+    replace: Option<(u64, u64, usize, usize)>,
 }
 
 /// Where a [`Replay`] stood ([`Replay::mark`]).
@@ -222,30 +203,16 @@ impl Replay {
             arena: Arena::new(dialect.surface_types),
             texts: TextStore::in_memory(),
             next_seq: 0,
-            replacements: Vec::new(),
             replacement_count: 0,
-            replacement_history: true,
             warnings: Vec::new(),
-            provenance: None,
             keep_shadowed: false,
             system_head: None,
             alpha_dialect: false,
             cites: Vec::new(),
+            shadowed: Vec::new(),
+            last_ty: String::new(),
+            last: None,
         }
-    }
-
-    /// Also records the provenance index (see [`Replay::provenance`]).
-    pub fn with_provenance(mut self) -> Self {
-        self.provenance = Some(ProvenanceIndex::default());
-        self
-    }
-
-    /// Keeps only the number of replaces ([`Replay::replacement_count`]), not their details
-    /// ([`Replay::replacements`] stays empty), so that memory does not grow with the log's
-    /// history.
-    pub fn counting_replacements_only(mut self) -> Self {
-        self.replacement_history = false;
-        self
     }
 
     /// Also keeps every shadowed entry (see [`Replay::shadowed_entries`]).
@@ -279,12 +246,8 @@ impl Replay {
         if !back {
             return false;
         }
-        if let Some(index) = &mut self.provenance {
-            for seq in mark.next_seq..self.next_seq {
-                index.sources.remove(&seq);
-            }
-        }
         self.next_seq = mark.next_seq;
+        self.last = None;
         self.warnings.truncate(mark.warnings);
         self.system_head = mark.system_head;
         self.alpha_dialect = mark.alpha_dialect;
@@ -302,11 +265,6 @@ impl Replay {
     /// True when a v0 log turned out to be the 0.1.2-alpha dialect (range pairs seen).
     pub fn alpha_dialect(&self) -> bool {
         self.alpha_dialect
-    }
-
-    /// The provenance index, when recorded.
-    pub fn provenance(&self) -> Option<&ProvenanceIndex> {
-        self.provenance.as_ref()
     }
 
     /// Entries that left the surface, in seq order, when kept ([`Replay::keeping_shadowed`]).
@@ -346,10 +304,26 @@ impl Replay {
         self.next_seq
     }
 
-    /// Every committed replace so far, in log order (empty when the fold was built with
-    /// [`Replay::counting_replacements_only`]).
-    pub fn replacements(&self) -> &[Replacement] {
-        &self.replacements
+    /// How the last event pushed changed the surface: `None` when it was not taken onto
+    /// the surface (a log-only event, or one the rules refused). A view is told of each
+    /// change as it happens ([`crate::view::View::on_surface`]).
+    pub fn change(&self) -> Option<SurfaceChange<'_>> {
+        let last = self.last?;
+        Some(SurfaceChange {
+            seq: last.seq,
+            ty: &self.last_ty,
+            cites: &self.cites,
+            replace: last
+                .replace
+                .map(|(start, end, len_before, len_after)| Replaced {
+                    generation: self.replacement_count,
+                    start,
+                    end,
+                    shadowed: &self.shadowed,
+                    len_before,
+                    len_after,
+                }),
+        })
     }
 
     /// The number of committed replaces so far.
@@ -460,6 +434,7 @@ impl Replay {
         surface_op: bool,
         sources: bool,
     ) -> Result<(), (Rule, String)> {
+        self.last = None;
         self.check_seq(seq)?;
         if surface_op {
             self.lenient(
@@ -509,6 +484,7 @@ impl Replay {
     /// The first rule broken, in FORMAT.md §3.2 order; the surface is unchanged.
     pub fn push_surface(&mut self, input: SurfaceInput<'_>) -> Step {
         let seq = input.seq;
+        self.last = None;
         self.check_seq(seq)?;
         let Some(op_json) = input.surface_op else {
             return Err((
@@ -585,12 +561,7 @@ impl Replay {
             }
         }
         // Accepted: apply.
-        match &mut self.provenance {
-            Some(index) if !cites.is_empty() => {
-                index.sources.insert(seq, cites);
-            }
-            _ => self.cites = cites,
-        }
+        self.cites = cites;
         if self.dialect.system_head && input.ty == "system/message" {
             let head_replaced =
                 matches!(op, SurfaceOp::Replace { .. }) && self.system_head == Some(shadowed[0]);
@@ -624,9 +595,10 @@ impl Replay {
             message,
             preview,
         };
-        match op {
+        let replace = match op {
             SurfaceOp::Append => {
                 self.arena.insert_after(self.arena.tail(), &parts);
+                None
             }
             SurfaceOp::Replace { start, end } => {
                 let len_before = self.arena.len();
@@ -636,29 +608,19 @@ impl Replay {
                     if let Some(at) = self.arena.find(*s) {
                         self.arena.unlink(at, self.keep_shadowed);
                     }
-                    if let Some(index) = &mut self.provenance {
-                        index.shadowed_by.insert(*s, seq);
-                    }
                 }
                 parts.replace = Some((start, end, shadowed.len() as u64));
                 self.arena.insert_after(prev, &parts);
                 self.replacement_count += 1;
-                if self.replacement_history {
-                    self.replacements.push(Replacement {
-                        generation: self.replacement_count,
-                        seq,
-                        ty: input.ty.to_owned(),
-                        start,
-                        end,
-                        shadowed,
-                        len_before,
-                        len_after: self.arena.len(),
-                    });
-                }
+                self.shadowed = shadowed;
+                Some((start, end, len_before, self.arena.len()))
             }
-        }
+        };
         self.arena.compact_if_sparse();
         self.next_seq = seq + 1;
+        self.last_ty.clear();
+        self.last_ty.push_str(input.ty);
+        self.last = Some(Last { seq, replace });
         Ok(())
     }
 

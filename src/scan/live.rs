@@ -22,9 +22,9 @@ use crate::scan::report::Report;
 use crate::scan::torn::TornScan;
 use crate::view::View;
 
-/// An incremental scan of one log (see the module docs). Memory is what the fold keeps
-/// (O(surface) with the options [`Live::new`] is given: no messages, no previews,
-/// replacements counted only), never O(log).
+/// An incremental scan of one log (see the module docs). Memory is what the fold keeps:
+/// O(surface), never O(log), since a live scan is built before any view could ask the
+/// fold to keep messages, previews or shadowed entries.
 pub struct Live {
     options: ScanOptions,
     /// The scan's state between pushes (taken while a push runs).
@@ -49,8 +49,8 @@ pub struct Defect {
 
 impl Live {
     /// A live scan of the JSONL log at `path` (plain or zstd: `encoding`), before its
-    /// header line. `options` should keep no messages or previews and count replacements
-    /// only, so memory stays O(surface).
+    /// header line. The fold keeps what its rules read and nothing more (no view asks at
+    /// construction), so memory stays O(surface).
     pub fn new(path: &Path, encoding: Encoding, options: ScanOptions) -> Self {
         let scan = Scan::for_source(
             path.to_path_buf(),

@@ -28,7 +28,7 @@ use crate::load::layout::LogPlace;
 use crate::load::packed::{PackedSpan, packed_row};
 use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::replay::Replay;
+use crate::replay::{Keep, Replay};
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
 use framing::{FrameContext, Framed, Record, frame_line};
@@ -38,42 +38,28 @@ use torn::{TailContext, TornScan};
 
 pub use crate::derive::PREVIEW_CHARS;
 
-/// Bytes of kept messages and previews held in memory before they go to a temporary file
-/// ([`ScanOptions::spill_texts`]).
+/// Bytes of kept messages and previews held in memory before they go to a temporary file,
+/// so that memory does not grow with their bytes; reading them back may then fail
+/// ([`crate::replay::Replay::iter`]).
 pub const SPILL_TEXTS_AFTER: usize = 2 << 20;
 
-/// What a scan should keep besides the verdict.
+/// How the scan drives one pass. What the fold keeps besides the verdict is not set here:
+/// the views a command composes ask for it ([`View::keeps`], [`View::on_surface`]).
 #[derive(Clone, Default)]
 pub struct ScanOptions {
     /// Told the bytes read so far (plain JSONL), for a progress bar.
     pub progress: Option<crate::load::ProgressFn>,
-    /// Keep each surface entry's derived message bytes (`messages`).
-    pub keep_messages: bool,
-    /// Keep messages and previews in memory only up to 2 MiB, then in a temporary file, so
-    /// that memory does not grow with their bytes (`messages`, `surface`); reading them
-    /// back may then fail ([`crate::replay::Replay::iter`]).
-    pub spill_texts: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
     pub session: Option<String>,
-    /// Record the provenance index (`provenance`).
-    pub provenance: bool,
-    /// Keep the entries replaces shadowed (`surface --all`).
-    pub keep_shadowed: bool,
-    /// Keep each replace's details ([`Replay::replacements`]: `replacements`,
-    /// `surface --all`, `provenance`); off, only their number is kept, so memory does not
-    /// grow with the log's history.
-    pub replacements: bool,
-    /// Give each surface entry its one-line preview ([`crate::replay::SurfaceEntry::preview`], shown by
-    /// `surface`); off, previews are empty and the fold does not decode message text.
-    pub previews: bool,
     /// A second pass over a log a first pass already checked (`provenance`'s node
     /// details): only the events with these seqs reach the views, unchecked; the others
     /// are counted, not parsed.
     pub only_seqs: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
-    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
+    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`], and
+    /// the fold and the views keep them as stored events.
     pub append_closers: bool,
     /// With `append_closers`: records to check after the closers, as if appended to the
     /// log (a provider heal, [`crate::heal`]), one compact JSON object each. The views and
@@ -84,14 +70,8 @@ pub struct ScanOptions {
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanOptions")
-            .field("keep_messages", &self.keep_messages)
-            .field("spill_texts", &self.spill_texts)
             .field("header_only", &self.header_only)
             .field("session", &self.session)
-            .field("provenance", &self.provenance)
-            .field("keep_shadowed", &self.keep_shadowed)
-            .field("replacements", &self.replacements)
-            .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .field("then_append", &self.then_append.len())
             .finish_non_exhaustive()
@@ -211,6 +191,8 @@ pub(crate) struct State {
     appended_from: Option<u64>,
     /// What the log's path says (G2's generation, H6's place in a DSH root).
     place: LogPlace,
+    /// What the fold keeps of each surface entry: what the views asked for.
+    keep: Keep,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
@@ -235,6 +217,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         options: &'o ScanOptions,
         views: &'v mut [&'w mut dyn View],
     ) -> Self {
+        let keep = (views.iter()).fold(Keep::NOTHING, |keep, view| keep.and(view.keeps()));
         Scan {
             options,
             views,
@@ -268,6 +251,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 stored_events: None,
                 appended_from: None,
                 place,
+                keep,
             },
         }
     }
@@ -356,16 +340,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.state.report.era = Some(era);
         self.state.dialect = era.dialect();
         let mut replay = Replay::new(self.state.dialect);
-        if self.options.provenance {
-            replay = replay.with_provenance();
-        }
-        if self.options.keep_shadowed {
+        if self.state.keep.shadowed {
             replay = replay.keeping_shadowed();
         }
-        if !self.options.replacements {
-            replay = replay.counting_replacements_only();
-        }
-        if self.options.spill_texts {
+        if self.state.keep.texts() {
             replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
@@ -671,13 +649,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if !self.state.telling {
             return;
         }
+        let folded = self.state.last_folded == Some(seq);
+        let replay = &self.state.report.replay;
+        if let Some(change) = replay.change().filter(|c| folded && c.seq == seq) {
+            for view in self.views.iter_mut() {
+                view.on_surface(&change);
+            }
+        }
         let event = Checked {
             seq,
             line,
             event: logical,
             dialect: self.state.dialect,
-            folded: self.state.last_folded == Some(seq),
-            replay: &self.state.report.replay,
+            folded,
+            replay,
         };
         for view in self.views.iter_mut() {
             view.on_event(&event);
@@ -689,17 +674,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if self.state.stages.per_event_failed {
             return;
         }
-        let keep = derive::EntryParts {
-            message: self.options.keep_messages,
-            preview: self.options.previews,
-        };
         let result = derive::fold_event(
             &mut self.state.report.replay,
             seq,
             logical,
             self.state.dialect,
             Some(line),
-            keep,
+            self.state.keep,
         );
         self.after_fold(seq, line, result);
     }
