@@ -8,141 +8,33 @@
 //! seqs). An entry costs its 32-byte slot and the bytes of its tool-call ids (plus, for a
 //! `tool/result` in a strict dialect, its 16-byte S18 hash); kept texts (messages,
 //! previews) go to a [`TextStore`], which may spill to a temporary file. No other I/O.
+//!
+//! This file holds the fold itself (S1–S4, S15–S18 and applying a change); the replace
+//! rules are in `replace.rs` (S5–S9, G5), the citation rules in `citations.rs` (S10–S14,
+//! G3, G4), the entries going in and read back in `entry.rs`, the P-rules' view of the
+//! surface in `history.rs`, and what the fold tells and keeps for the views in
+//! `change.rs` ([`SurfaceChange`], [`Keep`]).
 
 mod arena;
-pub mod change;
+mod change;
+mod citations;
+mod entry;
+mod history;
+mod replace;
 pub mod text;
 
-use std::borrow::Cow;
 use std::collections::HashSet;
-use std::io;
 
 use crate::provider::CallIds;
 
-use arena::{Arena, Fields, NIL, ROLES};
+use arena::{Arena, Fields, NIL};
 pub use change::{Keep, Replaced, SurfaceChange};
+pub use entry::{SurfaceEntry, SurfaceInput, SurfaceOp};
+pub use replace::parse_surface_op_keys;
 pub use text::{TextRef, TextStore};
 
 use crate::event::Dialect;
-use crate::json::{Json, Kind};
 use crate::rules::{Class, Finding, Rule};
-
-/// How an event joined the surface.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SurfaceOp {
-    /// `"append"`
-    Append,
-    /// `{"op":"replace","start":S,"end":E}`: `start` and `end` are seqs.
-    Replace {
-        /// First shadowed seq (in surface order).
-        start: u64,
-        /// Last shadowed seq (in surface order).
-        end: u64,
-    },
-}
-
-impl std::fmt::Display for SurfaceOp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SurfaceOp::Append => f.write_str("append"),
-            SurfaceOp::Replace { start, end } => write!(f, "replace {start}..{end}"),
-        }
-    }
-}
-
-/// One entry of the surface, with what the views need to show it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SurfaceEntry {
-    /// The event's seq.
-    pub seq: u64,
-    /// The event type (after legacy conversion): one of the dialect's surface types, or
-    /// owned for a type outside them (June 2026 logs accept any).
-    pub ty: Cow<'static, str>,
-    /// How it joined.
-    pub op: SurfaceOp,
-    /// Number of entries it shadowed (0 for an append).
-    pub shadowed: usize,
-    /// The message role, when the event carries a message (borrowed for the roles DSH
-    /// writes, so that a surface entry holds no copy of them).
-    pub role: Option<Cow<'static, str>>,
-    /// The message id as stored, quotes included, of a `tool/result` in a dialect with
-    /// legacy conversions (a v0 legacy `tool/result` replace takes the id of the result it
-    /// replaces); `None` for other entries, which no rule reads it of.
-    pub message_id: Option<String>,
-    /// A short one-line text preview (at most 60 characters); empty unless a view asked
-    /// the fold to keep previews ([`Keep::previews`]).
-    pub preview: String,
-    /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
-    /// messages and the event projects to one.
-    pub message: Option<String>,
-    /// Tool-call ids the derived message announces (assistant `tool-call` blocks).
-    pub calls: Vec<String>,
-    /// Tool-call ids the derived message answers (`tool-result` blocks).
-    pub results: Vec<String>,
-    /// The event's line (header = line 1; for SQLite, the row's seq), when known.
-    pub line: Option<u64>,
-    /// What a provider sees of the derived message; `None` when the event projects to no
-    /// message (FORMAT.md §4).
-    pub shape: Option<crate::provider::Shape>,
-}
-
-/// What the fold needs to know about one surface-eligible event.
-#[derive(Debug, Clone)]
-pub struct SurfaceInput<'e> {
-    /// The event's seq (already checked by E3/E7).
-    pub seq: u64,
-    /// The (converted) type.
-    pub ty: &'e str,
-    /// `surfaceOp`, when present.
-    pub surface_op: Option<Json<'e>>,
-    /// `sourceEventSeqs`, when present.
-    pub source_event_seqs: Option<Json<'e>>,
-    /// The (converted) `data`.
-    pub data: Option<Json<'e>>,
-    /// The derived message text, when it projects to one and messages are kept.
-    pub message: Option<&'e str>,
-    /// The message role.
-    pub role: Option<&'e str>,
-    /// The message id token, quotes included.
-    pub message_id: Option<&'e str>,
-    /// The text preview.
-    pub preview: &'e str,
-    /// Tool-call ids the derived message announces.
-    pub calls: Vec<String>,
-    /// Tool-call ids the derived message answers.
-    pub results: Vec<String>,
-    /// The event's line, when known.
-    pub line: Option<u64>,
-    /// What a provider sees of the derived message, when the event projects to one.
-    pub shape: Option<crate::provider::Shape>,
-}
-
-impl<'e> SurfaceInput<'e> {
-    /// An event that only takes part in the surface rules: no data and no derived message
-    /// (the fold's own tests, the fuzz entry points and the property tests).
-    pub fn surface_only(
-        seq: u64,
-        ty: &'e str,
-        surface_op: Option<Json<'e>>,
-        source_event_seqs: Option<Json<'e>>,
-    ) -> Self {
-        SurfaceInput {
-            seq,
-            ty,
-            surface_op,
-            source_event_seqs,
-            data: None,
-            message: None,
-            role: None,
-            message_id: None,
-            preview: "",
-            calls: Vec::new(),
-            results: Vec::new(),
-            line: None,
-            shape: None,
-        }
-    }
-}
 
 /// The surface validator as a fold. Feed events in seq order with [`Replay::push_surface`] and [`Replay::push_log_only`].
 #[derive(Debug, Clone)]
@@ -267,28 +159,6 @@ impl Replay {
         self.alpha_dialect
     }
 
-    /// Entries that left the surface, in seq order, when kept ([`Replay::keeping_shadowed`]).
-    ///
-    /// # Errors
-    /// As [`Replay::iter`].
-    pub fn shadowed_entries(&self) -> io::Result<Vec<SurfaceEntry>> {
-        self.arena.kept().map(|at| self.entry(at)).collect()
-    }
-
-    /// The seqs of the kept shadowed entries, in seq order ([`Replay::keeping_shadowed`]).
-    pub fn shadowed_seqs(&self) -> impl Iterator<Item = u64> + '_ {
-        self.arena.kept().map(|at| self.arena.seq(at))
-    }
-
-    /// The entry with `seq`, on the surface or kept after a replace shadowed it; `None`
-    /// for any other seq.
-    ///
-    /// # Errors
-    /// As [`Replay::iter`].
-    pub fn entry_by_seq(&self, seq: u64) -> Option<io::Result<SurfaceEntry>> {
-        self.arena.find_listed(seq).map(|at| self.entry(at))
-    }
-
     /// Number of entries on the surface.
     pub fn len(&self) -> usize {
         self.arena.len()
@@ -334,74 +204,6 @@ impl Replay {
     /// Rules a June-era log broke that June's loader did not enforce (FORMAT.md §9.2).
     pub fn warnings(&self) -> &[Finding] {
         &self.warnings
-    }
-
-    /// The surface entries in order, each read back from the fold's compact storage (one at
-    /// a time: the iterator holds no copy of the surface).
-    ///
-    /// # Errors
-    /// An item is an error when a kept text cannot be read back from the spill file
-    /// ([`Replay::spilling_texts_after`]); texts kept in memory cannot fail.
-    pub fn iter(&self) -> impl Iterator<Item = io::Result<SurfaceEntry>> + '_ {
-        self.arena.order().map(|at| self.entry(at))
-    }
-
-    /// The surface entries in order without their kept texts (`message` is `None`,
-    /// `preview` empty): nothing is read back, so nothing can fail.
-    pub fn iter_without_texts(&self) -> impl Iterator<Item = SurfaceEntry> + '_ {
-        (self.arena.order()).map(|at| self.owned(self.arena.view(at), None, String::new()))
-    }
-
-    /// The surface entries in order, as [`Replay::iter`] reads them.
-    ///
-    /// # Errors
-    /// As [`Replay::iter`].
-    pub fn entries(&self) -> io::Result<Vec<SurfaceEntry>> {
-        self.iter().collect()
-    }
-
-    /// The entry in slot `at`, owned.
-    fn entry(&self, at: u32) -> io::Result<SurfaceEntry> {
-        self.entry_of(self.arena.view(at))
-    }
-
-    /// An entry read back, owned, with its texts.
-    fn entry_of(&self, v: Fields<'_>) -> io::Result<SurfaceEntry> {
-        let text = |r: Option<TextRef>| -> io::Result<Option<String>> {
-            r.map(|r| self.texts.get(r).map(Cow::into_owned))
-                .transpose()
-        };
-        let (message, preview) = (text(v.message)?, text(v.preview)?);
-        Ok(self.owned(v, message, preview.unwrap_or_default()))
-    }
-
-    /// An entry read back, owned, with the texts given.
-    fn owned(&self, v: Fields<'_>, message: Option<String>, preview: String) -> SurfaceEntry {
-        SurfaceEntry {
-            seq: v.seq,
-            ty: static_or_owned(v.ty, self.dialect.surface_types),
-            op: match v.replace {
-                Some((start, end, _)) => SurfaceOp::Replace { start, end },
-                None => SurfaceOp::Append,
-            },
-            shadowed: v.replace.map_or(0, |(_, _, n)| n as usize),
-            role: v.role.map(|r| static_or_owned(r, &ROLES)),
-            message_id: v.message_id.map(str::to_owned),
-            preview,
-            message,
-            calls: v.calls.to_vec(),
-            results: v.results.to_vec(),
-            line: v.line,
-            shape: v.shape,
-        }
-    }
-
-    /// The provider rules (P1–P7, [`crate::provider::check`]) on the derived history: the
-    /// surface entries that project to a message, in order, read in place. `system_prompt`:
-    /// the request header in force has a system prompt (sent as message 0 by
-    /// OpenAI-compatible adapters). Memory: what [`crate::provider::check`] keeps.
-    pub fn provider_findings(&self, system_prompt: bool) -> Vec<Finding> {
-        crate::provider::check(&SurfaceHistory { arena: &self.arena }, system_prompt)
     }
 
     /// The surface as a list of seqs.
@@ -622,283 +424,6 @@ impl Replay {
         self.last_ty.push_str(input.ty);
         self.last = Some(Last { seq, replace });
         Ok(())
-    }
-
-    /// G5, the protected system head of v3 and v4 (GENERATIONS §6, §7): a system message
-    /// may head only an empty surface or replace the head alone; nothing else may remove it.
-    fn check_system_head(&self, seq: u64, ty: &str, op: SurfaceOp, shadowed: &[u64]) -> Step {
-        if !self.dialect.system_head {
-            return Ok(());
-        }
-        let g5 = |what: String| Err((Rule::G5, format!("protected system head: {what}")));
-        if ty == "system/message" && self.system_head.is_none() && self.arena.len() > 0 {
-            return g5(format!(
-                "system/message at seq {seq} on a surface whose first node is not a system message"
-            ));
-        }
-        if let (Some(head), SurfaceOp::Replace { .. }) = (self.system_head, op)
-            && shadowed.contains(&head)
-            && !(ty == "system/message" && shadowed == [head])
-        {
-            return g5(format!(
-                "{ty} at seq {seq} would remove the system head {head}; only a system/message replacing exactly the head may"
-            ));
-        }
-        Ok(())
-    }
-
-    /// S7–S9: the shadowed seqs from `start` to `end` in surface order.
-    fn locate_range(&self, start: u64, end: u64) -> Result<Vec<u64>, (Rule, String)> {
-        let Some(first) = self.arena.find(start) else {
-            return Err((
-                Rule::S7,
-                format!("replace start seq {start} not found in surface"),
-            ));
-        };
-        if self.arena.find(end).is_none() {
-            return Err((
-                Rule::S8,
-                format!("replace end seq {end} not found in surface"),
-            ));
-        }
-        let mut shadowed = Vec::new();
-        let mut cur = first;
-        while cur != NIL {
-            let seq = self.arena.seq(cur);
-            shadowed.push(seq);
-            if seq == end {
-                return Ok(shadowed);
-            }
-            cur = self.arena.next(cur);
-        }
-        let position = |seq| self.seqs().iter().position(|s| *s == seq).unwrap_or(0);
-        Err((
-            Rule::S9,
-            format!(
-                "replace start seq {start} (index {}) is after end seq {end} (index {})",
-                position(start),
-                position(end)
-            ),
-        ))
-    }
-
-    /// S10–S14; returns the cited seqs.
-    fn check_sources(
-        &mut self,
-        seq: u64,
-        ty: &str,
-        sources: Option<Json<'_>>,
-    ) -> Result<Vec<u64>, (Rule, String)> {
-        let mut order = std::mem::take(&mut self.cites);
-        order.clear();
-        // Citations in increasing order (as DSH writes them) cannot repeat: the set that
-        // finds repeats is built only once an element is not above the one before it.
-        let mut cited: Option<HashSet<u64>> = None;
-        let Some(sources) = sources else {
-            return Ok(order);
-        };
-        if !self.dialect.assistant_sources && ty == "assistant/message" {
-            return Err((
-                Rule::G4,
-                format!(
-                    "assistant/message must omit sourceEventSeqs from {} on",
-                    self.dialect.era.name()
-                ),
-            ));
-        }
-        if !sources.is_array() {
-            self.lenient(
-                Rule::S10,
-                seq,
-                format!(
-                    "sourceEventSeqs must be an array when present, found {}",
-                    sources.kind().name()
-                ),
-            )?;
-            return Ok(order);
-        }
-        if sources.is_empty() && (ty != "assistant/message" || !self.dialect.strict) {
-            self.lenient(
-                Rule::S11,
-                seq,
-                format!("sourceEventSeqs must not be empty except on assistant/message ({ty})"),
-            )?;
-        }
-        let mut duplicate = None;
-        let mut not_earlier = None;
-        let mut pairs = false;
-        for element in sources.elements() {
-            // v0 as 0.1.2-alpha writes it uses range pairs too (GENERATIONS §3): read them
-            // with the frozen v0/v1 codec and mark the log as that dialect.
-            // In v0 only a well-formed pair is the alpha form; anything else stays S12.
-            let alpha_pair = self.dialect.generation == 0
-                && self.dialect.strict
-                && element.len() == 2
-                && element.elements().all(|e| e.as_seq().is_some());
-            let ranges = self.dialect.range_provenance || alpha_pair;
-            let run = match (element.as_seq(), ranges && element.is_array()) {
-                (Some(cite), _) => cite..=cite,
-                (None, true) => {
-                    let ends: Vec<Option<u64>> = element.elements().map(Json::as_seq).collect();
-                    let (Some(Some(start)), Some(Some(end)), 2) =
-                        (ends.first().copied(), ends.get(1).copied(), ends.len())
-                    else {
-                        return Err((
-                            Rule::G3,
-                            format!(
-                                "range pair must be [start, end] of seqs, found {}",
-                                element.raw()
-                            ),
-                        ));
-                    };
-                    if start > end || end >= seq || order.len() as u64 + (end - start + 1) > seq {
-                        return Err((
-                            Rule::G3,
-                            format!(
-                                "range pair {} must have start <= end < {seq}",
-                                element.raw()
-                            ),
-                        ));
-                    }
-                    pairs = true;
-                    if !self.dialect.range_provenance {
-                        self.alpha_dialect = true;
-                    }
-                    start..=end
-                }
-                (None, false) => {
-                    self.lenient(
-                        Rule::S12,
-                        seq,
-                        format!(
-                            "sourceEventSeqs must contain non-negative safe integers, found {}",
-                            element.raw()
-                        ),
-                    )?;
-                    continue;
-                }
-            };
-            for cite in run {
-                let repeated = match &mut cited {
-                    None if order.last().is_none_or(|&last| last < cite) => false,
-                    None => !cited.insert(order.iter().copied().collect()).insert(cite),
-                    Some(set) => !set.insert(cite),
-                };
-                if repeated {
-                    duplicate.get_or_insert(cite);
-                }
-                if cite >= seq {
-                    not_earlier.get_or_insert(cite);
-                }
-                order.push(cite);
-            }
-        }
-        if pairs && order.windows(2).any(|w| w[0] >= w[1]) {
-            return Err((
-                Rule::G3,
-                "sourceEventSeqs with range pairs must expand to a strictly increasing list".into(),
-            ));
-        }
-        if let Some(d) = duplicate {
-            self.lenient(
-                Rule::S13,
-                seq,
-                format!("sourceEventSeqs must not contain duplicates; {d} repeats"),
-            )?;
-        } else if let Some(n) = not_earlier {
-            self.lenient(
-                Rule::S14,
-                seq,
-                format!("sourceEventSeqs must reference earlier events; {n} is not before {seq}"),
-            )?;
-        }
-        Ok(order)
-    }
-}
-
-/// S5–S6 with the replace keys of a generation: `start`/`end` through v2, `startSeq`/`endSeq`
-/// from v3 (GENERATIONS §1.6).
-///
-/// # Errors
-/// S5 or S6.
-pub fn parse_surface_op_keys(op: Json<'_>, keys: [&str; 2]) -> Result<SurfaceOp, (Rule, String)> {
-    if op.str_eq("append") {
-        return Ok(SurfaceOp::Append);
-    }
-    if op.kind() != Kind::Object {
-        return Err((
-            Rule::S5,
-            format!(
-                "invalid surfaceOp: expected \"append\" or a replace object, found {}",
-                crate::check::shown(Some(op))
-            ),
-        ));
-    }
-    let [start_key, end_key] = keys;
-    let exact = op.has_exactly_keys(&["op", start_key, end_key]);
-    let [kind, start, end] = op.lookup(["op", start_key, end_key]);
-    match (
-        exact,
-        kind.is_some_and(|o| o.str_eq("replace")),
-        start.and_then(Json::as_seq),
-        end.and_then(Json::as_seq),
-    ) {
-        (true, true, Some(start), Some(end)) => Ok(SurfaceOp::Replace { start, end }),
-        _ => Err((
-            Rule::S6,
-            format!(
-                "invalid replace surfaceOp: expected exactly {{\"op\":\"replace\",\"{start_key}\":S,\"{end_key}\":E}} with seqs, found {}",
-                crate::check::shown(Some(op))
-            ),
-        )),
-    }
-}
-
-/// The surface's messages as the P-rules read them, in place: a position is a slot, and
-/// the entries that project to no message are skipped.
-struct SurfaceHistory<'a> {
-    arena: &'a Arena,
-}
-
-impl SurfaceHistory<'_> {
-    /// The first slot from `at` on (`NIL`: none) whose entry projects to a message.
-    fn message_from(&self, mut at: u32) -> Option<usize> {
-        while at != NIL {
-            if self.arena.projects(at) {
-                return Some(at as usize);
-            }
-            at = self.arena.next(at);
-        }
-        None
-    }
-}
-
-impl crate::provider::History for SurfaceHistory<'_> {
-    fn first(&self) -> Option<usize> {
-        self.message_from(self.arena.head())
-    }
-
-    fn after(&self, at: usize) -> Option<usize> {
-        self.message_from(self.arena.next(at as u32))
-    }
-
-    fn message(&self, at: usize) -> crate::provider::HistoryMessage<'_> {
-        let v = self.arena.view(at as u32);
-        crate::provider::HistoryMessage {
-            seq: v.seq,
-            line: v.line,
-            shape: v.shape.unwrap_or_default(),
-            calls: v.calls,
-            results: v.results,
-        }
-    }
-}
-
-/// `text` borrowed from `known` when it is one of them, else owned.
-fn static_or_owned(text: &str, known: &[&'static str]) -> Cow<'static, str> {
-    match known.iter().find(|k| **k == text) {
-        Some(k) => Cow::Borrowed(k),
-        None => Cow::Owned(text.to_owned()),
     }
 }
 

@@ -1,7 +1,8 @@
-//! Tests of the surface fold ([`crate::replay`]), kept beside it so that replay.rs stays
-//! under the size the architecture test allows.
+//! Tests of the surface fold ([`crate::replay`]), kept beside it so that its files stay
+//! short.
 use super::*;
 use crate::event::HEAD;
+use crate::json::Json;
 
 fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step {
     let op = Json::parse(op).unwrap();
