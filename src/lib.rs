@@ -3,7 +3,7 @@
 //! event in DSH's stage order, [`replay`] folds the surface and tells each change, and the
 //! [`view`]s a command composes consume events and changes; [`scan`] drives that pass.
 //! [`repair`] plans a repair from such passes (what to cut and append, the heals
-//! [`heal`] builds, why findings stay) and writes nothing; [`write`], the only module that
+//! [`heal`] builds, why findings stay) and writes nothing; [`mod@write`], the only module that
 //! writes, applies the plan, one backend per file.
 pub mod check;
 pub mod derive;

@@ -53,7 +53,7 @@ pub struct SurfaceEntry {
     /// replaces); `None` for other entries, which no rule reads it of.
     pub message_id: Option<String>,
     /// A short one-line text preview (at most 60 characters); empty unless a view asked
-    /// the fold to keep previews ([`Keep::previews`]).
+    /// the fold to keep previews ([`crate::replay::Keep::previews`]).
     pub preview: String,
     /// The derived message (FORMAT.md §4), byte for byte, when the fold was asked to keep
     /// messages and the event projects to one.
