@@ -152,14 +152,14 @@ pub fn repair_plan(data: &[u8]) {
     if std::io::Write::write_all(&mut file, data).is_err() {
         return;
     }
-    let _ = crate::write::plan(file.path(), None);
+    let _ = crate::repair::plan(file.path(), None, None);
     // A heal that does not validate is a bug of ours, never of the input.
     for provider in [
         crate::provider::Provider::Deepseek,
         crate::provider::Provider::Anthropic,
     ] {
-        if let Err(crate::write::RepairError::Heal(why)) =
-            crate::write::plan_healing(file.path(), None, Some(provider))
+        if let Err(crate::repair::RepairError::Heal(why)) =
+            crate::repair::plan(file.path(), None, Some(provider))
         {
             panic!("the heal for {} does not validate: {why}", provider.name());
         }

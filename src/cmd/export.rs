@@ -14,8 +14,10 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
+use dsh_session::replay::Keep;
 use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::view::provider::ProviderRules;
+use dsh_session::view::replacements::Replacements;
 use dsh_session::view::stats::Stats;
 use dsh_session::view::transcript::TranscriptFacts;
 
@@ -35,20 +37,28 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
     let mut facts = TranscriptFacts::default();
+    let mut replacements = Replacements::default();
+    let mut keep = Keep {
+        messages: true,
+        shadowed: true,
+        ..Keep::NOTHING
+    };
     // A corrupt or refused log is exported too, with its verdict at the top (it is what a
     // bug report needs), and the command then exits 1 as the other readers do.
     let report = scan::scan_path_with(
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
-            keep_messages: true,
-            // The transcript copies what it shows; the fold's own texts wait on disk.
-            spill_texts: true,
-            keep_shadowed: true,
-            replacements: true,
             ..ScanOptions::default()
         },
-        &mut [&mut stats, &mut provider, &mut facts],
+        &mut [
+            &mut stats,
+            &mut provider,
+            &mut facts,
+            &mut replacements,
+            // The transcript copies what it shows; the fold's own texts wait on disk.
+            &mut keep,
+        ],
     )
     .with_context(|| args.file.display().to_string())?;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
@@ -60,6 +70,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &Sources {
             file: &file,
             report: &report,
+            replacements: &replacements.list,
             stats: &stats,
             facts: &facts,
         },

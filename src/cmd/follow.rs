@@ -123,7 +123,7 @@ struct Settings {
 }
 
 fn options(session: Option<String>) -> ScanOptions {
-    // Memory O(surface): no messages, no previews, replacements counted only.
+    // Memory O(surface): the live fold keeps no messages, previews or shadowed entries.
     ScanOptions {
         session,
         ..ScanOptions::default()
@@ -137,7 +137,7 @@ fn encoding_of(path: &Path) -> Encoding {
         let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 16), &mut head);
     }
     // An empty file with a store's name is a store still being created.
-    if head.is_empty() && dsh_session::load::sqlite::has_store_extension(path) {
+    if head.is_empty() && dsh_session::load::store_file::has_store_extension(path) {
         Encoding::Sqlite
     } else {
         Encoding::detect(&head, path)

@@ -158,7 +158,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
             let stores: Vec<_> = found
                 .iter()
-                .filter(|p| dsh_session::load::sqlite::looks_like_store(p))
+                .filter(|p| dsh_session::load::store_file::looks_like_store(p))
                 .collect();
             match stores.first() {
                 None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
@@ -173,7 +173,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
     } else {
-        if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
+        if path.is_file() && !dsh_session::load::store_file::looks_like_store(path) {
             bail!(
                 "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
                 path.display()

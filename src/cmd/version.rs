@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use dsh_session::event::Era;
-use dsh_session::load::sqlite::{Schema, Store, StoreError, looks_like_store};
+use dsh_session::load::sqlite::{Schema, Store, StoreError};
+use dsh_session::load::store_file::looks_like_store;
 use dsh_session::scan::{self, ScanOptions, Status};
 use serde::Serialize;
 

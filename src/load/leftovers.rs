@@ -20,7 +20,7 @@
 
 use std::path::Path;
 
-use crate::load::layout::is_session_file_name;
+use crate::load::log_name::is_session_file_name;
 
 /// A file DSH left beside a session log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

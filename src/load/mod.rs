@@ -10,10 +10,12 @@ pub mod frames;
 pub mod layout;
 pub mod leftovers;
 pub mod line;
+pub mod log_name;
 pub mod packed;
 pub mod read_ahead;
 pub mod sqlite;
 pub mod sqlite_rows;
+pub mod store_file;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -59,6 +61,8 @@ impl<R: Read> Read for Counting<R> {
 pub struct Input {
     /// The path given (`-` for standard input).
     pub path: PathBuf,
+    /// What the path says: the generation its name stands for, its place in a DSH root.
+    pub place: layout::LogPlace,
     /// The encoding detected.
     pub encoding: Encoding,
     /// Size in bytes of the stored file (for standard input, of what was read so far).
@@ -144,12 +148,12 @@ impl Input {
                 (&mut file).take(16).read_to_end(&mut head)?;
                 file.seek(SeekFrom::Start(0))?;
                 // An empty file named as a store is a pristine store (no sessions).
-                let encoding = if head.is_empty() && crate::load::sqlite::has_store_extension(path)
-                {
-                    Encoding::Sqlite
-                } else {
-                    detect(&head)
-                };
+                let encoding =
+                    if head.is_empty() && crate::load::store_file::has_store_extension(path) {
+                        Encoding::Sqlite
+                    } else {
+                        detect(&head)
+                    };
                 // A buffer of 1 MiB, or as large as a smaller file (with a byte to spare to
                 // see its end): a directory of small sessions opens thousands of files.
                 let buffer = size
@@ -175,6 +179,7 @@ impl Input {
         };
         Ok(Input {
             path: path.to_path_buf(),
+            place: layout::LogPlace::of(path),
             encoding,
             size,
             reader,

@@ -24,12 +24,13 @@ use crate::check::stages::{
 use crate::derive;
 use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
+use crate::load::layout::LogPlace;
 use crate::load::packed::{PackedSpan, packed_row};
 use crate::load::read_ahead::{
     BATCHES_AHEAD, INLINE_BYTES, Item, Prepared, ReadAhead, read_ahead, read_inline,
 };
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::replay::Replay;
+use crate::replay::{Keep, Replay};
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
 use framing::{FrameContext, Framed, Record, frame_line};
@@ -39,42 +40,28 @@ use torn::{TailContext, TornScan};
 
 pub use crate::derive::PREVIEW_CHARS;
 
-/// Bytes of kept messages and previews held in memory before they go to a temporary file
-/// ([`ScanOptions::spill_texts`]).
+/// Bytes of kept messages and previews held in memory before they go to a temporary file,
+/// so that memory does not grow with their bytes; reading them back may then fail
+/// ([`crate::replay::Replay::iter`]).
 pub const SPILL_TEXTS_AFTER: usize = 2 << 20;
 
-/// What a scan should keep besides the verdict.
+/// How the scan drives one pass. What the fold keeps besides the verdict is not set here:
+/// the views a command composes ask for it ([`View::keeps`], [`View::on_surface`]).
 #[derive(Clone, Default)]
 pub struct ScanOptions {
     /// Told the bytes read so far (plain JSONL), for a progress bar.
     pub progress: Option<crate::load::ProgressFn>,
-    /// Keep each surface entry's derived message bytes (`messages`).
-    pub keep_messages: bool,
-    /// Keep messages and previews in memory only up to 2 MiB, then in a temporary file, so
-    /// that memory does not grow with their bytes (`messages`, `surface`); reading them
-    /// back may then fail ([`crate::replay::Replay::iter`]).
-    pub spill_texts: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
     pub session: Option<String>,
-    /// Record the provenance index (`provenance`).
-    pub provenance: bool,
-    /// Keep the entries replaces shadowed (`surface --all`).
-    pub keep_shadowed: bool,
-    /// Keep each replace's details ([`Replay::replacements`]: `replacements`,
-    /// `surface --all`, `provenance`); off, only their number is kept, so memory does not
-    /// grow with the log's history.
-    pub replacements: bool,
-    /// Give each surface entry its one-line preview ([`crate::replay::SurfaceEntry::preview`], shown by
-    /// `surface`); off, previews are empty and the fold does not decode message text.
-    pub previews: bool,
     /// A second pass over a log a first pass already checked (`provenance`'s node
     /// details): only the events with these seqs reach the views, unchecked; the others
     /// are counted, not parsed.
     pub only_seqs: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
-    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
+    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`], and
+    /// the fold and the views keep them as stored events.
     pub append_closers: bool,
     /// With `append_closers`: records to check after the closers, as if appended to the
     /// log (a provider heal, [`crate::heal`]), one compact JSON object each. The views and
@@ -85,14 +72,8 @@ pub struct ScanOptions {
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanOptions")
-            .field("keep_messages", &self.keep_messages)
-            .field("spill_texts", &self.spill_texts)
             .field("header_only", &self.header_only)
             .field("session", &self.session)
-            .field("provenance", &self.provenance)
-            .field("keep_shadowed", &self.keep_shadowed)
-            .field("replacements", &self.replacements)
-            .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .field("then_append", &self.then_append.len())
             .finish_non_exhaustive()
@@ -126,7 +107,7 @@ pub fn scan_all(
             .collect();
         scan_path_with(path, options, &mut borrowed)
     };
-    if options.session.is_some() || !crate::load::sqlite::looks_like_store(path) {
+    if options.session.is_some() || !crate::load::store_file::looks_like_store(path) {
         return Ok(vec![scan_one(options)?]);
     }
     let ids = match crate::load::sqlite::Store::open(path) {
@@ -172,7 +153,7 @@ pub fn scan_path_with(
     let input = Input::open_with_progress(path, options.progress.clone())?;
     let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
-        Ok(mut lines) => scan.run(&mut *lines, path)?,
+        Ok(mut lines) => scan.run(&mut *lines)?,
         Err(e) => scan.source_stopped(e)?,
     }
     Ok(scan.finish())
@@ -210,12 +191,17 @@ pub(crate) struct State {
     stored_events: Option<u64>,
     /// When records were appended after the closers: the seq of the first one.
     appended_from: Option<u64>,
+    /// What the log's path says (G2's generation, H6's place in a DSH root).
+    place: LogPlace,
+    /// What the fold keeps of each surface entry: what the views asked for.
+    keep: Keep,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
         Self::for_source(
             input.path.clone(),
+            input.place.clone(),
             input.encoding,
             input.size,
             options,
@@ -223,15 +209,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         )
     }
 
-    /// A scan of the log at `path`, before its first line ([`live::Live`] builds one
-    /// without an opened [`Input`]).
+    /// A scan of the log at `path` (which says `place`), before its first line
+    /// ([`live::Live`] builds one without an opened [`Input`]).
     fn for_source(
         path: std::path::PathBuf,
+        place: LogPlace,
         encoding: Encoding,
         size: Option<u64>,
         options: &'o ScanOptions,
         views: &'v mut [&'w mut dyn View],
     ) -> Self {
+        let keep = (views.iter()).fold(Keep::NOTHING, |keep, view| keep.and(view.keeps()));
         Scan {
             options,
             views,
@@ -264,6 +252,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 sqlite_session: None,
                 stored_events: None,
                 appended_from: None,
+                place,
+                keep,
             },
         }
     }
@@ -281,7 +271,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
     }
 
-    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
+    fn run(&mut self, lines: &mut dyn LineSource) -> Result<(), ScanError> {
         let mut line = Line::default();
         let mut torn = TornScan {
             committed_end: 0,
@@ -325,14 +315,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             Err(e) => return self.source_stopped(e),
         }
-        if !self.read_header(&line, path) || self.options.header_only {
+        if !self.read_header(&line) || self.options.header_only {
             return Ok(());
         }
         torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
         torn.next_line = 2;
         self.read_records(lines, torn)?;
         if !self.state.stages.decided_before(LEGACY_DELTA) {
-            self.check_store_path(path);
+            self.check_store_path();
         }
         Ok(())
     }
@@ -352,16 +342,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.state.report.era = Some(era);
         self.state.dialect = era.dialect();
         let mut replay = Replay::new(self.state.dialect);
-        if self.options.provenance {
-            replay = replay.with_provenance();
-        }
-        if self.options.keep_shadowed {
+        if self.state.keep.shadowed {
             replay = replay.keeping_shadowed();
         }
-        if !self.options.replacements {
-            replay = replay.counting_replacements_only();
-        }
-        if self.options.spill_texts {
+        if self.state.keep.texts() {
             replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
@@ -508,9 +492,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H1–H5 and era detection. Returns false when the header stops the load.
-    fn read_header(&mut self, line: &Line, path: &Path) -> bool {
+    fn read_header(&mut self, line: &Line) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
-        let checked = check_header(&text, path);
+        let checked = check_header(&text, self.state.place.generation);
         self.state.report.header = checked.header;
         self.state.id_body = checked.id_body;
         let era = match checked.verdict {
@@ -698,13 +682,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if !self.state.telling {
             return;
         }
+        let folded = self.state.last_folded == Some(seq);
+        let replay = &self.state.report.replay;
+        if let Some(change) = replay.change().filter(|c| folded && c.seq == seq) {
+            for view in self.views.iter_mut() {
+                view.on_surface(&change);
+            }
+        }
         let event = Checked {
             seq,
             line,
             event: logical,
             dialect: self.state.dialect,
-            folded: self.state.last_folded == Some(seq),
-            replay: &self.state.report.replay,
+            folded,
+            replay,
         };
         for view in self.views.iter_mut() {
             view.on_event(&event);
@@ -716,17 +707,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if self.state.stages.per_event_failed {
             return;
         }
-        let keep = derive::EntryParts {
-            message: self.options.keep_messages,
-            preview: self.options.previews,
-        };
         let result = derive::fold_event(
             &mut self.state.report.replay,
             seq,
             logical,
             self.state.dialect,
             Some(line),
-            keep,
+            self.state.keep,
         );
         self.after_fold(seq, line, result);
     }
@@ -781,7 +768,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
-    fn check_store_path(&mut self, path: &Path) {
+    fn check_store_path(&mut self) {
         if matches!(self.state.report.era, None | Some(Era::June2026)) {
             return;
         }
@@ -790,7 +777,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             .report
             .header
             .as_ref()
-            .and_then(|h| store_path_problem(h, path));
+            .and_then(|h| store_path_problem(h, self.state.place.in_root.as_ref()));
         if let Some(problem) = problem {
             self.state
                 .stages

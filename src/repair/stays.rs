@@ -1,6 +1,5 @@
-//! Crash repair, the pure part: what a DSH-exact repair leaves unsendable, and why
-//! (FORMAT.md §5.2; PROVIDERS.md §3). The closers themselves are a load-time check
-//! ([`crate::check::closers`]); writing a repair lives in [`crate::write`].
+//! What a DSH-exact repair leaves unsendable, and why (FORMAT.md §5.2; PROVIDERS.md §3):
+//! pure, from the warnings of a scan that folded the closers.
 
 use crate::rules::{Finding, Rule};
 use crate::view::stats::Stats;
