@@ -44,9 +44,27 @@ pub struct Cli {
     )]
     pub verbose: bool,
 
+    /// Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it
+    /// is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated
+    /// through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9).
+    #[arg(
+        long,
+        global = true,
+        value_name = "VERSION",
+        value_parser = parse_dsh,
+        help_heading = "Global options",
+        display_order = 902
+    )]
+    pub dsh: Option<dsh_session::edge::DshLine>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--dsh VERSION`: the DSH release line a version belongs to.
+fn parse_dsh(text: &str) -> Result<dsh_session::edge::DshLine, String> {
+    dsh_session::edge::DshLine::parse(text)
 }
 
 /// When to colour.

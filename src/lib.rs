@@ -1,6 +1,7 @@
 //! Library of `dsh-session`.
 pub mod check;
 pub mod derive;
+pub mod edge;
 pub mod event;
 pub mod export;
 pub mod fuzz;
