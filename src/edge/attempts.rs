@@ -189,7 +189,11 @@ impl Attempts {
         };
         let data = ev.data.filter(|d| d.is_object());
         let field = |k: &str| data.and_then(|d| d.get(k)).and_then(Json::as_seq);
-        let interrupted = self.restart(ev, field("turn"));
+        let interrupted = if ev.ty == "turn/start" {
+            self.restart(ev, field("turn"))
+        } else {
+            None
+        };
         if ev.ty == "turn/start" && self.open_turn.is_some() && interrupted.is_none() {
             let turn = data
                 .and_then(|d| d.get("turn"))

@@ -104,7 +104,9 @@ pub fn content_blocks(value: Option<Json<'_>>, label: &Label<'_>, version: u8) -
 pub fn content_block(value: Json<'_>, label: &Label<'_>, version: u8) -> Checked {
     let block = record(Some(value), label)?;
     let ty = block.get("type");
-    let is = |name: &str| ty.is_some_and(|t| t.str_eq(name));
+    // One decode of the tag, then plain comparisons (the hot path of a long log).
+    let tag = ty.and_then(Json::as_str);
+    let is = |name: &str| tag.as_deref() == Some(name);
     if is("text") || is("reasoning") {
         exact_keys(block, &["type", "text"], &[], label)?;
         string(block.get("text"), &label.at("text"))
@@ -169,7 +171,8 @@ pub fn message_source(
     expected: Option<Expect>,
 ) -> Checked {
     let kind = source.get("kind");
-    let is = |name: &str| kind.is_some_and(|k| k.str_eq(name));
+    let tag = kind.and_then(Json::as_str);
+    let is = |name: &str| tag.as_deref() == Some(name);
     if expected == Some(Expect::Assistant) && !is("model") {
         return Err(value_refused(format!("{label} must be model source")));
     }

@@ -30,6 +30,34 @@ use crate::edge::shape::{Refusal, seq_list};
 use crate::json::{Json, Kind, canonical_hash};
 use crate::rules::Rule;
 
+/// The types the check has a rule for, sorted.
+const ROLES: &[&str] = &[
+    "assistant/attempt",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "llm/retry",
+    "llm/retry-started",
+    "request/context",
+    "request/header",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "tool/call",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+];
+
 const NOT_STARTED_TEXT: &str = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.";
 
 fn lifecycle(detail: String) -> Refusal {
@@ -250,6 +278,10 @@ impl Relationships {
     }
 
     fn check(&mut self, ev: &Source<'_>, supplied_compaction: Option<&str>) -> Result<(), Refusal> {
+        // The types the check has no rule for cost nothing.
+        if ROLES.binary_search(&ev.ty).is_err() {
+            return Ok(());
+        }
         let Some(data) = ev.data.filter(|d| d.is_object()) else {
             return Ok(());
         };
@@ -261,7 +293,24 @@ impl Relationships {
         if matches!(ev.ty, "turn/start" | "turn/end") {
             self.crossing(ev.ty, ev.seq, ev.line);
         }
-        let (turn, step) = (seq_of("turn"), seq_of("step"));
+        let coordinates = matches!(
+            ev.ty,
+            "turn/start"
+                | "turn/end"
+                | "step/start"
+                | "step/end"
+                | "assistant/attempt"
+                | "assistant/message"
+                | "tool/call"
+                | "tool/result"
+                | "llm/retry"
+                | "llm/retry-started"
+        );
+        let (turn, step) = if coordinates {
+            (seq_of("turn"), seq_of("step"))
+        } else {
+            (None, None)
+        };
         match ev.ty {
             "turn/start" => {
                 if self.open_turn.is_some() || turn != Some(self.next_turn) {
@@ -845,4 +894,14 @@ fn exact_not_started_repair(ev: &Source<'_>, data: Json<'_>) -> bool {
         && text_block
             .and_then(|t| t.get("text"))
             .is_some_and(|t| t.str_eq(NOT_STARTED_TEXT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_roles_are_sorted_for_binary_search() {
+        assert!(ROLES.windows(2).all(|w| w[0] < w[1]));
+    }
 }

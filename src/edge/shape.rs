@@ -133,6 +133,20 @@ pub fn exact_keys(
     optional: &[&str],
     label: &Label<'_>,
 ) -> Checked {
+    // One pass over the members for a valid object (the common case); the messages, which
+    // name keys in JavaScript's order, only when something is wrong.
+    debug_assert!(required.len() < 64, "a bit per required member");
+    let mut seen = 0u64;
+    let mut unexpected = false;
+    for (key, _) in object.members() {
+        match required.iter().position(|r| key.str_eq(r)) {
+            Some(i) => seen |= 1 << i,
+            None => unexpected |= !optional.iter().any(|o| key.str_eq(o)),
+        }
+    }
+    if !unexpected && seen == (1u64 << required.len()) - 1 {
+        return Ok(());
+    }
     if let Some(key) = first_key(object, |k| !required.contains(&k) && !optional.contains(&k)) {
         return Err(members_refused(format!(
             "{label} has unexpected member {}",
