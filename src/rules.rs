@@ -147,6 +147,7 @@ rules! {
     G6 => Corrupt, "GENERATIONS §7", "v4 tool/result is not a tool-role message {id, role: tool, toolCallId, source: {kind: tool, callId}, content}";
     G7 => Corrupt, "GENERATIONS §6, §7", "system/message or developer/message malformed";
     G8 => Corrupt, "GENERATIONS §5", "v2+ header: isSeeded missing or not a boolean, or a retired seedLength";
+    G9 => Corrupt, "GENERATIONS §6, §7", "a v3 or v4 log breaks its generation's own lifecycle rules (turns and steps, tool calls, compactions, retries, commands, titles, PTC dispatches)";
     F1 => Refused, "GENERATIONS §1.3, §4, §5", "DSH 0.1.5 and later refuse to migrate it: an event type outside the frozen inventory of an edge (even with ignorable: true), or a retired legacy type";
     F2 => Refused, "GENERATIONS §4", "DSH 0.1.5 and later refuse to migrate it: a payload (or header) does not have exactly the frozen members of its type";
     F3 => Refused, "GENERATIONS §4, §6", "DSH 0.1.5 and later refuse to migrate it: a payload value the frozen validator does not admit";

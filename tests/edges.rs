@@ -495,3 +495,39 @@ fn repair_leaves_a_log_the_edges_refuse_unless_judged_as_dsh_0_1_1() {
         "a dry run writes nothing"
     );
 }
+
+#[test]
+fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
+    for (name, want, message) in [
+        (
+            "G9-v3-turn-end-while-a-step-is-open.jsonl",
+            "corrupt G9 8 10",
+            "turn/end 1 crosses an open step (the check of a v3 log, as DSH 0.1.5 and later read it)",
+        ),
+        (
+            "G9-v4-tool-call-arguments-differ-from-the-advertised-call.jsonl",
+            "corrupt G9 7 9",
+            "tool/call call_1 does not match one advertised tool call (the check of a v4 log, as DSH 0.1.7 and later read it)",
+        ),
+    ] {
+        for v in [
+            verdict(&edge_fixture(name)),
+            verdict_011(&edge_fixture(name)),
+        ] {
+            assert_eq!(
+                (brief(&v).as_str(), v["message"].as_str()),
+                (want, Some(message)),
+                "{name}"
+            );
+        }
+    }
+    // The real v3 and v4 logs pass it.
+    for name in [
+        "capital-generation.session.v4.jsonl",
+        "dumen.prefix.session.v3.jsonl",
+        "tolik-benchmark.prefix.session.v4.jsonl",
+    ] {
+        let v = verdict(&samples().join("real").join(name));
+        assert_eq!(brief(&v), "valid - - -", "{name}: {v}");
+    }
+}

@@ -18,6 +18,7 @@ use crate::edge::Source;
 use crate::edge::attempts::Attempt;
 use crate::edge::inventory::{is_surface_v0, released_v2};
 use crate::edge::payload::{Payload, Supplied, semantics};
+use crate::edge::repairs::is_repair_identity;
 use crate::edge::shape::{
     Checked, Label, Refusal, count, exact_keys, exact_record, record, value_refused,
 };
@@ -353,7 +354,35 @@ fn owned_content(ev: &Source<'_>, data: Json<'_>) -> Checked {
             }
         }
         _ => Ok(()),
+    }?;
+    // The raw chunks a v2 stream keeps name content kinds too (a migrated v0 message gets
+    // its stream later, from its chunks: [`stream_chunk`]).
+    if matches!(ev.ty, "assistant/message" | "assistant/attempt") {
+        let stream_label = label.then(".stream");
+        for (i, entry) in data
+            .get("stream")
+            .into_iter()
+            .flat_map(Json::elements)
+            .enumerate()
+        {
+            if !entry.get("type").is_some_and(|t| t.str_eq("chunk")) {
+                continue;
+            }
+            let entry_label = stream_label.nth(i);
+            let chunk_label = entry_label.then(".chunk");
+            let chunk = record(entry.get("chunk"), &chunk_label)?;
+            match chunk.get("type") {
+                Some(t) if t.str_eq("block-end") => {
+                    content_block(chunk.get("block"), &chunk_label.then(".block"))?;
+                }
+                Some(t) if t.str_eq("block-start") => {
+                    content_kind(chunk.get("blockType"), &chunk_label.then(".blockType"))?;
+                }
+                _ => {}
+            }
+        }
     }
+    Ok(())
 }
 
 fn content_kind(kind: Option<Json<'_>>, label: &Label<'_>) -> Checked {
@@ -441,27 +470,6 @@ fn source_kind(message: Option<Json<'_>>) -> Checked {
     Ok(())
 }
 
-/// `isRepairIdentity`: `interrupted-tool-result-<callId>-<decimal>`.
-pub fn is_repair_identity(id: Option<Json<'_>>, call_id: Option<Json<'_>>) -> bool {
-    let (Some(id), Some(call)) = (
-        id.and_then(Json::as_str),
-        call_id
-            .filter(|c| c.kind() == Kind::String)
-            .and_then(Json::as_str),
-    ) else {
-        return false;
-    };
-    let Some(suffix) = id.strip_prefix(&format!("interrupted-tool-result-{call}-")) else {
-        return false;
-    };
-    !suffix.is_empty()
-        && suffix.bytes().all(|b| b.is_ascii_digit())
-        && (suffix == "0" || !suffix.starts_with('0'))
-        && suffix
-            .parse::<u64>()
-            .is_ok_and(|n| n <= 9_007_199_254_740_991)
-}
-
 fn repair_identity(ev: &Source<'_>, data: Json<'_>) -> Checked {
     let not_started = data
         .get("error")
@@ -507,28 +515,4 @@ fn error_metadata(ev: &Source<'_>, data: Json<'_>) -> Checked {
         )));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn repair_identities_have_a_decimal_suffix() {
-        fn j(s: &str) -> Option<Json<'_>> {
-            Json::parse(s).ok()
-        }
-        assert!(is_repair_identity(
-            j(r#""interrupted-tool-result-c1-17""#),
-            j(r#""c1""#)
-        ));
-        assert!(!is_repair_identity(
-            j(r#""interrupted-tool-result-c1-017""#),
-            j(r#""c1""#)
-        ));
-        assert!(!is_repair_identity(
-            j(r#""interrupted-tool-result-c2-17""#),
-            j(r#""c1""#)
-        ));
-    }
 }

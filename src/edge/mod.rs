@@ -48,6 +48,7 @@ pub mod legacy;
 pub mod message;
 pub mod payload;
 pub mod relationships;
+pub mod repairs;
 pub mod shape;
 
 use std::fmt;
@@ -178,6 +179,8 @@ pub enum Edge {
     V2V3,
     /// The check of the migrated log after the last edge.
     Migrated,
+    /// The check of a v3 or v4 log, which the DSH writing it reads natively.
+    Native(u8),
 }
 
 impl fmt::Display for Edge {
@@ -188,6 +191,8 @@ impl fmt::Display for Edge {
             Edge::V1V2 => "the v1→v2 edge",
             Edge::V2V3 => "the v2→v3 edge",
             Edge::Migrated => "the check of the migrated log",
+            Edge::Native(3) => "the check of a v3 log",
+            Edge::Native(_) => "the check of a v4 log",
         })
     }
 }
@@ -209,6 +214,23 @@ impl Placed {
             line,
             refusal,
         } = self;
+        if let Edge::Native(generation) = edge
+            && refusal.rule != Rule::F10
+        {
+            // The generation's own rules: the DSH that writes it refuses to load it.
+            let mut finding = Finding::new(
+                Rule::G9,
+                seq,
+                line,
+                format!(
+                    "{} ({edge}, as DSH {} and later read it)",
+                    refusal.detail,
+                    if generation == 3 { "0.1.5" } else { "0.1.7" }
+                ),
+            );
+            finding.class = Class::Corrupt;
+            return finding;
+        }
         let (class, message) = if refusal.rule == Rule::F10 {
             (
                 Class::Warning,
@@ -309,16 +331,17 @@ impl Edges {
             Era::Head | Era::V0Alpha | Era::June2026 => 0,
             Era::V1 => 1,
             Era::V2 => 2,
-            // DSH 0.1.5 and 0.1.6 read v3 natively, later builds migrate it through the
-            // v3→v4 edge; neither is modelled here yet.
-            Era::V3 | Era::V4 => return None,
+            // Read natively by the DSH that writes them: only the log's own check runs
+            // (the v3→v4 edge that 0.1.7 and later run on v3 is not modelled).
+            Era::V3 => 3,
+            Era::V4 => 4,
         };
         let mut edges = Edges {
             generation,
             legacy: legacy::Legacy::new(header),
             attempts: attempts::Attempts::new(header),
             admission: admission::Admission::new(header),
-            relationships: relationships::Relationships::default(),
+            relationships: relationships::Relationships::of_generation(generation),
             codec_issue: None,
             refused: None,
             warnings: Vec::new(),
@@ -365,6 +388,22 @@ impl Edges {
             return;
         }
         let mut ev = ev;
+        if self.generation == 3
+            && matches!(ev.ty, "tool/code-dispatch-start" | "tool/code-dispatch")
+            && !ev.ignorable
+        {
+            // The PTC events' old names: opaque when ignorable, refused otherwise (S-v23V).
+            let detail = format!(
+                "format v3 contains unknown event type {} at seq {}",
+                shape::js_quote(ev.ty),
+                ev.seq
+            );
+            let refusal = Refusal {
+                rule: Rule::F1,
+                detail,
+            };
+            return self.refuse(Edge::Native(3), ev.seq, ev.line, refusal);
+        }
         if self.generation == 0 {
             match self.legacy.check(&ev) {
                 Ok(renamed) => ev.ty = renamed,
@@ -452,14 +491,19 @@ impl Edges {
             self.refuse(Edge::V2V3, seq, line, r);
         }
         let relationships = std::mem::take(&mut self.relationships).finish();
+        let last = if self.generation >= 3 {
+            Edge::Native(self.generation)
+        } else {
+            Edge::Migrated
+        };
         if self.refused.is_none()
             && let Some((seq, line, r)) = relationships.refusal
         {
-            self.refuse(Edge::Migrated, seq, line, r);
+            self.refuse(last, seq, line, r);
         }
         for (seq, line, r) in relationships.warnings {
             self.warnings.push(Placed {
-                edge: Edge::Migrated,
+                edge: last,
                 seq: Some(seq),
                 line: Some(line),
                 refusal: r,

@@ -24,8 +24,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::edge::Source;
-use crate::edge::admission::is_repair_identity;
 use crate::edge::attempts::{Attempt, StepState};
+use crate::edge::repairs::{exact_not_started_repair, v4_not_started_repair};
 use crate::edge::shape::{Refusal, seq_list};
 use crate::json::{Json, Kind, canonical_hash};
 use crate::rules::Rule;
@@ -40,6 +40,7 @@ const ROLES: &[&str] = &[
     "compaction/prune",
     "compaction/start",
     "compaction/summary",
+    "developer/message",
     "llm/retry",
     "llm/retry-started",
     "request/context",
@@ -49,16 +50,17 @@ const ROLES: &[&str] = &[
     "session/title-llm-request",
     "step/end",
     "step/start",
+    "system/message",
     "tool/call",
     "tool/code-dispatch",
     "tool/code-dispatch-start",
+    "tool/ptc-dispatch",
+    "tool/ptc-dispatch-start",
     "tool/result",
     "turn/end",
     "turn/start",
     "user/message",
 ];
-
-const NOT_STARTED_TEXT: &str = "The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.";
 
 fn lifecycle(detail: String) -> Refusal {
     Refusal {
@@ -135,6 +137,9 @@ pub struct Outcome {
 /// The state of the check, event by event.
 #[derive(Default)]
 pub struct Relationships {
+    /// The generation whose form the events have: 0–2 (as migrated to v3, in the frozen
+    /// released view), 3 or 4 (a log read natively).
+    generation: u8,
     open_turn: Option<u64>,
     open_step: Option<u64>,
     next_turn: u64,
@@ -168,6 +173,15 @@ fn raw(v: Option<Json<'_>>) -> &str {
 }
 
 impl Relationships {
+    /// The check of a log of `generation` read natively (3, 4), or of one migrated from an
+    /// older generation (0–2).
+    pub fn of_generation(generation: u8) -> Relationships {
+        Relationships {
+            generation,
+            ..Relationships::default()
+        }
+    }
+
     /// The open turn and step now.
     pub fn step_state(&self) -> StepState {
         StepState {
@@ -287,7 +301,13 @@ impl Relationships {
         };
         let get = |k: &str| data.get(k);
         let seq_of = |k: &str| get(k).and_then(Json::as_seq);
-        if matches!(ev.ty, "user/message" | "assistant/message" | "tool/result") {
+        let surface_type = match ev.ty {
+            "user/message" | "assistant/message" | "tool/result" => true,
+            "system/message" => self.generation >= 3,
+            "developer/message" => self.generation >= 4,
+            _ => false,
+        };
+        if surface_type {
             self.apply_surface(ev)?;
         }
         if matches!(ev.ty, "turn/start" | "turn/end") {
@@ -305,6 +325,8 @@ impl Relationships {
                 | "tool/result"
                 | "llm/retry"
                 | "llm/retry-started"
+                | "system/message"
+                | "developer/message"
         );
         let (turn, step) = if coordinates {
             (seq_of("turn"), seq_of("step"))
@@ -361,6 +383,10 @@ impl Relationships {
                 self.next_step += 1;
             }
             "assistant/attempt" => self.require_step(ev.ty, turn, step)?,
+            "system/message" if self.generation >= 3 => self.require_step(ev.ty, turn, step)?,
+            "developer/message" if self.generation >= 4 => {
+                self.require_step(ev.ty, turn, step)?;
+            }
             "assistant/message" => {
                 self.require_step(ev.ty, turn, step)?;
                 let content = get("message").and_then(|m| m.get("content"));
@@ -409,7 +435,12 @@ impl Relationships {
                 );
             }
             "request/context" => self.require_turn(ev.ty)?,
-            "tool/code-dispatch-start" | "tool/code-dispatch" => self.dispatch(ev.ty, data)?,
+            "tool/code-dispatch-start" | "tool/code-dispatch" if self.generation < 3 => {
+                self.dispatch(ev.ty, data)?;
+            }
+            "tool/ptc-dispatch-start" | "tool/ptc-dispatch" if self.generation >= 3 => {
+                self.dispatch(ev.ty, data)?;
+            }
             "llm/retry" => self.retry(data, turn, step)?,
             "llm/retry-started" => self.retry_started(data, turn, step)?,
             "session/title" | "session/title-llm-request" => self.title(ev, data)?,
@@ -495,10 +526,17 @@ impl Relationships {
                 {
                     self.human_messages.insert(ev.seq);
                 }
+                let v4 = self.generation >= 4;
                 let checkpoint = !ev.surface_op.is_some_and(|op| op.str_eq("append"))
                     && source.is_some_and(|s| {
-                        s.get("kind").is_some_and(|k| k.str_eq("plugin"))
-                            && s.get("plugin").is_some_and(|p| p.str_eq("compact"))
+                        // v4 names the producer as the kind (GENERATIONS §7).
+                        if v4 {
+                            s.get("kind")
+                                .is_some_and(|k| k.str_eq("compact-checkpoint"))
+                        } else {
+                            s.get("kind").is_some_and(|k| k.str_eq("plugin"))
+                                && s.get("plugin").is_some_and(|p| p.str_eq("compact"))
+                        }
                     });
                 if let (true, Some(source)) = (checkpoint, source) {
                     let what = format!("compaction checkpoint at seq {}", ev.seq);
@@ -537,7 +575,12 @@ impl Relationships {
                 .and_then(Json::as_seq)
                 .and_then(|s| self.surface.iter().position(|&x| x == s))
         };
-        let (Some(start), Some(end)) = (position("start"), position("end")) else {
+        let (start_key, end_key) = if self.generation >= 3 {
+            ("startSeq", "endSeq")
+        } else {
+            ("start", "end")
+        };
+        let (Some(start), Some(end)) = (position(start_key), position(end_key)) else {
             return Err(surface(format!(
                 "{} replacement range is not on the current surface",
                 ev.ty
@@ -577,16 +620,26 @@ impl Relationships {
         }
         self.require_step(ev.ty, turn, step)?;
         let message = data.get("message");
-        let call = message
-            .and_then(|m| m.get("source"))
-            .and_then(|s| s.get("callId"));
+        // A v4 result is a tool-role message naming its call; v0–v3 wrap it for the user.
+        let call = if self.generation >= 4 {
+            message.and_then(|m| m.get("toolCallId"))
+        } else {
+            message
+                .and_then(|m| m.get("source"))
+                .and_then(|s| s.get("callId"))
+        };
         let id = text(call).unwrap_or_default();
         let Some(index) = self.tools.iter().position(|t| t.id == id) else {
             return Err(lifecycle(format!(
                 "tool/result {id} has no advertised tool lifecycle"
             )));
         };
-        if !self.tools[index].started && !exact_not_started_repair(ev, data) {
+        let repair = if self.generation >= 4 {
+            v4_not_started_repair(ev, data, &id)
+        } else {
+            exact_not_started_repair(ev, data)
+        };
+        if !self.tools[index].started && !repair {
             return Err(lifecycle(format!(
                 "tool/result {id} is not the exact TOOL_NOT_STARTED repair"
             )));
@@ -772,12 +825,17 @@ impl Relationships {
                     .and_then(|m| m.get("role"))
                     .is_some_and(|r| r.str_eq("user"))
                 && content.is_some_and(|c| c.len() == 1)
-                && source
-                    .and_then(|s| s.get("kind"))
-                    .is_some_and(|k| k.str_eq("plugin"))
-                && source
-                    .and_then(|s| s.get("plugin"))
-                    .is_some_and(|p| p.str_eq("dsh-session-title-llm"))
+                && source.is_some_and(|s| {
+                    // v4 names the producer as the kind (GENERATIONS §7).
+                    if self.generation >= 4 {
+                        s.get("kind")
+                            .is_some_and(|k| k.str_eq("dsh-session-title-llm"))
+                    } else {
+                        s.get("kind").is_some_and(|k| k.str_eq("plugin"))
+                            && s.get("plugin")
+                                .is_some_and(|p| p.str_eq("dsh-session-title-llm"))
+                    }
+                })
                 && framed
                     .and_then(|f| f.get("type"))
                     .is_some_and(|t| t.str_eq("text"));
@@ -863,37 +921,6 @@ impl Relationships {
             warnings: self.warnings,
         }
     }
-}
-
-/// `isExactToolNotStartedRepair`, as the migrated log's check reads it (the v3 view takes
-/// any canonical suffix).
-fn exact_not_started_repair(ev: &Source<'_>, data: Json<'_>) -> bool {
-    let error = data.get("error");
-    let message = data.get("message");
-    let call = message
-        .and_then(|m| m.get("source"))
-        .and_then(|s| s.get("callId"));
-    let block = message
-        .and_then(|m| m.get("content"))
-        .and_then(|c| c.elements().next());
-    let inner = block.and_then(|b| b.get("content"));
-    let text_block = inner.and_then(|c| c.elements().next());
-    error
-        .and_then(|e| e.get("name"))
-        .is_some_and(|n| n.str_eq("ToolNotStartedError"))
-        && error
-            .and_then(|e| e.get("code"))
-            .is_some_and(|c| c.str_eq("TOOL_NOT_STARTED"))
-        && ev.sources.is_none()
-        && is_repair_identity(message.and_then(|m| m.get("id")), call)
-        && block.and_then(|b| b.get("isError")).and_then(Json::as_bool) == Some(true)
-        && inner.is_some_and(|c| c.len() == 1)
-        && text_block
-            .and_then(|t| t.get("type"))
-            .is_some_and(|t| t.str_eq("text"))
-        && text_block
-            .and_then(|t| t.get("text"))
-            .is_some_and(|t| t.str_eq(NOT_STARTED_TEXT))
 }
 
 #[cfg(test)]

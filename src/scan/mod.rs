@@ -372,8 +372,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
-        // DSH 0.1.5 and later do not open SQLite stores at all: the edges read files.
-        if self.options.dsh.runs_edges() && self.state.sqlite_session.is_none() {
+        // DSH 0.1.5 and later do not open SQLite stores at all: the edges read files. A v3
+        // or v4 log gets its own generation's check whichever line judges.
+        let native = matches!(era, Era::V3 | Era::V4);
+        if (self.options.dsh.runs_edges() || native) && self.state.sqlite_session.is_none() {
             self.state.edges =
                 crate::edge::Edges::for_log(era, self.state.report.header.as_ref()).map(Box::new);
         }
@@ -829,7 +831,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if let Some(edges) = self.state.edges.take() {
             let verdict = edges.finish();
             self.state.report.edge = verdict.refusal.clone();
-            if self.options.dsh.line == crate::edge::DshLine::Current {
+            let native = matches!(self.state.report.era, Some(Era::V3 | Era::V4));
+            if self.options.dsh.line == crate::edge::DshLine::Current || native {
                 chosen = chosen.or(verdict.refusal);
                 self.state.report.warnings.extend(verdict.warnings);
             }
