@@ -191,10 +191,11 @@ impl Era {
 /// What a reader does with a type outside its vocabulary that is not marked ignorable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownTypes {
-    /// Refuse the log (U1): the vocabulary is complete (HEAD).
+    /// Refuse the log (U1): the vocabulary is complete (HEAD, and v3 by the frozen released-v3 list).
     Refuse,
-    /// Warn (W3): this reader's vocabulary of the generation is partial (v1–v4 have over
-    /// 400 types upstream), so an unknown type is more likely ours to learn than a newer log.
+    /// Warn (W3): the vocabulary may lack first-party types of the generation (v1 and v2
+    /// outside the edges' inventories; v4, whose inventories differ by checkpoint), so an
+    /// unknown type is more likely ours to learn than a newer log.
     Warn,
     /// Accept silently (June 2026 did).
     Accept,
@@ -334,9 +335,10 @@ pub static HEAD: Dialect = Dialect {
     legacy_conversions: true,
 };
 
-/// Types later generations add to HEAD's vocabulary, as far as GENERATIONS.md lists them
-/// (§3, §5, §6, §7), sorted. Upstream inventories hold hundreds more, hence
-/// [`UnknownTypes::Warn`] for v1–v4.
+/// The v1 and v2 vocabulary, sorted: HEAD's types and those GENERATIONS.md adds (§3, §5,
+/// §6, §7). A type outside it is a warning (W3) here; the frozen v1→v2 and v2→v3 edges,
+/// which judge v1 and v2 logs by default (`--dsh`), refuse it with their closed inventories
+/// (F1, `edge::inventory`).
 pub const LATER_KNOWN_TYPES: &[&str] = &[
     "agent-preset/selected",
     "agent/inbox/spliced",
@@ -402,6 +404,139 @@ pub const LATER_KNOWN_TYPES: &[&str] = &[
     "workspace/changes",
 ];
 
+/// The released-v3 vocabulary, sorted: the 58 first-party types the released v3 reader
+/// understands, frozen by the v3→v4 edge as `RELEASED_V3_EVENT_TYPES` (GENERATIONS §6, §7;
+/// S-v34X: zsagi1368/deepseek-harness-zDSH
+/// `packages/session/session-format-v3-to-v4/src/extension-identities.ts` @
+/// `1dd6c6a308f1db1d57f6d117d673e73f00072b68`). The list is complete, so a v3 type outside it
+/// without `ignorable: true` is refused (U1), as the v3 reader and the v3→v4 edge refuse it;
+/// `tool/code-dispatch*` and `assistant/chunk` are outside it (S-v23V).
+pub const RELEASED_V3_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/attempt",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "deliverables/presented",
+    "feedback/message-delete",
+    "feedback/message-put",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "image/offload",
+    "llm/retry",
+    "llm/retry-started",
+    "model/selection",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session-log-deepseek/delivery-accepted",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/catalog",
+    "subagent/descriptor",
+    "subagent/model-selection-policy",
+    "system/message",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/ptc-dispatch",
+    "tool/ptc-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+    "workspace/changes",
+];
+
+/// The v4 vocabulary, sorted: the released-v3 types plus `developer/message` (GENERATIONS
+/// §7). v4 inventories still differ by checkpoint (60–63 roots), so a type outside this list
+/// is a warning (W3), not a refusal.
+pub const V4_KNOWN_TYPES: &[&str] = &[
+    "agent-preset/selected",
+    "agent/inbox/spliced",
+    "approval/asked",
+    "approval/decided",
+    "approval/policy",
+    "assistant/attempt",
+    "assistant/message",
+    "command/done",
+    "command/run",
+    "compaction/end",
+    "compaction/prune",
+    "compaction/start",
+    "compaction/summary",
+    "deliverables/presented",
+    "developer/message",
+    "feedback/message-delete",
+    "feedback/message-put",
+    "feedback/record",
+    "goal/change",
+    "hook/invoked",
+    "hook/result",
+    "image/offload",
+    "llm/retry",
+    "llm/retry-started",
+    "model/selection",
+    "permission/preset",
+    "plan/mode",
+    "request/context",
+    "request/header",
+    "sandbox/mode",
+    "schedule/change",
+    "session-log-deepseek/delivery-accepted",
+    "session/end-seed",
+    "session/title",
+    "session/title-llm-request",
+    "step/end",
+    "step/start",
+    "subagent/catalog",
+    "subagent/descriptor",
+    "subagent/model-selection-policy",
+    "system/message",
+    "team/member",
+    "team/message/delivered",
+    "team/message/queued",
+    "team/task",
+    "todo/write",
+    "tool-workflow/agent-end",
+    "tool-workflow/agent-start",
+    "tool-workflow/run-end",
+    "tool-workflow/run-start",
+    "tool/call",
+    "tool/ptc-dispatch",
+    "tool/ptc-dispatch-start",
+    "tool/result",
+    "turn/end",
+    "turn/start",
+    "user/message",
+    "web/deepseek-search-llm-request",
+    "workspace/changes",
+];
+
 const GEN_SURFACE_3: &[&str] = &["user/message", "assistant/message", "tool/result"];
 const GEN_SURFACE_4: &[&str] = &[
     "system/message",
@@ -418,16 +553,16 @@ const GEN_SURFACE_5: &[&str] = &[
 ];
 
 macro_rules! generation {
-    ($name:ident, $era:ident, $n:literal, $surface:expr, $packed:literal, $keys:expr, $asrc:literal, $head:literal, $toolrole:literal) => {
+    ($name:ident, $era:ident, $n:literal, $surface:expr, $known:expr, $unknown:expr, $packed:literal, $keys:expr, $asrc:literal, $head:literal, $toolrole:literal) => {
         #[doc = concat!("Format v", stringify!($n), " (GENERATIONS.md).")]
         pub static $name: Dialect = Dialect {
             era: Era::$era,
             surface_types: $surface,
-            known_types: Some(LATER_KNOWN_TYPES),
+            known_types: Some($known),
             strict: true,
             projection: Projection::Stored,
             generation: $n,
-            unknown_types: UnknownTypes::Warn,
+            unknown_types: $unknown,
             packed_rows: $packed,
             range_provenance: true,
             replace_keys: $keys,
@@ -444,6 +579,8 @@ generation!(
     V1,
     1,
     GEN_SURFACE_3,
+    LATER_KNOWN_TYPES,
+    UnknownTypes::Warn,
     true,
     ["start", "end"],
     true,
@@ -455,6 +592,8 @@ generation!(
     V2,
     2,
     GEN_SURFACE_3,
+    LATER_KNOWN_TYPES,
+    UnknownTypes::Warn,
     false,
     ["start", "end"],
     false,
@@ -466,6 +605,8 @@ generation!(
     V3,
     3,
     GEN_SURFACE_4,
+    RELEASED_V3_TYPES,
+    UnknownTypes::Refuse,
     false,
     ["startSeq", "endSeq"],
     false,
@@ -477,6 +618,8 @@ generation!(
     V4,
     4,
     GEN_SURFACE_5,
+    V4_KNOWN_TYPES,
+    UnknownTypes::Warn,
     false,
     ["startSeq", "endSeq"],
     false,
@@ -520,6 +663,9 @@ mod tests {
         assert_eq!(HEAD_KNOWN_TYPES.len(), 48);
         assert!(HEAD_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
         assert!(LATER_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
+        assert!(RELEASED_V3_TYPES.windows(2).all(|w| w[0] < w[1]));
+        assert!(V4_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!((RELEASED_V3_TYPES.len(), V4_KNOWN_TYPES.len()), (58, 59));
     }
 
     #[test]

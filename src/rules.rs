@@ -102,7 +102,7 @@ rules! {
     E6 => Corrupt, "§1.3", "ignorable present with a value other than true";
     E7 => Corrupt, "§1.3", "seq differs from the event's index in the log";
     E8 => Corrupt, "§1.3, §5.2", "turn/start, step/start or tool/call with null or absent data";
-    U1 => Refused, "§2.2", "unknown event type without ignorable: true";
+    U1 => Refused, "§2.2", "unknown event type without ignorable: true (HEAD and v3 vocabularies)";
     M1 => Corrupt, "§2.5", "message is not an object or lacks a non-empty string id";
     M2 => Corrupt, "§2.5", "message role is wrong for its event type";
     M3 => Corrupt, "§2.5", "message source is not an object with a non-empty string kind";
@@ -167,7 +167,7 @@ rules! {
     P7 => Warning, "PROVIDERS §3", "a message has an empty text block (Anthropic refuses it)";
     W1 => Warning, "§4, §5.2", "alias of P1 (reported as P1 since provider readiness): a tool call with no tool result after it";
     W2 => Warning, "§4", "alias of P2 (reported as P2 since provider readiness): a tool result whose call is not before it";
-    W3 => Warning, "GENERATIONS §8", "event type outside this reader's partial v1-v4 vocabulary, not marked ignorable";
+    W3 => Warning, "GENERATIONS §8", "event type outside this reader's v1, v2 or v4 vocabulary (v3 has a closed one: U1), not marked ignorable";
 }
 
 /// One real message per rule, as `validate` prints it after `FILE: ` (`rule_examples.tsv`,

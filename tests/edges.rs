@@ -531,3 +531,31 @@ fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
         assert_eq!(brief(&v), "valid - - -", "{name}: {v}");
     }
 }
+
+#[test]
+fn a_v3_log_is_held_to_the_frozen_released_v3_vocabulary() {
+    let path = edge_fixture("U1-v3-code-dispatch-without-ignorable.jsonl");
+    for v in [verdict(&path), verdict_011(&path)] {
+        assert_eq!(
+            (brief(&v).as_str(), v["message"].as_str()),
+            (
+                "refused U1 5 7",
+                Some(
+                    "unknown event type \"tool/code-dispatch-start\" without ignorable: true: it is not in the released v3 vocabulary, and DSH refuses it"
+                )
+            ),
+            "{v}"
+        );
+    }
+    // Marked ignorable, the same record is opaque (S-v23V), and so is another harness's type.
+    let dir = tempfile::tempdir().unwrap();
+    let ignorable = dir.path().join("session.v3.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        r#""tool/code-dispatch-start","seq":5,"#,
+        r#""tool/code-dispatch-start","seq":5,"ignorable":true,"#,
+    );
+    std::fs::write(&ignorable, text).unwrap();
+    let v = verdict(&ignorable);
+    assert_eq!(brief(&v), "valid - - -", "{v}");
+    assert_eq!(v["warnings"], serde_json::json!([]), "{v}");
+}
