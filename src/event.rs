@@ -225,8 +225,8 @@ pub struct Dialect {
     pub era: Era,
     /// Types that join the surface (FORMAT.md §2.7).
     pub surface_types: &'static [&'static str],
-    /// Known types; `None` means every type is accepted silently (June 2026).
-    pub known_types: Option<&'static [&'static str]>,
+    /// Known types, as sorted lists; `None` means every type is accepted silently (June 2026).
+    pub known_types: Option<&'static [&'static [&'static str]]>,
     /// Whether the HEAD load checks (E, M, R, L, U, and the strict surface rules) apply.
     /// June 2026 enforced only seq contiguity, S4 and S7–S9 (FORMAT.md §9.2).
     pub strict: bool,
@@ -261,7 +261,7 @@ impl Dialect {
     /// True when `ty` is in the known vocabulary.
     pub fn is_known_type(&self, ty: &str) -> bool {
         self.known_types
-            .is_none_or(|known| known.binary_search(&ty).is_ok())
+            .is_none_or(|lists| lists.iter().any(|known| known.binary_search(&ty).is_ok()))
     }
 }
 
@@ -321,7 +321,7 @@ pub const HEAD_KNOWN_TYPES: &[&str] = &[
 pub static HEAD: Dialect = Dialect {
     era: Era::Head,
     surface_types: &["user/message", "assistant/message", "tool/result"],
-    known_types: Some(HEAD_KNOWN_TYPES),
+    known_types: Some(&[HEAD_KNOWN_TYPES]),
     strict: true,
     projection: Projection::Stored,
     generation: 0,
@@ -335,73 +335,15 @@ pub static HEAD: Dialect = Dialect {
     legacy_conversions: true,
 };
 
-/// The v1 and v2 vocabulary, sorted: HEAD's types and those GENERATIONS.md adds (§3, §5,
-/// §6, §7). A type outside it is a warning (W3) here; the frozen v1→v2 and v2→v3 edges,
-/// which judge v1 and v2 logs by default (`--dsh`), refuse it with their closed inventories
-/// (F1, `edge::inventory`).
-pub const LATER_KNOWN_TYPES: &[&str] = &[
-    "agent-preset/selected",
-    "agent/inbox/spliced",
-    "approval/asked",
-    "approval/decided",
-    "approval/policy",
-    "assistant/attempt",
+/// What the v1 and v2 vocabulary adds to the released-v3 list (GENERATIONS §3, §5–§7):
+/// `assistant/chunk`, the pre-v3 PTC names, and `developer/message`. A type outside both is
+/// a warning (W3) here; the frozen v1→v2 and v2→v3 edges, which judge v1 and v2 logs by
+/// default (`--dsh`), refuse it with their closed inventories (F1, `edge::inventory`).
+pub const V1_V2_EXTRA_TYPES: &[&str] = &[
     "assistant/chunk",
-    "assistant/message",
-    "command/done",
-    "command/run",
-    "compaction/end",
-    "compaction/prune",
-    "compaction/start",
-    "compaction/summary",
-    "deliverables/presented",
     "developer/message",
-    "feedback/message-delete",
-    "feedback/message-put",
-    "feedback/record",
-    "goal/change",
-    "hook/invoked",
-    "hook/result",
-    "image/offload",
-    "llm/retry",
-    "llm/retry-started",
-    "model/selection",
-    "permission/preset",
-    "plan/mode",
-    "request/context",
-    "request/header",
-    "sandbox/mode",
-    "schedule/change",
-    "session-log-deepseek/delivery-accepted",
-    "session/end-seed",
-    "session/title",
-    "session/title-llm-request",
-    "step/end",
-    "step/start",
-    "subagent/catalog",
-    "subagent/descriptor",
-    "subagent/model-selection-policy",
-    "system/message",
-    "team/member",
-    "team/message/delivered",
-    "team/message/queued",
-    "team/task",
-    "todo/write",
-    "tool-workflow/agent-end",
-    "tool-workflow/agent-start",
-    "tool-workflow/run-end",
-    "tool-workflow/run-start",
-    "tool/call",
     "tool/code-dispatch",
     "tool/code-dispatch-start",
-    "tool/ptc-dispatch",
-    "tool/ptc-dispatch-start",
-    "tool/result",
-    "turn/end",
-    "turn/start",
-    "user/message",
-    "web/deepseek-search-llm-request",
-    "workspace/changes",
 ];
 
 /// The released-v3 vocabulary, sorted: the 58 first-party types the released v3 reader
@@ -472,70 +414,10 @@ pub const RELEASED_V3_TYPES: &[&str] = &[
     "workspace/changes",
 ];
 
-/// The v4 vocabulary, sorted: the released-v3 types plus `developer/message` (GENERATIONS
-/// §7). v4 inventories still differ by checkpoint (60–63 roots), so a type outside this list
-/// is a warning (W3), not a refusal.
-pub const V4_KNOWN_TYPES: &[&str] = &[
-    "agent-preset/selected",
-    "agent/inbox/spliced",
-    "approval/asked",
-    "approval/decided",
-    "approval/policy",
-    "assistant/attempt",
-    "assistant/message",
-    "command/done",
-    "command/run",
-    "compaction/end",
-    "compaction/prune",
-    "compaction/start",
-    "compaction/summary",
-    "deliverables/presented",
-    "developer/message",
-    "feedback/message-delete",
-    "feedback/message-put",
-    "feedback/record",
-    "goal/change",
-    "hook/invoked",
-    "hook/result",
-    "image/offload",
-    "llm/retry",
-    "llm/retry-started",
-    "model/selection",
-    "permission/preset",
-    "plan/mode",
-    "request/context",
-    "request/header",
-    "sandbox/mode",
-    "schedule/change",
-    "session-log-deepseek/delivery-accepted",
-    "session/end-seed",
-    "session/title",
-    "session/title-llm-request",
-    "step/end",
-    "step/start",
-    "subagent/catalog",
-    "subagent/descriptor",
-    "subagent/model-selection-policy",
-    "system/message",
-    "team/member",
-    "team/message/delivered",
-    "team/message/queued",
-    "team/task",
-    "todo/write",
-    "tool-workflow/agent-end",
-    "tool-workflow/agent-start",
-    "tool-workflow/run-end",
-    "tool-workflow/run-start",
-    "tool/call",
-    "tool/ptc-dispatch",
-    "tool/ptc-dispatch-start",
-    "tool/result",
-    "turn/end",
-    "turn/start",
-    "user/message",
-    "web/deepseek-search-llm-request",
-    "workspace/changes",
-];
+/// What the v4 vocabulary adds to the released-v3 list (GENERATIONS §7). v4 inventories
+/// still differ by checkpoint (60–63 roots), so a type outside both is a warning (W3), not a
+/// refusal.
+pub const V4_EXTRA_TYPES: &[&str] = &["developer/message"];
 
 const GEN_SURFACE_3: &[&str] = &["user/message", "assistant/message", "tool/result"];
 const GEN_SURFACE_4: &[&str] = &[
@@ -579,7 +461,7 @@ generation!(
     V1,
     1,
     GEN_SURFACE_3,
-    LATER_KNOWN_TYPES,
+    &[RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES],
     UnknownTypes::Warn,
     true,
     ["start", "end"],
@@ -592,7 +474,7 @@ generation!(
     V2,
     2,
     GEN_SURFACE_3,
-    LATER_KNOWN_TYPES,
+    &[RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES],
     UnknownTypes::Warn,
     false,
     ["start", "end"],
@@ -605,7 +487,7 @@ generation!(
     V3,
     3,
     GEN_SURFACE_4,
-    RELEASED_V3_TYPES,
+    &[RELEASED_V3_TYPES],
     UnknownTypes::Refuse,
     false,
     ["startSeq", "endSeq"],
@@ -618,7 +500,7 @@ generation!(
     V4,
     4,
     GEN_SURFACE_5,
-    V4_KNOWN_TYPES,
+    &[RELEASED_V3_TYPES, V4_EXTRA_TYPES],
     UnknownTypes::Warn,
     false,
     ["startSeq", "endSeq"],
@@ -662,10 +544,10 @@ mod tests {
     fn known_types_are_sorted_for_binary_search() {
         assert_eq!(HEAD_KNOWN_TYPES.len(), 48);
         assert!(HEAD_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
-        assert!(LATER_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
-        assert!(RELEASED_V3_TYPES.windows(2).all(|w| w[0] < w[1]));
-        assert!(V4_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!((RELEASED_V3_TYPES.len(), V4_KNOWN_TYPES.len()), (58, 59));
+        for list in [RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES, V4_EXTRA_TYPES] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert_eq!(RELEASED_V3_TYPES.len(), 58);
     }
 
     #[test]

@@ -636,37 +636,26 @@ mod tests {
 
     #[test]
     fn the_descriptor_version_is_read_first() {
-        let r = refusal(
-            "subagent/descriptor",
-            4,
-            r#"{"mode":"one-shot","version":2,"provider":"p","extra":1}"#,
-        )
-        .unwrap();
-        assert_eq!(r.rule, Rule::F4);
-        assert_eq!(
-            r.detail,
-            "subagent/descriptor 4 uses unsupported descriptor version 2"
-        );
-        let r = refusal(
-            "subagent/descriptor",
-            4,
-            r#"{"mode":"forever","version":3,"provider":"p"}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            r.detail,
-            "subagent/descriptor 4 mode must be one of continuable"
-        );
-        let r = refusal(
-            "subagent/descriptor",
-            4,
-            r#"{"mode":"continuable","version":3,"provider":"p"}"#,
-        )
-        .unwrap();
-        assert_eq!(
-            r.detail,
-            "subagent/descriptor 4 label must be a non-empty string"
-        );
+        for (data, rule, detail) in [
+            (
+                r#"{"mode":"one-shot","version":2,"provider":"p","extra":1}"#,
+                Rule::F4,
+                "subagent/descriptor 4 uses unsupported descriptor version 2",
+            ),
+            (
+                r#"{"mode":"forever","version":3,"provider":"p"}"#,
+                Rule::F3,
+                "subagent/descriptor 4 mode must be one of continuable",
+            ),
+            (
+                r#"{"mode":"continuable","version":3,"provider":"p"}"#,
+                Rule::F3,
+                "subagent/descriptor 4 label must be a non-empty string",
+            ),
+        ] {
+            let r = refusal("subagent/descriptor", 4, data).unwrap();
+            assert_eq!((r.rule, r.detail.as_str()), (rule, detail), "{data}");
+        }
     }
 
     #[test]
