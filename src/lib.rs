@@ -7,6 +7,7 @@
 //! writes, applies the plan, one backend per file.
 pub mod check;
 pub mod derive;
+pub mod edge;
 pub mod event;
 pub mod export;
 pub mod fuzz;

@@ -44,7 +44,10 @@ fn the_same_generation_in_the_other_encoding_is_a_conflict_not_a_later_generatio
             "generation:   v0 ./session.jsonl.zstd ({conflict})"
         )]
     );
-    let (code, out, err) = run(&["version", "session.jsonl.zstd"], tmp.path());
+    let (code, out, err) = run(
+        &["--dsh", "0.1.1", "version", "session.jsonl.zstd"],
+        tmp.path(),
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         lines_with(&out, "other file"),

@@ -132,7 +132,7 @@ fn a_walk_lists_it_as_foreign_apart_from_corrupt_logs() {
         std::fs::create_dir_all(&at).expect("mkdir");
         std::fs::copy(from, at.join("session.jsonl")).expect("copy");
     };
-    put("s-legacy", &fixture("legacy-conversions.jsonl"));
+    put("s-01", &fixture("open-turn-after-tool-call.jsonl"));
     put("pi-1", &foreign("pi-session.jsonl"));
     let out = run(&["validate", "--color", "never"], root);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -140,7 +140,7 @@ fn a_walk_lists_it_as_foreign_apart_from_corrupt_logs() {
     assert_eq!(
         shown,
         format!(
-            "--home-ana-proj--/pi-1/session.jsonl: foreign X1 at line 1: {PI}\n--home-ana-proj--/s-legacy/session.jsonl: valid (12 events, surface 4, head)\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 foreign\n"
+            "--home-ana-proj--/pi-1/session.jsonl: foreign X1 at line 1: {PI}\n--home-ana-proj--/s-01/session.jsonl: valid (19 events, surface 2, head)\n  note: the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 foreign\n"
         )
     );
     put("s-bad", &fixture("rules/H4-type-not-session.jsonl"));

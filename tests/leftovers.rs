@@ -13,9 +13,9 @@ use common::{dsh, fixture};
 /// A JSONL root with one session whose directory also holds a quarantined copy and a
 /// leftover temporary file.
 fn root_with_leftovers(root: &Path) -> (String, String) {
-    let session = root.join("--home-ana-proj--/s-legacy");
+    let session = root.join("--home-ana-proj--/s-01");
     std::fs::create_dir_all(&session).expect("mkdir");
-    let log = std::fs::read(fixture("legacy-conversions.jsonl")).expect("fixture");
+    let log = std::fs::read(fixture("open-turn-after-tool-call.jsonl")).expect("fixture");
     std::fs::write(session.join("session.jsonl"), &log).expect("log");
     std::fs::write(session.join("session.jsonl.corrupt-1760000000000"), &log).expect("copy");
     std::fs::write(session.join("session.jsonl.0a1b2c3d4e5f.tmp"), &log[..200]).expect("tmp");

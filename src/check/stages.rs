@@ -148,6 +148,10 @@ impl Stages {
         {
             let ty = logical.ev.ty.map_or("absent", Json::raw);
             match dialect.unknown_types {
+                    UnknownTypes::Refuse if dialect.generation > 0 => self.fail(
+                        UNKNOWN,
+                        at(Rule::U1, format!("unknown event type {ty} without ignorable: true: it is not in the released {} vocabulary, and DSH refuses it", dialect.era.name())),
+                    ),
                     UnknownTypes::Refuse => self.fail(
                         UNKNOWN,
                         at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),

@@ -86,7 +86,11 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             .with_context(|| format!("{}: cannot write", path.display()))?,
         None => out.write_all(text.as_bytes())?,
     }
-    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+    if let (Status::Refused, Some(f)) = (report.status, &report.finding)
+        && f.rule.is_edge()
+    {
+        eprintln!("dsh-session: {file}: warning: refused {f}; exported as DSH 0.1.1 loads it");
+    } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         out.flush()?;
         eprintln!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",

@@ -126,6 +126,12 @@ fn options(session: Option<String>) -> ScanOptions {
     // Memory O(surface): the live fold keeps no messages, previews or shadowed entries.
     ScanOptions {
         session,
+        // A live log is judged as its writer reads it: the frozen edges of DSH 0.1.5 and
+        // later apply when such a DSH opens the log, which `validate` says.
+        dsh: dsh_session::edge::Judge {
+            line: dsh_session::edge::DshLine::V0_1_1,
+            both_lines: false,
+        },
         ..ScanOptions::default()
     }
 }

@@ -370,17 +370,32 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     };
 
     let mut notes: Vec<String> = Vec::new();
-    if !totals.not_valid.is_empty() {
+    // A log only the frozen edges of DSH 0.1.5 and later refuse is intact: read in full.
+    let (edge_refused, damaged): (Vec<&Note>, Vec<&Note>) =
+        totals.not_valid.iter().partition(|n| {
+            n.rule
+                .and_then(dsh_session::rules::Rule::from_id)
+                .is_some_and(|r| r.is_edge())
+        });
+    if !damaged.is_empty() {
         notes.push(format!(
             "{} not valid, counted up to {} defect:",
-            count(totals.not_valid.len() as u64, "log"),
-            if totals.not_valid.len() == 1 {
-                "its"
+            count(damaged.len() as u64, "log"),
+            if damaged.len() == 1 { "its" } else { "their" }
+        ));
+        notes.extend(damaged.iter().map(|n| format!("  {}", n.text())));
+    }
+    if !edge_refused.is_empty() {
+        notes.push(format!(
+            "{} refused by DSH 0.1.5 and later, counted in full as DSH 0.1.1 loads {}:",
+            count(edge_refused.len() as u64, "log"),
+            if edge_refused.len() == 1 {
+                "it"
             } else {
-                "their"
+                "them"
             }
         ));
-        notes.extend(totals.not_valid.iter().map(|n| format!("  {}", n.text())));
+        notes.extend(edge_refused.iter().map(|n| format!("  {}", n.text())));
     }
     if !totals.foreign.is_empty() {
         notes.push(format!(

@@ -197,7 +197,17 @@ fn export_session(store: &Path, id: &str, root: &Path) -> Result<Outcome, Export
         Err(e) => return refused(format!("{}: {e}", path.display())),
     };
     // Read the file back as DSH would: valid (H6 included), same messages, same surface.
-    let problem = match scan_path_with(&path, &ScanOptions::default(), &mut [&mut keep]) {
+    // A store holds DSH 0.1.1's sessions, so the file is checked as DSH 0.1.1 loads it
+    // (the DSH 0.1.5+ line would judge the SQLite session and the file alike, but does not
+    // open stores at all).
+    let check = ScanOptions {
+        dsh: crate::edge::Judge {
+            line: crate::edge::DshLine::V0_1_1,
+            both_lines: false,
+        },
+        ..ScanOptions::default()
+    };
+    let problem = match scan_path_with(&path, &check, &mut [&mut keep]) {
         Err(e) => Some(e.to_string()),
         Ok(written) if written.status != Status::Valid => Some(format!(
             "the written file is {}: {}",

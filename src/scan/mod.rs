@@ -67,6 +67,9 @@ pub struct ScanOptions {
     /// log (a provider heal, [`crate::heal`]), one compact JSON object each. The views and
     /// the surface take them like stored events.
     pub then_append: Vec<String>,
+    /// Which DSH the verdict is that of: DSH 0.1.1, which loads a v0 log as it is, or DSH
+    /// 0.1.5 and later, which migrate it through the frozen edges ([`crate::edge`]) first.
+    pub dsh: crate::edge::Judge,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -76,6 +79,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("session", &self.session)
             .field("append_closers", &self.append_closers)
             .field("then_append", &self.then_append.len())
+            .field("dsh", &self.dsh)
             .finish_non_exhaustive()
     }
 }
@@ -195,6 +199,8 @@ pub(crate) struct State {
     place: LogPlace,
     /// What the fold keeps of each surface entry: what the views asked for.
     keep: Keep,
+    /// The frozen edges of DSH 0.1.5 and later, when the options ask for them.
+    edges: Option<Box<crate::edge::Edges>>,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
@@ -243,6 +249,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     events: 0,
                     open_turn: OpenTurn::default(),
                     closers: Vec::new(),
+                    edge: None,
+                    dsh: options.dsh.line,
                 },
                 dialect: &crate::event::HEAD,
                 id_body: String::new(),
@@ -254,6 +262,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 appended_from: None,
                 place,
                 keep,
+                edges: None,
             },
         }
     }
@@ -349,6 +358,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
+        // DSH 0.1.5 and later do not open SQLite stores at all: the edges read files. A v3
+        // or v4 log gets its own generation's check whichever line judges.
+        let native = matches!(era, Era::V3 | Era::V4);
+        if (self.options.dsh.runs_edges() || native) && self.state.sqlite_session.is_none() {
+            self.state.edges =
+                crate::edge::Edges::for_log(era, self.state.report.header.as_ref()).map(Box::new);
+        }
     }
 
     /// Reads the records after the header. A second thread reads the lines and checks their
@@ -584,6 +600,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
         self.state.report.events += row.times.len() as u64;
         self.state.report.open_turn.record_chunks(&row.times);
+        if let Some(edges) = &mut self.state.edges {
+            edges.packed(json, row, line);
+        }
         if self.state.telling {
             let chunks = PackedChunks {
                 first_seq: row.seq0,
@@ -666,6 +685,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             && crate::event::V0_ALPHA_TYPES.contains(&ty)
         {
             self.state.alpha_types = true;
+        }
+        // The edges judge the stored log (and what a repair would append to it), never the
+        // closers DSH appends after it migrated the log.
+        if let Some(edges) = &mut self.state.edges
+            && (self.state.stored_events.is_none() || self.options.append_closers)
+            && self.options.only_seqs.is_none()
+        {
+            edges.event(crate::edge::Source::of(logical, seq, line));
         }
         if self
             .options
@@ -820,6 +847,15 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             && (self.state.report.replay.alpha_dialect() || self.state.alpha_types)
         {
             self.state.report.era = Some(Era::V0Alpha);
+        }
+        if let Some(edges) = self.state.edges.take() {
+            let verdict = edges.finish();
+            self.state.report.edge = verdict.refusal.clone();
+            let native = matches!(self.state.report.era, Some(Era::V3 | Era::V4));
+            if self.options.dsh.line == crate::edge::DshLine::Current || native {
+                chosen = chosen.or(verdict.refusal);
+                self.state.report.warnings.extend(verdict.warnings);
+            }
         }
         match chosen {
             Some(finding) => {
