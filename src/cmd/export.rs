@@ -73,7 +73,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         out.flush()?;
-        eprintln!(
+        stderr!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",
             report.status.name()
         );
@@ -147,7 +147,7 @@ fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     out.flush()?;
     for r in &refused {
-        eprintln!("dsh-session: {r}");
+        stderr!("dsh-session: {r}");
     }
     Ok(ExitCode::from(1))
 }

@@ -190,7 +190,7 @@ fn run_healed(
         MessageFormat::Jsonl => {
             write_messages(out, MessageFormat::Jsonl, messages)?;
             for c in &changes {
-                eprintln!(
+                stderr!(
                     "dsh-session: {name}: {}: seq {}: {}",
                     profile.name(),
                     c.seq,
@@ -198,7 +198,7 @@ fn run_healed(
                 );
             }
             for u in &plan.unhealed {
-                eprintln!(
+                stderr!(
                     "dsh-session: {name}: {}: {} at seq {} is not healed: {}",
                     profile.name(),
                     u.finding.rule.id(),

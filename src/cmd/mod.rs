@@ -32,7 +32,7 @@ pub fn log_path(path: PathBuf) -> Result<PathBuf> {
     }
     let log = dsh_session::load::layout::current_generation(&path)
         .with_context(|| path.display().to_string())?;
-    eprintln!(
+    stderr!(
         "dsh-session: reading {} (the current generation of the session directory)",
         log.display()
     );
@@ -102,7 +102,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     if let Some(torn) = &report.torn {
         let name = path.display();
         match torn.counted() {
-            Some((lines, events)) => eprintln!(
+            Some((lines, events)) => stderr!(
                 "dsh-session: {name}: warning: torn tail ({}) from line {}: {} and {} after byte offset {} are left out",
                 torn.rule,
                 torn.line,
@@ -110,7 +110,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
                 count(events, "event"),
                 torn.offset
             ),
-            None => eprintln!(
+            None => stderr!(
                 "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} after byte offset {} are left out; {}",
                 torn.rule,
                 torn.line,
@@ -131,13 +131,13 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
     let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
     for s in &skipped {
-        eprintln!("dsh-session: {s}");
+        stderr!("dsh-session: {s}");
     }
     let mut empty_dirs = 0;
     for dir in inputs.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
-            eprintln!("dsh-session: {}", no_logs_in(dir));
+            stderr!("dsh-session: {}", no_logs_in(dir));
         }
     }
     (paths, empty_dirs)

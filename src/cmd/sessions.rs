@@ -168,7 +168,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     let report = scan_counting(path, &options);
                     rows.push(row(&s.header, s.revision, None, report.as_ref()));
                 }
-                Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),
+                Err(f) => stderr!("dsh-session: {}: {f}", path.display()),
             }
         }
     }

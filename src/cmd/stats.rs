@@ -164,7 +164,7 @@ impl Totals {
         };
         match scan::scan_all(path, &ScanOptions::default(), &views) {
             Ok(reports) if reports.is_empty() => {
-                eprintln!("dsh-session: {file}: store holds no sessions");
+                stderr!("dsh-session: {file}: store holds no sessions");
             }
             Ok(reports) => {
                 let logs = std::mem::take(&mut *sink.borrow_mut());
@@ -337,7 +337,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     totals.unreadable.sort();
     for (file, message) in &totals.unreadable {
-        eprintln!("dsh-session: {file}: {message}");
+        stderr!("dsh-session: {file}: {message}");
     }
 
     // Costs per row; the models without a usable price, with why.
@@ -431,7 +431,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 writeln!(out)?;
             }
             for n in &notes {
-                eprintln!("dsh-session: {n}");
+                stderr!("dsh-session: {n}");
             }
         }
         StatsFormat::Csv => {
@@ -450,7 +450,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 writeln!(out, "{}", cells.join(","))?;
             }
             for n in &notes {
-                eprintln!("dsh-session: {n}");
+                stderr!("dsh-session: {n}");
             }
         }
         StatsFormat::Text => {

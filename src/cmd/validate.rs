@@ -194,7 +194,7 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
     }
     match result {
         Ok(reports) if reports.is_empty() => {
-            eprintln!("dsh-session: {file}: store holds no sessions");
+            stderr!("dsh-session: {file}: store holds no sessions");
             Vec::new()
         }
         Ok(reports) => reports
@@ -225,7 +225,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     let count = |status: &str| verdicts.iter().filter(|v| v.status == status).count();
     let errors = count("error");
     for v in verdicts.iter().filter(|v| v.status == "error") {
-        eprintln!(
+        stderr!(
             "dsh-session: {}: {}",
             v.file,
             v.message.as_deref().unwrap_or_default()

@@ -80,7 +80,7 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     }),
                     Ok(_) => {}
                     Err(f) if wanted.is_none_or(|w| w == i) => {
-                        eprintln!("dsh-session: {file}: {f}")
+                        stderr!("dsh-session: {file}: {f}")
                     }
                     Err(_) => {}
                 }
