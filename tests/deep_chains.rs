@@ -244,8 +244,15 @@ fn every_reading_command(path: &Path, size: &Size) {
         "surface --all lists the surface and every shadowed entry"
     );
 
-    let messages = json(&run(&["messages"], path, 0));
-    assert_eq!(messages.as_array().expect("array").len() as u64, surface);
+    // Counted by lines: a message may nest deeper than serde_json parses.
+    let messages = text(&run(&["messages", "--format", "jsonl"], path, 0));
+    assert_eq!(messages.lines().count() as u64, surface);
+    let array = text(&run(&["messages"], path, 0));
+    assert_eq!(
+        array.lines().count() as u64,
+        surface + 2,
+        "[, a line each, ]"
+    );
     let healed = text(&run(
         &["messages", "--provider", "anthropic", "--format", "jsonl"],
         path,
@@ -431,4 +438,63 @@ fn a_prune_chain_of_100000() {
         },
     );
     provenance_along(&c.prune, N + 4);
+}
+
+/// Nesting as deep as the reader parses (10,000 levels, FORMAT.md §1.4's bound in this
+/// reader) in a user message, and in a tool result pruned once (S18 compares the two
+/// through their canonical form): every reading command reads it.
+#[test]
+fn nesting_at_the_parser_bound() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // In a tool result the line, data, message, content and block are 5 levels: 9,995
+    // more make 10,000; a user message's data is the message, one level less.
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let nest = deep(9_995);
+    let user_nest = deep(9_996);
+    let result = |seq: u64, text: &str, op: &str| {
+        format!(
+            r#"{{"type":"tool/result","seq":{seq},"time":{T},"data":{{"turn":1,"step":1,"message":{{"id":"r-1","role":"user","source":{{"kind":"tool","callId":"call_1"}},"content":[{{"type":"tool-result","toolCallId":"call_1","content":[{{"type":"text","text":"{text}"}}],"isError":false,"x":{nest}}}]}}}},"sourceEventSeqs":[{}],"surfaceOp":{op}}}"#,
+            seq - 1
+        )
+    };
+    let text = log([
+        format!(
+            r#"{{"type":"user/message","seq":1,"time":{T},"data":{{"content":[{{"type":"text","text":"hi","x":{user_nest}}}],"source":{{"kind":"user"}},"role":"user","id":"u-1"}},"surfaceOp":"append"}}"#
+        ),
+        format!(r#"{{"type":"step/start","seq":2,"time":{T},"data":{{"turn":1,"step":1}}}}"#),
+        format!(
+            r#"{{"type":"assistant/message","seq":3,"time":{T},"data":{{"turn":1,"step":1,"message":{{"role":"assistant","content":[{{"type":"tool-call","id":"call_1","name":"bash","arguments":"{{}}"}}],"source":{{"kind":"model","provider":"deepseek","model":"deepseek-chat"}},"id":"a-1"}},"usage":{{"inputTokens":9,"outputTokens":2}}}},"surfaceOp":"append"}}"#
+        ),
+        format!(
+            r#"{{"type":"tool/call","seq":4,"time":{T},"data":{{"turn":1,"step":1,"callId":"call_1","name":"bash","arguments":"{{}}"}}}}"#
+        ),
+        result(5, "out", r#""append""#),
+        result(
+            6,
+            "[output pruned]",
+            r#"{"op":"replace","start":5,"end":5}"#,
+        ),
+        format!(r#"{{"type":"step/end","seq":7,"time":{T},"data":{{"turn":1,"step":1}}}}"#),
+        turn_end(8),
+    ]);
+    let path = dir.path().join("deep-nesting.jsonl");
+    std::fs::write(&path, text).expect("write");
+    every_reading_command(
+        &path,
+        &Size {
+            events: 9,
+            surface: 3,
+            replacements: 1,
+            shadowed: 1,
+        },
+    );
+    provenance_along(&path, 6);
+    // One more level is not parsed: the line is unparsable, committed by the turn/end (J5).
+    let deeper = std::fs::read_to_string(&path)
+        .expect("read")
+        .replacen("\"x\":[", "\"x\":[[", 1)
+        .replacen("]}],\"source\"", "]]}],\"source\"", 1);
+    std::fs::write(&path, deeper).expect("write");
+    let v = json(&run(&["validate", "--format", "json"], &path, 1));
+    assert_eq!(v[0]["rule"], "J5", "{v}");
 }

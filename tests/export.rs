@@ -502,3 +502,49 @@ fn a_session_directory_exports_its_current_generation() {
         (4, 1)
     );
 }
+
+/// Every fixture that DSH loads gets one block per derived message in both formats: a
+/// message serde_json cannot read (a lone surrogate, P5; nesting past 128 levels) was left
+/// out of the transcript.
+#[test]
+fn every_fixture_gets_one_block_per_message() {
+    let mut todo = vec![fixture("")];
+    let mut checked = 0;
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).expect("fixture dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                todo.push(path);
+                continue;
+            }
+            let name = path.to_string_lossy();
+            if !(name.ends_with(".jsonl") || name.ends_with(".zstd")) {
+                continue;
+            }
+            let status = common::verdict(&path)["status"].clone();
+            if status != "valid" && status != "torn-tail" {
+                continue;
+            }
+            let messages = stdout(&["messages", "--format", "jsonl", s(&path)])
+                .lines()
+                .count();
+            let md = stdout(&["export", s(&path)]);
+            let html = stdout(&["export", "--format", "html", s(&path)]);
+            assert_eq!(markdown_blocks(&md).0, messages, "{}", path.display());
+            assert_eq!(html_blocks(&html).0, messages, "{}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} fixtures checked");
+}
+
+#[test]
+fn a_lone_surrogate_is_shown_as_a_replacement_character() {
+    let md = stdout(&["export", s(&fixture("provider/P5-lone-surrogate.jsonl"))]);
+    assert!(
+        md.contains(
+            "### #2 · user · user/message · 2025-10-09T08:53:20.102Z\n\nbroken \u{FFFD} text\n"
+        ),
+        "{md}"
+    );
+}

@@ -713,10 +713,43 @@ impl Builder<'_, '_> {
     }
 }
 
-/// An entry's message as JSON; `None` when it projects to none (an empty system head) or
-/// cannot be parsed.
+/// An entry's message as JSON; `None` when it projects to none (an empty system head).
+///
+/// serde_json refuses a lone surrogate escape (P5) and nesting past 128 levels, both of
+/// which DSH stores; such a message is read with this crate's parser instead
+/// ([`shallow_value`]), so the transcript never leaves a stored message out.
 fn parse_message(entry: &SurfaceEntry) -> Option<Value> {
-    serde_json::from_str(entry.message.as_deref()?).ok()
+    let text = entry.message.as_deref()?;
+    serde_json::from_str(text).ok().or_else(|| {
+        let v = crate::json::Json::parse(text).ok()?;
+        Some(shallow_value(v, SHALLOW_DEPTH))
+    })
+}
+
+/// How deep [`shallow_value`] builds a value; deeper values are shown as their stored text.
+const SHALLOW_DEPTH: usize = 64;
+
+/// `v` as a serde value down to `depth` levels (a bound of ours, so the recursion never
+/// follows the data): what is nested deeper becomes its stored JSON text, and a lone
+/// surrogate becomes U+FFFD, as text is shown.
+fn shallow_value(v: crate::json::Json<'_>, depth: usize) -> Value {
+    use crate::json::Kind;
+    match v.kind() {
+        Kind::Array | Kind::Object if depth == 0 => Value::String(v.raw().to_owned()),
+        Kind::Array => Value::Array(v.elements().map(|e| shallow_value(e, depth - 1)).collect()),
+        Kind::Object => Value::Object(
+            v.members()
+                .map(|(k, e)| {
+                    let key = k.as_str().unwrap_or_default().into_owned();
+                    (key, shallow_value(e, depth - 1))
+                })
+                .collect(),
+        ),
+        Kind::String => Value::String(v.as_str().unwrap_or_default().into_owned()),
+        Kind::Null | Kind::Bool | Kind::Number => {
+            serde_json::from_str(v.raw()).unwrap_or(Value::Null)
+        }
+    }
 }
 
 /// `image image/png 800×600, 12345 bytes (name)` from an ImageAttachmentRef (§2.4.3).
