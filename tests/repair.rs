@@ -639,3 +639,121 @@ fn an_interrupted_cut_with_nothing_to_append_is_completed() {
         );
     }
 }
+
+/// `dsh-session repair EXTRA PATH` as a user the file modes apply to: root writes whatever
+/// the modes say, so as root it runs as `nobody` through util-linux `setpriv`. `None` when
+/// that is needed and missing (skipped, or a failure in CI: [`common::require`]).
+fn repair_unprivileged(path: &Path, extra: &[&str]) -> Option<std::process::Output> {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    let root = probe.as_file().metadata().unwrap().uid() == 0;
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let mut cmd = if root {
+        if !common::have_program(
+            "setpriv",
+            "util-linux, to run a test as a user without root's rights",
+        ) {
+            return None;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        std::process::Command::new(bin)
+    };
+    Some(cmd.arg("repair").args(extra).arg(path).output().unwrap())
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    chmod(tmp.path(), 0o755);
+    let dir = tmp.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    let log = copy_to(&dir, &fixture("open-turn-after-tool-call.jsonl"), "s.jsonl");
+    let original = std::fs::read(&log).unwrap();
+    chmod(&log, 0o444);
+    chmod(&dir, 0o777);
+    // Each try once left a backup behind before it failed.
+    for _ in 0..2 {
+        let Some(out) = repair_unprivileged(&log, &[]) else {
+            return;
+        };
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "dsh-session: {0}: cannot repair: the log cannot be written (permission denied); nothing was written. Make it writable (`chmod u+w {0}`), or copy the log to a directory you can write and repair the copy\n",
+                log.display()
+            )
+        );
+        assert_eq!(names_in(&dir), ["s.jsonl"]);
+        assert_eq!(std::fs::read(&log).unwrap(), original);
+    }
+}
+
+#[test]
+fn a_read_only_directory_is_named_with_the_way_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    chmod(tmp.path(), 0o755);
+    let dir = tmp.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    let log = copy_to(&dir, &fixture("open-turn-after-tool-call.jsonl"), "s.jsonl");
+    let (zstd, _) = zstd_log(&std::fs::read_to_string(&log).unwrap(), 4);
+    let zlog = dir.join("z.jsonl.zstd");
+    std::fs::write(&zlog, zstd).unwrap();
+    chmod(&log, 0o666);
+    chmod(&zlog, 0o666);
+    chmod(&dir, 0o555);
+    let Some(out) = repair_unprivileged(&log, &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "dsh-session: {0}: cannot repair: no file can be created in {1} (permission denied), where the backup goes; nothing was written. Make the directory writable (`chmod u+w {1}`), repair without a backup (`--no-backup`), or copy the log to a directory you can write and repair the copy\n",
+            log.display(),
+            dir.display()
+        )
+    );
+    // A zstd repair writes its journal beside the log even without a backup.
+    let out = repair_unprivileged(&zlog, &["--no-backup"]).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot repair: no file can be created in {} (permission denied), where the repair journal goes; nothing was written. Make the directory writable",
+            dir.display()
+        )) && !err.contains("--no-backup"),
+        "{err}"
+    );
+    assert_eq!(names_in(&dir), ["s.jsonl", "z.jsonl.zstd"]);
+    // A plain log needs nothing beside it without a backup: the way out works.
+    let out = repair_unprivileged(&log, &["--no-backup"]).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&log).unwrap().ends_with(
+        "{\"type\":\"turn/end\",\"seq\":21,\"time\":1760000000450,\"data\":{\"turn\":1,\"reason\":{\"kind\":\"interrupted\"}}}\n"
+    ));
+    chmod(&dir, 0o755);
+}
