@@ -551,6 +551,9 @@ fn tables_fit_the_terminal_and_keep_full_rows_when_piped() {
             .max()
             .unwrap_or(0)
     };
+    if !common::have_script() {
+        return;
+    }
     let log = fixture("compaction-and-prune.jsonl");
     for args in [
         "rules".to_owned(),
@@ -569,6 +572,9 @@ fn tables_fit_the_terminal_and_keep_full_rows_when_piped() {
 
 #[test]
 fn text_is_a_format_of_every_command_that_prints_for_people() {
+    if !common::have_samples() {
+        return;
+    }
     let log = fixture("compaction-and-prune.jsonl");
     for (command, alias) in [
         ("surface", "table"),

@@ -472,6 +472,9 @@ fn a_session_directory_switches_to_a_higher_generation() {
 /// scan waits for, left out).
 #[test]
 fn the_live_scan_line_by_line_agrees_with_the_one_pass_scan() {
+    if !common::have_samples() {
+        return;
+    }
     use dsh_session::load::{Input, Line};
     use dsh_session::scan::live::Live;
     use dsh_session::scan::{ScanOptions, Status, scan_path};

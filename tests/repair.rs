@@ -48,6 +48,9 @@ fn ok(out: &std::process::Output) -> String {
 
 #[test]
 fn plain_jsonl_repairs_match_dsh_byte_for_byte() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for family in FAMILIES {
         for case in CASES {
@@ -80,6 +83,9 @@ fn plain_jsonl_repairs_match_dsh_byte_for_byte() {
 
 #[test]
 fn committed_corruption_is_refused_and_untouched() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for family in FAMILIES {
         let (log, _) = crashed(family, "d-garbage-committed");
@@ -107,6 +113,9 @@ fn committed_corruption_is_refused_and_untouched() {
 
 #[test]
 fn dry_run_prints_the_plan_and_writes_nothing() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "c-torn-final-line");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -141,6 +150,9 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
 
 #[test]
 fn a_backup_keeps_the_original_bytes() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("hook-cc-pretool-deny", "e-garbage-uncommitted-tail");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -227,6 +239,9 @@ fn open_turn_shapes_get_the_exact_closers() {
 /// are written again, with the closers, in one new frame after the last complete one.
 #[test]
 fn zstd_repair_rewrites_only_the_torn_frame() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -281,6 +296,9 @@ fn zstd_repair_rewrites_only_the_torn_frame() {
 
 #[test]
 fn zstd_healthy_log_with_an_open_turn_gets_one_closer_frame() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("hook-cc-pretool-deny", "b-cut-after-assistant-tool-calls");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -297,6 +315,9 @@ fn zstd_healthy_log_with_an_open_turn_gets_one_closer_frame() {
 
 #[test]
 fn sqlite_repairs_match_a_store_of_the_expected_log() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for schema in [17, 4] {
         for case in ["a-cut-after-tool-call", "b-cut-after-assistant-tool-calls"] {
@@ -343,6 +364,9 @@ fn session_id(db: &Path) -> String {
 
 #[test]
 fn sqlite_torn_rows_are_deleted_in_the_same_transaction() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let db = dir.path().join("s.db");
@@ -386,6 +410,9 @@ fn sqlite_torn_rows_are_deleted_in_the_same_transaction() {
 /// always the bytes a single uninterrupted repair gives.
 #[test]
 fn a_crash_after_any_step_is_completed_by_a_second_repair() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "e-garbage-uncommitted-tail");
     let expected_bytes = std::fs::read(&expected).unwrap();
@@ -479,6 +506,9 @@ fn a_crash_after_any_step_is_completed_by_a_second_repair() {
 
 #[test]
 fn a_log_that_changes_between_scan_and_write_is_not_touched() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -508,6 +538,9 @@ fn standard_input_cannot_be_repaired() {
 /// the repair is recognised as complete and only the journal is removed.
 #[test]
 fn a_leftover_journal_never_cuts_newer_data() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -610,6 +643,9 @@ fn a_non_string_call_id_is_refused_not_a_crash() {
 /// crash right after the journal must still end in the cut log, not in "done".
 #[test]
 fn an_interrupted_cut_with_nothing_to_append_is_completed() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (_, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let closed = std::fs::read_to_string(&expected).unwrap();

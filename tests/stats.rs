@@ -204,6 +204,9 @@ fn readable_samples() -> Vec<(PathBuf, Value)> {
 
 #[test]
 fn every_grouping_sums_to_show_over_every_readable_sample() {
+    if !common::have_samples() {
+        return;
+    }
     let all = readable_samples();
     let paths: Vec<PathBuf> = all.iter().map(|(p, _)| p.clone()).collect();
     let mut expected_total = Sums::default();
@@ -283,6 +286,9 @@ fn turn_start_times(path: &Path) -> Vec<i64> {
 
 #[test]
 fn by_day_rows_are_show_turns_summed_by_the_day_of_their_start_in_the_zone() {
+    if !common::have_samples() {
+        return;
+    }
     // Plain JSONL samples whose activity is all inside turns: show's turns, put on the day
     // their turn/start falls on (UTC, then UTC-7 / UTC-8 in Los Angeles).
     let mut logs = Vec::new();
@@ -362,6 +368,9 @@ fn civil_day(z: i64) -> String {
 
 #[test]
 fn by_model_tokens_are_the_assistant_messages_of_each_source_model_and_errors_count() {
+    if !common::have_samples() {
+        return;
+    }
     // Summed straight from the stored assistant/message records of the plain samples.
     let mut paths = Vec::new();
     let mut expected: BTreeMap<(String, String), [u64; 5]> = BTreeMap::new();
@@ -468,6 +477,9 @@ fn run(args: &[&str]) -> (String, String, i32) {
 
 #[test]
 fn real_sample_rows_csv_and_jsonl_exactly() {
+    if !common::have_samples() {
+        return;
+    }
     let log = real("capital-generation.session.v4.jsonl");
     let log = log.to_str().expect("utf-8");
     let (csv, _, code) = run(&["stats", "--by", "model", "--format", "csv", log]);
@@ -501,6 +513,9 @@ fn real_sample_rows_csv_and_jsonl_exactly() {
 
 #[test]
 fn since_until_and_tz_pick_turns_by_their_start() {
+    if !common::have_samples() {
+        return;
+    }
     let log = vec![real("capital-generation.session.v4.jsonl")];
     // Its 11 turns start between 03:04:44 and 03:25:33 UTC on 2026-09-27; the last four at
     // 03:15:02, 03:15:16, 03:15:30 and 03:25:33.
@@ -547,6 +562,9 @@ fn since_until_and_tz_pick_turns_by_their_start() {
 
 #[test]
 fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("prices.json");
     std::fs::write(
@@ -639,6 +657,9 @@ fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
 
 #[test]
 fn a_corrupt_log_is_counted_up_to_its_defect_listed_and_exits_1() {
+    if !common::have_samples() {
+        return;
+    }
     let crashed = samples().join("crashed");
     let bad = crashed.join(
         "examples__acp-agent__tests__snapshots__packed-chunks__session.d-garbage-committed.jsonl",
@@ -674,6 +695,9 @@ fn a_corrupt_log_is_counted_up_to_its_defect_listed_and_exits_1() {
 
 #[test]
 fn a_torn_tail_counts_its_committed_part_and_exits_0() {
+    if !common::have_samples() {
+        return;
+    }
     let torn = samples().join("crashed").join(
         "examples__acp-agent__tests__snapshots__packed-chunks__session.c-torn-final-line.jsonl",
     );
@@ -687,6 +711,9 @@ fn a_torn_tail_counts_its_committed_part_and_exits_0() {
 
 #[test]
 fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
+    if !common::have_samples() {
+        return;
+    }
     for dir in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
         let paths = files_in(dir);
         for format in ["text", "json", "csv", "jsonl"] {
@@ -715,13 +742,10 @@ fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
 
 #[test]
 fn on_a_terminal_the_table_fits_its_width_and_numbers_stay_whole() {
-    // `script` gives the command a terminal of 100 columns (util-linux; skipped without it).
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
+    // `script` gives the command a terminal of 100 columns.
+    if !common::have_program("script", "util-linux `script` runs a command on a terminal")
+        || !common::have_samples()
     {
-        eprintln!("no `script`: skipped");
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("dsh-session");
@@ -767,8 +791,12 @@ fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
             .args(["-c", code, arg])
             .output()
     };
-    if !python("import duckdb", "").is_ok_and(|o| o.status.success()) {
-        eprintln!("no duckdb for python3: skipped");
+    if !common::require(
+        "DuckDB for python3",
+        python("import duckdb", "").is_ok_and(|o| o.status.success()),
+        "the README's DuckDB recipe runs through DuckDB's Python package (`pip install duckdb`)",
+    ) || !common::have_samples()
+    {
         return;
     }
     let readme =
