@@ -99,3 +99,55 @@ fn a_read_command_never_says_nothing_was_written() {
     assert_eq!(err, plain);
     assert!(!err.contains("nothing was written"), "{err}");
 }
+
+/// `export` of a corrupt log: the header, the turn table and the turn sections count what
+/// was read before the defect, as `stats` counts the log.
+#[test]
+fn export_of_a_corrupt_log_counts_only_what_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    // An envelope key DSH refuses (E1) on turn 2's turn/start, line 8.
+    let text = std::fs::read_to_string(fixture("provider/P4-tool-call-without-reasoning.jsonl"))
+        .unwrap()
+        .replacen("\"seq\":6,", "\"seq\":6,\"x\":1,", 1);
+    let log = dir.path().join("e1-in-turn-2.jsonl");
+    std::fs::write(&log, text).unwrap();
+    let (code, md, err) = run(&["export", s(&log)]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        md.contains("| events | 6 (1 turn, 0 tool calls, surface 2 entries, 0 replacements) |\n"),
+        "{md}"
+    );
+    assert_eq!(md.matches("\n## Turn ").count(), 1, "{md}");
+    assert!(!md.contains("| 2 |"), "no row for turn 2: {md}");
+    let (_, html, _) = run(&["export", "--format", "html", s(&log)]);
+    assert_eq!(html.matches("<section class=\"turn\" ").count(), 1);
+    let (_, stats, _) = run(&["stats", "--format", "json", s(&log)]);
+    let stats: Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(stats["total"]["turns"], 1);
+}
+
+/// Over every corrupt or refused sample, `export` shows as many turns as `stats` counts.
+#[test]
+fn export_and_stats_count_the_same_turns_of_every_sample_that_is_not_valid() {
+    if !common::have_samples() {
+        return;
+    }
+    let mut checked = 0;
+    for (file, status, _) in common::expected_samples() {
+        if status != "corrupt" && status != "refused" {
+            continue;
+        }
+        let path = common::samples().join(&file);
+        let (_, md, _) = run(&["export", s(&path)]);
+        let (_, stats, _) = run(&["stats", "--format", "json", s(&path)]);
+        let stats: Value = serde_json::from_str(&stats).unwrap();
+        let turns = stats["total"]["turns"].as_u64().unwrap();
+        assert_eq!(
+            md.matches("\n## Turn ").count() as u64,
+            turns,
+            "{file}: {md}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked}");
+}

@@ -14,10 +14,11 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
-use dsh_session::scan::{self, ScanOptions, Status};
+use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::provider::ProviderRules;
 use dsh_session::view::stats::Stats;
 use dsh_session::view::transcript::TranscriptFacts;
+use dsh_session::view::{Checked, PackedChunks, View};
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::cmd::Rejected;
@@ -32,9 +33,10 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "--out ROOT is for --format dsh-jsonl; a transcript goes to standard output or -o FILE"
         );
     }
-    let mut stats = Stats::with_turn_rows();
+    // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
+    let mut stats = UpToDefect::new(Stats::with_turn_rows());
     let mut provider = ProviderRules::default();
-    let mut facts = TranscriptFacts::default();
+    let mut facts = UpToDefect::new(TranscriptFacts::default());
     // A corrupt or refused log is exported too, with its verdict at the top (it is what a
     // bug report needs), and the command then exits 1 as the other readers do.
     let report = scan::scan_path_with(
@@ -56,8 +58,8 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &Sources {
             file: &file,
             report: &report,
-            stats: &stats,
-            facts: &facts,
+            stats: &stats.view,
+            facts: &facts.view,
         },
         Redactor::new(!args.no_redact),
     )
@@ -80,6 +82,44 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A view that sees the events up to the first one the fold did not take (a corrupt or
+/// refused log's defect), as `stats` counts a log ([`dsh_session::view::usage::UsageView`]):
+/// the header, the turns and their counts are what the transcript shows, never events read
+/// past the defect.
+struct UpToDefect<V> {
+    view: V,
+    stopped: bool,
+}
+
+impl<V: View> UpToDefect<V> {
+    fn new(view: V) -> Self {
+        UpToDefect {
+            view,
+            stopped: false,
+        }
+    }
+}
+
+impl<V: View> View for UpToDefect<V> {
+    fn on_event(&mut self, event: &Checked<'_, '_>) {
+        self.stopped |= !event.folded;
+        if !self.stopped {
+            self.view.on_event(event);
+        }
+    }
+
+    fn on_packed_chunks(&mut self, chunks: &PackedChunks<'_>) {
+        self.stopped |= !chunks.folded;
+        if !self.stopped {
+            self.view.on_packed_chunks(chunks);
+        }
+    }
+
+    fn finish(&mut self, report: &mut Report) {
+        self.view.finish(report);
+    }
 }
 
 /// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
