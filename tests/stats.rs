@@ -214,37 +214,31 @@ fn every_grouping_sums_to_show_over_every_readable_sample() {
         expected_total.add(&from_show(s));
     }
 
-    // By session: each row is that log's show; a log with nothing counted has no row.
+    // By session: each row is that log's show, also for a log with no turn (zeros), and
+    // names the session its header names; every log is one session of the total.
     let (by_session, code) = stats(&["--by", "session"], &paths);
     assert_eq!(code, 0, "every sample here is valid or torn");
-    let mut seen = 0;
     for (path, s) in &all {
         let file = path.display().to_string();
-        let row = rows(&by_session)
+        let r = rows(&by_session)
             .iter()
-            .find(|r| r["file"] == file.as_str());
-        match row {
-            Some(r) => {
-                seen += 1;
-                assert_eq!(from_row(r), from_show(s), "{file}");
-                assert_eq!(r["sessions"], 1);
-            }
-            None => assert_eq!(from_show(s), Sums::default(), "{file} has no row"),
-        }
+            .find(|r| r["file"] == file.as_str())
+            .unwrap_or_else(|| panic!("{file} has its row"));
+        assert_eq!(from_row(r), from_show(s), "{file}");
+        assert_eq!(r["sessions"], 1);
+        assert_eq!(r["session"], s["session"], "{file}");
     }
-    assert_eq!(seen, rows(&by_session).len());
+    assert_eq!(rows(&by_session).len(), all.len());
     assert_eq!(by_session["sessions_read"], all.len());
+    assert_eq!(by_session["total"]["sessions"], all.len());
 
     // By project: show summed per cwd.
     let mut per_cwd: BTreeMap<Option<String>, Sums> = BTreeMap::new();
     for (_, s) in &all {
-        let sums = from_show(s);
-        if sums != Sums::default() {
-            per_cwd
-                .entry(s["cwd"].as_str().map(str::to_owned))
-                .or_default()
-                .add(&sums);
-        }
+        per_cwd
+            .entry(s["cwd"].as_str().map(str::to_owned))
+            .or_default()
+            .add(&from_show(s));
     }
     let (by_project, _) = stats(&["--by", "project"], &paths);
     let got: BTreeMap<Option<String>, Sums> = rows(&by_project)

@@ -151,3 +151,44 @@ fn export_and_stats_count_the_same_turns_of_every_sample_that_is_not_valid() {
     }
     assert!(checked >= 5, "{checked}");
 }
+
+/// A session with no turn is a session: `stats` counts it in the total (20 valid logs were
+/// 19 sessions), gives it a zero row by session, and names a JSONL log's session as its
+/// header does (it was `null`).
+#[test]
+fn stats_counts_a_session_with_no_turn_and_names_every_session() {
+    let logs = [
+        fixture("compaction-and-prune.jsonl"),
+        fixture("hostile/header-only.jsonl"),
+    ];
+    let args = |by: &str| -> Value {
+        let mut a = vec!["stats", "--format", "json", "--by", by];
+        a.extend(logs.iter().map(|p| s(p)));
+        let (code, out, err) = run(&a);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let by_day = args("day");
+    assert_eq!(by_day["total"]["sessions"], 2);
+    assert_eq!(by_day["rows"].as_array().unwrap().len(), 1, "no day has it");
+    let by_session = args("session");
+    assert_eq!(by_session["total"]["sessions"], 2);
+    let sessions: Vec<(&str, u64)> = by_session["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["session"].as_str().unwrap(), r["turns"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(sessions, [("s-compact", 1), ("s-1", 0)]);
+    // With --since a session counts where it has a turn in range: none here.
+    let (_, out, _) = run(&[
+        "stats",
+        "--format",
+        "json",
+        "--since",
+        "2030-01-01",
+        s(&logs[1]),
+    ]);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"]["sessions"], 0);
+}

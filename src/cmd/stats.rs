@@ -135,7 +135,7 @@ impl Totals {
     fn add_log(&mut self, usage: LogUsage) {
         self.sessions_read += 1;
         // A log counts once in the total, however many rows it adds to.
-        let sessions = self.total.sessions + u64::from(!usage.rows.is_empty());
+        let sessions = self.total.sessions + u64::from(usage.counted);
         for (key, counts) in usage.rows {
             self.total.add(&counts);
             self.rows.entry(key).or_default().add(&counts);
