@@ -107,6 +107,7 @@ fn validate_github_annotations() {
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=15,title=P1::seq 17: tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
 ::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it
+::notice title=dsh-session validate::1 valid, 1 torn-tail, 1 corrupt, 0 refused
 "
         )
     );

@@ -180,7 +180,7 @@ fn json_and_github_carry_the_provider_findings_with_their_lines() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "::error file={},line=5,title=P2 refused by deepseek::seq 3: tool result for call \"call_9\" answers no tool call before it\n",
+            "::error file={},line=5,title=P2 refused by deepseek::seq 3: tool result for call \"call_9\" answers no tool call before it\n::notice title=dsh-session validate::1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 refused by deepseek\n",
             path.display()
         )
     );

@@ -192,3 +192,18 @@ fn stats_counts_a_session_with_no_turn_and_names_every_session() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["total"]["sessions"], 0);
 }
+
+/// A green CI step is not silent: `--format github` ends with a `::notice` carrying the
+/// summary line (`-q` keeps it quiet).
+#[test]
+fn validate_for_github_says_what_passed() {
+    let log = fixture("legacy-conversions.jsonl");
+    let (code, out, _) = run(&["validate", "--format", "github", s(&log)]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "::notice title=dsh-session validate::1 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
+    );
+    let (code, out, _) = run(&["validate", "--format", "github", "-q", s(&log)]);
+    assert_eq!((code, out.as_str()), (0, ""));
+}

@@ -243,6 +243,28 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         .iter()
         .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
         .collect();
+    // `N valid, M torn-tail, K corrupt, R refused`, with the gates and the unreadable.
+    let summary = || {
+        let unreadable = if errors > 0 {
+            format!(", {errors} unreadable")
+        } else {
+            String::new()
+        };
+        let mut gates = String::new();
+        if let Some(p) = gate.provider {
+            gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
+        }
+        if gate.strict {
+            gates.push_str(&format!(", {strict_failed} failed --strict"));
+        }
+        format!(
+            "{} valid, {} torn-tail, {} corrupt, {} refused{gates}{unreadable}",
+            count(Status::Valid.name()),
+            count(Status::TornTail.name()),
+            count(Status::Corrupt.name()),
+            count(Status::Refused.name()),
+        )
+    };
     match args.format {
         ListFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &shown)?;
@@ -258,32 +280,21 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             for v in &shown {
                 write_github(out, v)?;
             }
+            // A step that passes says what it checked, in the step's log and summary.
+            if !args.quiet {
+                writeln!(
+                    out,
+                    "::notice title=dsh-session validate::{}",
+                    gh_escape(&summary(), false)
+                )?;
+            }
         }
         ListFormat::Text => {
             for v in shown.iter().filter(|v| v.status != "error") {
                 write_text(out, v, color)?;
             }
             if !args.quiet {
-                let unreadable = if errors > 0 {
-                    format!(", {errors} unreadable")
-                } else {
-                    String::new()
-                };
-                let mut gates = String::new();
-                if let Some(p) = gate.provider {
-                    gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
-                }
-                if gate.strict {
-                    gates.push_str(&format!(", {strict_failed} failed --strict"));
-                }
-                writeln!(
-                    out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{gates}{unreadable}",
-                    count(Status::Valid.name()),
-                    count(Status::TornTail.name()),
-                    count(Status::Corrupt.name()),
-                    count(Status::Refused.name()),
-                )?;
+                writeln!(out, "{}", summary())?;
             }
         }
     }
