@@ -207,3 +207,55 @@ fn validate_for_github_says_what_passed() {
     let (code, out, _) = run(&["validate", "--format", "github", "-q", s(&log)]);
     assert_eq!((code, out.as_str()), (0, ""));
 }
+
+/// Reasoning the provider did not count is unknown, not 0: `-` in text, `null` in JSON,
+/// for the session and for each turn that carries reasoning; a reported count, and a turn
+/// without reasoning, stay numbers.
+#[test]
+fn reasoning_not_counted_by_the_provider_is_unknown_not_zero() {
+    let log = fixture("provider/P4-tool-call-without-reasoning.jsonl");
+    let (_, show, _) = run(&["show", s(&log)]);
+    assert!(
+        show.contains(
+            "tokens:       input 0, output 0, cache read 0, cache write 0, reasoning -\n"
+        ),
+        "{show}"
+    );
+    let (_, json, _) = run(&["show", "--format", "json", s(&log)]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["usage"]["reasoning_tokens"], Value::Null);
+    assert_eq!(v["per_turn"][0]["usage"]["reasoning_tokens"], Value::Null);
+    assert_eq!(v["per_turn"][1]["usage"]["reasoning_tokens"], 0);
+    let (_, md, _) = run(&["export", s(&log)]);
+    assert!(
+        md.contains("| tokens | input 0, output 0, cache read 0, cache write 0, reasoning - |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 1 | deepseek/deepseek-reasoner | 0 | 0 | 0 | 0 | - |"),
+        "{md}"
+    );
+    // A count the provider reported is shown, also beside reasoning blocks.
+    let dir = tempfile::tempdir().unwrap();
+    let counted = dir.path().join("counted.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap().replacen(
+        "\"deepseek-reasoner\"}}}",
+        "\"deepseek-reasoner\"}},\"usage\":{\"inputTokens\":5,\"outputTokens\":9,\"reasoningTokens\":7}}",
+        1,
+    );
+    std::fs::write(&counted, text).unwrap();
+    let (_, json, _) = run(&["show", "--format", "json", s(&counted)]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["usage"]["reasoning_tokens"], 7);
+}
+
+/// A path that cannot be read has no count of events: `null`, not 0.
+#[test]
+fn validate_of_an_unreadable_path_knows_no_event_count() {
+    let (code, out, _) = run(&["validate", "--format", "json", "no/such/log.jsonl"]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["status"], "error");
+    assert_eq!(v[0]["events"], Value::Null);
+    assert_eq!(v[0]["surface_len"], Value::Null);
+}

@@ -105,7 +105,8 @@ struct UsageJson {
     output_tokens: u64,
     cache_read_tokens: u64,
     cache_write_tokens: u64,
-    reasoning_tokens: u64,
+    /// `null` when unknown ([`Usage::reasoning_tokens`]).
+    reasoning_tokens: Option<u64>,
 }
 
 impl From<Usage> for UsageJson {
@@ -115,7 +116,7 @@ impl From<Usage> for UsageJson {
             output_tokens: u.output,
             cache_read_tokens: u.cache_read,
             cache_write_tokens: u.cache_write,
-            reasoning_tokens: u.reasoning,
+            reasoning_tokens: u.reasoning_tokens(),
         }
     }
 }
@@ -322,6 +323,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             u.cache_read_tokens,
             u.cache_write_tokens,
             u.reasoning_tokens
+                .map_or_else(|| "-".to_owned(), |n| n.to_string())
         ),
     )?;
     if let Some(t) = &report.torn {

@@ -37,9 +37,11 @@ struct Verdict {
     /// SQLite only: the `seq` column of the physical row concerned.
     row: Option<u64>,
     message: Option<String>,
-    /// Events replayed (the torn tail excluded).
-    events: u64,
-    surface_len: usize,
+    /// Events replayed (the torn tail excluded); `null` for a path that could not be read
+    /// (not known, not zero).
+    events: Option<u64>,
+    /// `null` for a path that could not be read.
+    surface_len: Option<usize>,
     era: Option<&'static str>,
     encoding: Option<&'static str>,
     torn_tail: Option<TornJson>,
@@ -129,8 +131,8 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
         message: finding
             .map(|f| f.message.clone())
             .or(torn.map(|t| t.message.clone())),
-        events: report.events,
-        surface_len: report.replay.len(),
+        events: Some(report.events),
+        surface_len: Some(report.replay.len()),
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),
@@ -151,8 +153,8 @@ fn io_error(file: String, message: String) -> Verdict {
         line: None,
         row: None,
         message: Some(message),
-        events: 0,
-        surface_len: 0,
+        events: None,
+        surface_len: None,
         era: None,
         encoding: None,
         torn_tail: None,
@@ -400,7 +402,8 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             writeln!(
                 out,
                 "{name}: {status}{gate} ({} events, surface {}{era})",
-                v.events, v.surface_len
+                v.events.unwrap_or_default(),
+                v.surface_len.unwrap_or_default()
             )?
         }
         (_, Some(rule)) => {
@@ -431,8 +434,8 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
                     "  a repair cuts {} at offset {}: {loss}; {} before it {} kept",
                     count(t.bytes, "byte"),
                     t.offset,
-                    count(v.events, "event"),
-                    if v.events == 1 { "is" } else { "are" }
+                    count(v.events.unwrap_or_default(), "event"),
+                    if v.events == Some(1) { "is" } else { "are" }
                 )?;
             }
         }

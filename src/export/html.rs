@@ -346,7 +346,7 @@ fn turn_table(out: &mut String, t: &Transcript) {
             u.output,
             u.cache_read,
             u.cache_write,
-            u.reasoning,
+            u.reasoning_text(),
             duration(turn.duration_ms),
             text(&end(turn))
         );

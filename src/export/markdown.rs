@@ -50,7 +50,7 @@ pub fn render(t: &Transcript) -> String {
                 u.output,
                 u.cache_read,
                 u.cache_write,
-                u.reasoning,
+                u.reasoning_text(),
                 duration(turn.duration_ms),
                 cell(&end(turn)),
             );
@@ -109,7 +109,7 @@ pub fn facts(turn: &Turn) -> String {
         u.output,
         u.cache_read,
         u.cache_write,
-        u.reasoning,
+        u.reasoning_text(),
         duration(turn.duration_ms)
     )
 }

@@ -381,7 +381,11 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         "tokens",
         format!(
             "input {}, output {}, cache read {}, cache write {}, reasoning {}",
-            u.input, u.output, u.cache_read, u.cache_write, u.reasoning
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.reasoning_text()
         ),
     );
     add(
