@@ -259,3 +259,27 @@ fn validate_of_an_unreadable_path_knows_no_event_count() {
     assert_eq!(v[0]["events"], Value::Null);
     assert_eq!(v[0]["surface_len"], Value::Null);
 }
+
+/// A byte order mark before the header (Notepad writes one) is named, with the way to read
+/// the log, as gzip and xz are (FORMAT.md §1.5: JSONL lines keep it, so JSON.parse fails).
+#[test]
+fn a_byte_order_mark_is_named_with_the_way_out() {
+    let log = fixture("hostile/bom-before-header.jsonl");
+    let (code, out, _) = run(&["validate", s(&log)]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "{}: corrupt H2 at line 1: header line is not valid JSON: unexpected token at byte 1; the file starts with a UTF-8 byte order mark (as Notepad saves a file), which DSH never writes and cannot read: remove it (`sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) or read it with `tail -c +4 FILE | dsh-session validate -`",
+            log.display()
+        )
+    );
+    // The way out works.
+    let bytes = std::fs::read(&log).unwrap();
+    let out = dsh()
+        .args(["validate", "-"])
+        .write_stdin(&bytes[3..])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -277,11 +277,19 @@ impl LineSource for PlainLines {
     }
 }
 
-/// A compression DSH never writes, recognised by its magic number at the start of a file
-/// (gzip `1f 8b`, xz `fd 37 7a 58 5a 00`, bzip2 `BZh` and a block size digit), said with
-/// how to read it: `the file is gzip-compressed, …: read it with `zcat FILE | …``. A
-/// `.jsonl.zstd` that is not in DSH's frames is told apart by its own rule (Z6).
+/// A start of file DSH never writes, said with how to read the log: a compression
+/// recognised by its magic number (gzip `1f 8b`, xz `fd 37 7a 58 5a 00`, bzip2 `BZh` and a
+/// block size digit: `the file is gzip-compressed, …: read it with `zcat FILE | …``), or a
+/// UTF-8 byte order mark (`ef bb bf`, as Notepad writes it), which `JSON.parse` refuses
+/// before the header. A `.jsonl.zstd` that is not in DSH's frames is told apart by its own
+/// rule (Z6).
 pub fn foreign_compression(head: &[u8]) -> Option<String> {
+    if head.starts_with(&[0xef, 0xbb, 0xbf]) {
+        return Some(
+            "the file starts with a UTF-8 byte order mark (as Notepad saves a file), which DSH never writes and cannot read: remove it (`sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) or read it with `tail -c +4 FILE | dsh-session validate -`"
+                .to_owned(),
+        );
+    }
     let (format, reader) = if head.starts_with(&[0x1f, 0x8b]) {
         ("gzip", "zcat")
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
