@@ -123,27 +123,15 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The error chain as `{:#}` joins it (`<file>: <what>`), with I/O errors in the tool's
-/// words (`no such file or directory`, not `No such file or directory (os error 2)`) and a
-/// cause that only repeats the one before it left out.
+/// The error chain as `{:#}` joins it (`<file>: <what>`), each cause said once and in the
+/// tool's words ([`dsh_session::wording::error_line`]).
 fn in_our_words(e: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in e.chain() {
-        let text = cause_text(cause);
-        if parts.last() != Some(&text) && !parts.last().is_some_and(|p| p.ends_with(&text)) {
-            parts.push(text);
-        }
-    }
-    parts.join(": ")
+    dsh_session::wording::error_line(e.chain())
 }
 
 /// One cause of an error chain, I/O errors said in the tool's words.
 fn cause_text(cause: &(dyn std::error::Error + 'static)) -> String {
-    match cause.downcast_ref::<io::Error>() {
-        Some(io) => dsh_session::wording::io_error(io),
-        // Wrappers that show an I/O error as their own text.
-        None => dsh_session::wording::without_os_error(&cause.to_string()),
-    }
+    dsh_session::wording::cause_text(cause)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

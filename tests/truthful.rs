@@ -283,3 +283,23 @@ fn a_byte_order_mark_is_named_with_the_way_out() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// An operating system error is said once, in the tool's words.
+#[test]
+fn os_errors_are_said_once() {
+    let log = fixture("june-2026.jsonl");
+    let (code, _, err) = run(&["stats", "--prices", "no/such/prices.toml", s(&log)]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "dsh-session: --prices no/such/prices.toml: cannot read the prices: no such file or directory\n"
+    );
+    let (code, out, err) = run(&["stats", "--format", "json", "no/such/log.jsonl"]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["unreadable"][0]["message"], "no such file or directory");
+    assert_eq!(
+        err,
+        "dsh-session: no/such/log.jsonl: no such file or directory\n"
+    );
+}

@@ -178,7 +178,9 @@ impl Totals {
                     self.add_log(usage);
                 }
             }
-            Err(e) => self.unreadable.push((file, e.to_string())),
+            Err(e) => self
+                .unreadable
+                .push((file, dsh_session::wording::error_text(&e))),
         }
         self
     }

@@ -203,10 +203,7 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
             .iter()
             .map(|r| verdict(file.clone(), r, gate))
             .collect(),
-        Err(e) => vec![io_error(
-            file,
-            dsh_session::wording::without_os_error(&e.to_string()),
-        )],
+        Err(e) => vec![io_error(file, dsh_session::wording::error_text(&e))],
     }
 }
 
