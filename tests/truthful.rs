@@ -303,3 +303,80 @@ fn os_errors_are_said_once() {
         "dsh-session: no/such/log.jsonl: no such file or directory\n"
     );
 }
+
+/// A JSONL root with one project and two sessions.
+fn jsonl_root(root: &Path) {
+    for (session, log) in [
+        ("s-compact", "compaction-and-prune.jsonl"),
+        ("s-01", "open-turn-after-tool-call.jsonl"),
+    ] {
+        let dir = root.join("--home-ana-proj--").join(session);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(fixture(log), dir.join("session.jsonl")).unwrap();
+    }
+}
+
+/// `sessions` of a project or session directory lists what is in it (it printed an empty
+/// table and exited 0); a directory whose logs sit deeper than a root's exits 2 naming the
+/// root to list.
+#[test]
+fn sessions_of_a_project_or_session_directory_lists_its_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    jsonl_root(&root);
+    let ids = |path: &Path| -> (i32, Vec<String>) {
+        let (code, out, err) = run(&["sessions", "--format", "json", s(path)]);
+        if code != 0 {
+            return (code, vec![err]);
+        }
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let ids = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["session"].as_str().unwrap().to_owned())
+            .collect();
+        (code, ids)
+    };
+    let both = (0, vec!["s-01".to_owned(), "s-compact".to_owned()]);
+    assert_eq!(ids(&root), both);
+    assert_eq!(ids(&root.join("--home-ana-proj--")), both);
+    assert_eq!(
+        ids(&root.join("--home-ana-proj--/s-01")),
+        (0, vec!["s-01".to_owned()])
+    );
+    assert_eq!(
+        ids(dir.path()),
+        (
+            2,
+            vec![format!(
+                "dsh-session: {}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but 2 logs below it: list a root (`dsh-session sessions {}`), or describe one log with `show`\n",
+                dir.path().display(),
+                root.display()
+            )]
+        )
+    );
+}
+
+/// `man --dir` makes the directory named, never its missing parents.
+#[test]
+fn man_dir_makes_only_the_last_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("no/such/man1");
+    let (code, out, err) = run(&["man", "--dir", s(&deep)]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: {0}: its parent {1} does not exist; `man --dir` makes only the last directory (`mkdir -p {0}` first if you mean it)\n",
+            deep.display(),
+            dir.path().join("no/such").display()
+        )
+    );
+    assert!(!dir.path().join("no").exists());
+    let man1 = dir.path().join("man1");
+    let (code, out, _) = run(&["man", "--dir", s(&man1)]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 16);
+    assert!(man1.join("dsh-session-validate.1").is_file());
+}

@@ -67,34 +67,55 @@ fn row(
     }
 }
 
-/// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
-/// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
-pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// The current log of every session under `dir`, sorted: `dir` may be a JSONL root
+/// (`<root>/<project>/<session>/…`), one project directory of it, or one session directory
+/// (FORMAT.md §7.1). A session directory is one that holds a canonical log
+/// (`session.jsonl[.zstd]`, `session.vN.jsonl[.zstd]`); its current generation is the
+/// highest.
+pub fn jsonl_sessions(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    for project in std::fs::read_dir(root)? {
-        let project = project?.path();
-        if !project.is_dir() {
-            continue;
-        }
-        for session in std::fs::read_dir(&project)? {
-            let session = session?.path();
-            if !session.is_dir() {
-                continue;
-            }
-            // The current generation of the session: the highest canonical file name.
-            let current = std::fs::read_dir(&session)?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
-                .max();
-            if let Some((_, file)) = current {
-                found.push(file);
+    // The directory itself, its subdirectories, their subdirectories: the first level at
+    // which session directories are found is what `dir` is.
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..3 {
+        let mut below = Vec::new();
+        for d in &level {
+            match current_log(d)? {
+                Some(file) => found.push(file),
+                None => {
+                    for entry in std::fs::read_dir(d)? {
+                        let path = entry?.path();
+                        if path.is_dir() {
+                            below.push(path);
+                        }
+                    }
+                }
             }
         }
+        if !found.is_empty() {
+            break;
+        }
+        level = below;
     }
     found.sort();
     Ok(found)
+}
+
+/// The current generation of a session directory: its highest canonical file; `None` when
+/// it holds none.
+fn current_log(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
+        .max()
+        .map(|(_, p)| p))
+}
+
+/// The JSONL root a log found by the walk would sit in: `ROOT/PROJECT/SESSION/FILE`.
+fn root_of(log: &Path) -> &Path {
+    log.ancestors().nth(3).unwrap_or(log)
 }
 
 /// Scans one session with the counts view (turns, title); `None` when it cannot be read.
@@ -131,8 +152,13 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 .collect();
             match stores.first() {
                 None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
-                // Logs outside DSH's session directories: nothing to list as sessions.
-                None => {}
+                // Logs deeper than a root's sessions, or under other names.
+                None => bail!(
+                    "{}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but {} below it: list a root (`dsh-session sessions {}`), or describe one log with `show`",
+                    path.display(),
+                    dsh_session::wording::count(found.len() as u64, "log"),
+                    root_of(&found[0]).display()
+                ),
                 Some(first) => bail!(
                     "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
                     path.display(),
