@@ -380,3 +380,39 @@ fn man_dir_makes_only_the_last_directory() {
     assert_eq!(out.lines().count(), 16);
     assert!(man1.join("dsh-session-validate.1").is_file());
 }
+
+/// `--session` on a JSONL log is checked against the session its header names (it was
+/// ignored): another id is an error, the id or a prefix of it reads the log.
+#[test]
+fn session_on_a_jsonl_log_must_name_its_session() {
+    let log = fixture("compaction-and-prune.jsonl");
+    let message = format!(
+        "dsh-session: {}: --session s-other: this log holds session s-compact; a JSONL log holds one session (--session picks one of a SQLite store's)\n",
+        log.display()
+    );
+    for args in [
+        &["show"][..],
+        &["messages"],
+        &["surface"],
+        &["replacements"],
+        &["version"],
+        &["export"],
+        &["repair", "--dry-run"],
+    ] {
+        let mut a = args.to_vec();
+        a.extend(["--session", "s-other", s(&log)]);
+        let (code, out, err) = run(&a);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert_eq!(err, message, "{args:?}");
+    }
+    let (code, _, err) = run(&["validate", "--session", "s-other", s(&log)]);
+    assert_eq!(code, 2);
+    assert_eq!(err, message);
+    let (code, _, err) = run(&["provenance", "--session", "s-other", s(&log), "2"]);
+    assert_eq!((code, err.as_str()), (2, message.as_str()));
+    let (code, _, err) = run(&["follow", "--session", "s-other", s(&log)]);
+    assert_eq!((code, err.as_str()), (2, message.as_str()));
+    let (code, out, _) = run(&["show", "--format", "json", "--session", "s-comp", s(&log)]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"session\": \"s-compact\""), "{out}");
+}

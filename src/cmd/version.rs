@@ -166,6 +166,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     let options = ScanOptions {
         header_only: true,
+        session: args.session.clone(),
         ..ScanOptions::default()
     };
     let report =
