@@ -416,3 +416,44 @@ fn session_on_a_jsonl_log_must_name_its_session() {
     assert_eq!(code, 0);
     assert!(out.contains("\"session\": \"s-compact\""), "{out}");
 }
+
+/// One generation in both encodings in a session directory: `validate DIR` (and `stats`)
+/// report the conflict as `show DIR` does (validate checked one of the two and passed).
+#[test]
+fn validate_reports_a_generation_in_both_encodings_as_show_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    jsonl_root(&root);
+    let session = root.join("--home-ana-proj--/s-compact");
+    let plain = std::fs::read_to_string(session.join("session.jsonl")).unwrap();
+    let (zstd, _) = common::zstd_log(&plain, 8);
+    std::fs::write(session.join("session.jsonl.zstd"), zstd).unwrap();
+    let (code, _, err) = run(&["show", s(&session)]);
+    assert_eq!(code, 2);
+    let why = "session.jsonl and session.jsonl.zstd are the same generation in both encodings; a DSH root holds one encoding (§7.1): name the file to read";
+    assert_eq!(err, format!("dsh-session: {}: {why}\n", session.display()));
+    for path in [&root, &session] {
+        let (code, out, err) = run(&["validate", s(path)]);
+        assert_eq!(code, 2, "{out}");
+        assert!(
+            err.contains(&format!("dsh-session: {}: {why}\n", session.display())),
+            "{err}"
+        );
+        assert!(out.ends_with(", 1 unreadable\n"), "{out}");
+    }
+    let (code, out, _) = run(&["validate", "--format", "json", s(&root)]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let statuses: Vec<(&str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["file"].as_str().unwrap(), v["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(statuses.len(), 2);
+    assert!(statuses.contains(&(s(&session), "error")), "{statuses:?}");
+    let (code, out, _) = run(&["stats", "--format", "json", s(&root)]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["unreadable"][0]["message"], why);
+}

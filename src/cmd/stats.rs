@@ -158,6 +158,16 @@ impl Totals {
     /// Reads one path (every session of a store) into the totals.
     fn read(mut self, path: &Path, options: &UsageOptions) -> Totals {
         let file = path.display().to_string();
+        // A session directory the walk gave as a whole: its current generation, or why none is.
+        if path.is_dir() {
+            return match dsh_session::load::layout::current_generation(path) {
+                Ok(log) => self.read(&log, options),
+                Err(e) => {
+                    self.unreadable.push((file, e.to_string()));
+                    self
+                }
+            };
+        }
         let sink = Rc::new(RefCell::new(Vec::new()));
         let views = || -> Vec<Box<dyn View>> {
             vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]

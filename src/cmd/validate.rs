@@ -184,6 +184,13 @@ fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::loa
 
 fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
     let file = path.display().to_string();
+    // A session directory the walk gave as a whole: its current generation, or why none is.
+    if path.is_dir() {
+        return match dsh_session::load::layout::current_generation(path) {
+            Ok(log) => check(&log, session, gate),
+            Err(e) => vec![io_error(file, e.to_string())],
+        };
+    }
     let progress = progress_for(path);
     let options = ScanOptions {
         session: session.cloned(),
