@@ -42,7 +42,7 @@ fn a_result_after_step_end_answers_its_call() {
     let path = fixture("result-after-step-end.jsonl");
     let lines = summary_lines(&path);
     assert!(
-        lines.contains(&"tool calls:   1 calls, 1 results, 0 unanswered".to_owned()),
+        lines.contains(&"tool calls:   1 call, 1 result, 0 unanswered".to_owned()),
         "{lines:#?}"
     );
     assert!(

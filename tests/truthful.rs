@@ -457,3 +457,40 @@ fn validate_reports_a_generation_in_both_encodings_as_show_does() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["unreadable"][0]["message"], why);
 }
+
+/// Counts agree with their nouns and verbs (`1 call, 1 result`; `1 finding … stays`), and
+/// findings that stay for one reason give it once.
+#[test]
+fn wording_agrees_with_its_counts_and_says_a_reason_once() {
+    let (_, show, _) = run(&["show", s(&fixture("result-after-step-end.jsonl"))]);
+    assert!(
+        show.contains("\ntool calls:   1 call, 1 result, 0 unanswered\n"),
+        "{show}"
+    );
+    let log = fixture("hostile/unanswered-tool-calls-then-new-turn.jsonl");
+    let (code, out, _) = run(&["repair", "--dry-run", s(&log)]);
+    assert_eq!(code, 0);
+    let p = log.display();
+    assert_eq!(
+        out,
+        format!(
+            "{p}: nothing to repair
+{p}: the history stays unsendable: 3 provider findings that DSH's repair does not close:
+  P1 at line 5 (seq 3, message index 1): tool call \"call_1\" has no tool result after it [refused by anthropic, openai, deepseek]
+  P1 at line 5 (seq 3, message index 1): tool call \"call_2\" has no tool result after it [refused by anthropic, openai, deepseek]
+  P1 at line 5 (seq 3, message index 1): tool call \"call_3\" has no tool result after it [refused by anthropic, openai, deepseek]
+    why they stay: the call's turn 1 ended at seq 5 (completed) without a result: DSH closes only an open final turn
+  `dsh-session repair --provider NAME` heals them append-only (README: \"Healing for a provider\")
+"
+        )
+    );
+    let log = fixture("provider/P7-empty-text-block.jsonl");
+    let (_, out, _) = run(&["repair", "--dry-run", "--provider", "deepseek", s(&log)]);
+    assert!(
+        out.contains(&format!(
+            "{}: 1 finding of other providers stays (healed for deepseek only):\n",
+            log.display()
+        )),
+        "{out}"
+    );
+}

@@ -432,31 +432,48 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
         )?,
         Some(p) => writeln!(
             out,
-            "{name}: {} of other providers stay (healed for {p} only):",
-            count(o.stays.len() as u64, "finding")
+            "{name}: {} of other providers {} (healed for {p} only):",
+            count(o.stays.len() as u64, "finding"),
+            if o.stays.len() == 1 { "stays" } else { "stay" }
         )?,
     }
+    // Findings that stay for the same reason are listed together, the reason said once
+    // after them, in the order each reason first comes.
+    let mut whys: Vec<&str> = Vec::new();
     for s in &o.stays {
-        let mut at = String::new();
-        if let Some(line) = s.line {
-            at.push_str(&format!(" at line {line}"));
+        if !whys.contains(&s.why.as_str()) {
+            whys.push(&s.why);
         }
-        if let Some(row) = s.row {
-            at.push_str(&format!(" at row {row}"));
+    }
+    for why in whys {
+        let group: Vec<&StaysJson> = o.stays.iter().filter(|s| s.why == why).collect();
+        for s in &group {
+            let mut at = String::new();
+            if let Some(line) = s.line {
+                at.push_str(&format!(" at line {line}"));
+            }
+            if let Some(row) = s.row {
+                at.push_str(&format!(" at row {row}"));
+            }
+            let index = s
+                .message_index
+                .map(|i| format!(", message index {i}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "  {}{at} (seq {}{index}): {} [refused by {}]",
+                s.rule,
+                s.seq.unwrap_or_default(),
+                s.message,
+                s.refused_by.join(", "),
+            )?;
         }
-        let index = s
-            .message_index
-            .map(|i| format!(", message index {i}"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "  {}{at} (seq {}{index}): {} [refused by {}]\n    why it stays: {}",
-            s.rule,
-            s.seq.unwrap_or_default(),
-            s.message,
-            s.refused_by.join(", "),
-            s.why
-        )?;
+        let they = if group.len() == 1 {
+            "it stays"
+        } else {
+            "they stay"
+        };
+        writeln!(out, "    why {they}: {why}")?;
     }
     if o.provider.is_none() {
         writeln!(

@@ -304,13 +304,19 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("steps", s.steps.to_string())?;
     field(
         "surface",
-        format!("{} entries, {} replacements", s.surface_len, s.replacements),
+        format!(
+            "{}, {}",
+            count(s.surface_len as u64, "entry"),
+            count(s.replacements, "replacement")
+        ),
     )?;
     field(
         "tool calls",
         format!(
-            "{} calls, {} results, {} unanswered",
-            s.tool_calls, s.tool_results, s.unanswered_calls
+            "{}, {}, {} unanswered",
+            count(s.tool_calls, "call"),
+            count(s.tool_results, "result"),
+            s.unanswered_calls
         ),
     )?;
     let u = &s.usage;
