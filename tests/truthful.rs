@@ -494,3 +494,64 @@ fn wording_agrees_with_its_counts_and_says_a_reason_once() {
         "{out}"
     );
 }
+
+/// On a terminal, tables keep ids and dates whole: `sessions ROOT` at 80 columns wrapped
+/// every column to 4 characters, and at 160 still broke the ids users copy into
+/// `--session`. Free text is cut first, then the least used columns are left out, with a
+/// note saying which.
+#[test]
+fn terminal_tables_never_break_an_id_or_a_date() {
+    if !common::have_script() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let id = "session-b34ec611-ab29-4459-9687-cea3088cd560";
+    let session = root.join("--home-shawn-investment--").join(id);
+    std::fs::create_dir_all(&session).unwrap();
+    let log = std::fs::read_to_string(fixture("compaction-and-prune.jsonl"))
+        .unwrap()
+        .replacen("\"s-compact\"", &format!("\"{id}\""), 1)
+        .replacen("/home/ana/proj", "/home/shawn/investment", 1);
+    std::fs::write(session.join("session.jsonl"), log).unwrap();
+    for columns in [80u16, 160] {
+        let shown = common::on_a_terminal(columns, &format!("sessions {}", root.display()));
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(lines[2].starts_with(&format!(" {id} ")), "{shown}");
+        // The table's lines (the note under it is prose the terminal wraps).
+        assert!(
+            lines
+                .iter()
+                .take_while(|l| !l.is_empty())
+                .all(|l| l.chars().count() <= usize::from(columns)),
+            "{shown}"
+        );
+        if columns == 80 {
+            // An id of 44 characters, its date and its status take 82 columns.
+            assert_eq!(lines[2], format!(" {id}   valid"));
+            assert_eq!(
+                lines[4],
+                "left out to fit 80 columns: title, created at, cwd, parent, seed, origin, depth, events, turns, revision (a wider terminal, a pipe or --format json shows them)"
+            );
+        } else {
+            assert!(lines[2].contains(" 2025-10-09T08:53:20.000Z "), "{shown}");
+            // The cwd is cut before the revision (of no use for a JSONL root) is left out.
+            assert!(lines[2].contains(" /home/shawn/inve… "), "{shown}");
+            assert_eq!(
+                lines[4],
+                "left out to fit 160 columns: revision (a wider terminal, a pipe or --format json shows them)"
+            );
+        }
+    }
+    // `stats` keeps the date of each row whole at 80 columns.
+    let shown = common::on_a_terminal(80, &format!("stats {}", root.display()));
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(lines[3].starts_with(" 2025-10-09 "), "{shown}");
+    assert!(
+        lines
+            .iter()
+            .take_while(|l| !l.is_empty())
+            .all(|l| l.chars().count() <= 80),
+        "{shown}"
+    );
+}

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
-use crate::render::{opt, table, write_rows, write_table};
+use crate::render::{Give, left_out_note, opt, terminal_columns, write_fitted, write_rows};
 use dsh_session::wording::utc;
 
 /// `sessions --format json` layout: 2 renamed `id` to `session`.
@@ -199,7 +199,10 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     }
     write_rows(out, args.format, &rows, |out| {
-        let mut t = table(&[
+        // On a terminal, ids and dates stay whole: the title and cwd are cut first, then
+        // the columns of least use are left out, and the note under the table says which
+        // (at 80 columns a session id and its status are what always fits).
+        let header = [
             "session",
             "title",
             "created at",
@@ -212,24 +215,45 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "turns",
             "revision",
             "status",
-        ]);
-        for r in &rows {
-            t.add_row(vec![
-                r.id.clone(),
-                opt(r.title.as_deref()),
-                opt(r.created_at.as_deref()),
-                opt(r.cwd.as_deref()),
-                opt(r.parent_session.as_deref()),
-                opt(r.seed_length),
-                opt(r.origin.as_deref()),
-                opt(r.delegation_depth),
-                opt(r.events),
-                opt(r.turns),
-                opt(r.revision),
-                r.status.to_owned(),
-            ]);
+        ];
+        let gives = [
+            Give::Never,      // session
+            Give::Shorten(4), // title
+            Give::Drop(5),    // created at
+            Give::Shorten(4), // cwd
+            Give::Drop(2),    // parent
+            Give::Drop(0),    // seed
+            Give::Drop(0),    // origin
+            Give::Drop(1),    // depth
+            Give::Drop(3),    // events
+            Give::Drop(3),    // turns
+            Give::Drop(0),    // revision
+            Give::Never,      // status
+        ];
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.id.clone(),
+                    opt(r.title.as_deref()),
+                    opt(r.created_at.as_deref()),
+                    opt(r.cwd.as_deref()),
+                    opt(r.parent_session.as_deref()),
+                    opt(r.seed_length),
+                    opt(r.origin.as_deref()),
+                    opt(r.delegation_depth),
+                    opt(r.events),
+                    opt(r.turns),
+                    opt(r.revision),
+                    r.status.to_owned(),
+                ]
+            })
+            .collect();
+        let columns = terminal_columns();
+        let left_out = write_fitted(out, &header, &gives, usize::MAX, &cells, columns)?;
+        if let Some(note) = left_out_note(&left_out, columns) {
+            writeln!(out, "\n{note}")?;
         }
-        write_table(out, &t)?;
         Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
