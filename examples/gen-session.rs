@@ -1,7 +1,7 @@
 //! Deterministic generator of realistic DSH sessions for benchmarks and tests.
 //!
 //! ```sh
-//! cargo run --release --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
+//! cargo run --profile dist --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
 //! ```
 //!
 //! Each turn holds a user message, streamed chunks (runs of three or more deltas packed
