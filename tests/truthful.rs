@@ -555,3 +555,35 @@ fn terminal_tables_never_break_an_id_or_a_date() {
         "{shown}"
     );
 }
+
+/// U1 says whose type it is: a plugin's type is not a DSH type, DSH will not load the log,
+/// and the way out is `recover` or marking it ignorable; "a newer harness" only for a type
+/// in DSH's own namespace.
+#[test]
+fn an_unknown_type_says_whose_it_is_and_the_way_out() {
+    let log = fixture("hostile/plugin-type-pentest-submit.jsonl");
+    let (code, out, _) = run(&["validate", s(&log)]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "{}: refused U1 at line 7 (seq 5): event type \"pentest/submit\" is not a DSH event type (a plugin's or another tool's) and is not marked ignorable: true, so DSH will not load this log; `dsh-session recover` writes a copy DSH loads, or the plugin can mark its events \"ignorable\": true, which DSH 0.1.1 then skips",
+            log.display()
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let newer = dir.path().join("turn-paused.jsonl");
+    let text = std::fs::read_to_string(fixture("hostile/unknown-type-required.jsonl"))
+        .unwrap()
+        .replace("\"future/thing\"", "\"turn/paused\"");
+    std::fs::write(&newer, text).unwrap();
+    let (code, out, _) = run(&["validate", s(&newer)]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out.lines().next().unwrap(),
+        format!(
+            "{}: refused U1 at line 5 (seq 3): unknown event type \"turn/paused\" without ignorable: true; the type is in DSH's own namespace, so the log was probably written by a newer harness: upgrade DSH and dsh-session",
+            newer.display()
+        )
+    );
+}

@@ -147,19 +147,28 @@ impl Stages {
         if !self.decided_before(UNKNOWN) && check::is_unknown_required(&logical, dialect) {
             let ty = logical.ev.ty.map_or("absent", Json::raw);
             match dialect.unknown_types {
-                    UnknownTypes::Refuse => self.fail(
-                        UNKNOWN,
-                        at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
+                UnknownTypes::Refuse => self.fail(
+                    UNKNOWN,
+                    at(
+                        Rule::U1,
+                        crate::event::unknown_type_message(ty, logical.type_str()),
                     ),
-                    UnknownTypes::Warn => {
-                        if self.unknown_seen.insert(ty.to_owned()) {
-                            let mut w = at(Rule::W3, format!("event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque", dialect.era.name()));
-                            w.class = Class::Warning;
-                            warnings.push(w);
-                        }
+                ),
+                UnknownTypes::Warn => {
+                    if self.unknown_seen.insert(ty.to_owned()) {
+                        let mut w = at(
+                            Rule::W3,
+                            format!(
+                                "event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque",
+                                dialect.era.name()
+                            ),
+                        );
+                        w.class = Class::Warning;
+                        warnings.push(w);
                     }
-                    UnknownTypes::Accept => {}
                 }
+                UnknownTypes::Accept => {}
+            }
         }
         // P6: the closer scan dereferences data of three types.
         if check::breaks_closer_scan(&logical) {
