@@ -135,7 +135,7 @@ fn real_v3_prefix_without_title_or_model_leaves_them_out() {
         );
     }
     for line in [
-        "agent preset: standard (header: code)",
+        "agent preset: standard (header: code, renamed ptc at v3)",
         "permission:   danger-full-access",
         "sandbox:      danger-full-access",
         "approval:     never",

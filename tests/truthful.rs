@@ -587,3 +587,30 @@ fn an_unknown_type_says_whose_it_is_and_the_way_out() {
         )
     );
 }
+
+/// A header `agentPreset` of `code`, the preset DSH renamed `ptc` at v3 (GENERATIONS §6),
+/// gets a note saying so, in `show` and in `export`.
+#[test]
+fn the_code_preset_is_noted_as_renamed_ptc() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("code-preset.jsonl");
+    let text = std::fs::read_to_string(fixture("compaction-and-prune.jsonl"))
+        .unwrap()
+        .replacen(
+            "\"delegationDepth\":0}",
+            "\"delegationDepth\":0,\"agentPreset\":\"code\"}",
+            1,
+        );
+    std::fs::write(&log, text).unwrap();
+    let (code, show, _) = run(&["show", s(&log)]);
+    assert_eq!(code, 0);
+    assert!(
+        show.contains("\nagent preset: code, renamed ptc at v3\n"),
+        "{show}"
+    );
+    let (_, md, _) = run(&["export", s(&log)]);
+    assert!(
+        md.contains("| agent preset | code, renamed ptc at v3 |"),
+        "{md}"
+    );
+}

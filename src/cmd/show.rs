@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
 use crate::render::{FindingJson, opt, place, write_aligned, write_one};
+use dsh_session::header::agent_preset_shown;
 use dsh_session::wording::utc;
 
 /// `show --format json` layout: 2 renamed `session_id` to `session`.
@@ -262,8 +263,12 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field(
         "agent preset",
         match (s.agent_preset, s.header_agent_preset) {
-            (Some(now), Some(header)) if now != header => format!("{now} (header: {header})"),
-            (now, _) => opt(now),
+            (Some(now), Some(header)) if now != header => format!(
+                "{} (header: {})",
+                agent_preset_shown(now),
+                agent_preset_shown(header)
+            ),
+            (now, _) => opt(now.map(agent_preset_shown)),
         },
     )?;
     for (name, value) in [

@@ -361,7 +361,7 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         .as_deref()
         .or_else(|| h.and_then(|h| h.agent_preset.as_deref()));
     if let Some(p) = preset {
-        add("agent preset", p.to_owned());
+        add("agent preset", crate::header::agent_preset_shown(p));
     }
     add(
         "format",
