@@ -715,13 +715,20 @@ fn names_in(dir: &Path) -> Vec<String> {
     names
 }
 
-#[test]
-fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
+/// A log with an open turn as `logs/s.jsonl` in a temporary directory that `nobody` can
+/// reach: (the directory's guard, `logs`, the log).
+fn open_turn_in_a_directory() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     chmod(tmp.path(), 0o755);
     let dir = tmp.path().join("logs");
     std::fs::create_dir(&dir).unwrap();
     let log = copy_to(&dir, &fixture("open-turn-after-tool-call.jsonl"), "s.jsonl");
+    (tmp, dir, log)
+}
+
+#[test]
+fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
+    let (_tmp, dir, log) = open_turn_in_a_directory();
     let original = std::fs::read(&log).unwrap();
     chmod(&log, 0o444);
     chmod(&dir, 0o777);
@@ -745,11 +752,7 @@ fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
 
 #[test]
 fn a_read_only_directory_is_named_with_the_way_out() {
-    let tmp = tempfile::tempdir().unwrap();
-    chmod(tmp.path(), 0o755);
-    let dir = tmp.path().join("logs");
-    std::fs::create_dir(&dir).unwrap();
-    let log = copy_to(&dir, &fixture("open-turn-after-tool-call.jsonl"), "s.jsonl");
+    let (_tmp, dir, log) = open_turn_in_a_directory();
     let (zstd, _) = zstd_log(&std::fs::read_to_string(&log).unwrap(), 4);
     let zlog = dir.join("z.jsonl.zstd");
     std::fs::write(&zlog, zstd).unwrap();
