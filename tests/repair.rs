@@ -679,6 +679,7 @@ fn an_interrupted_cut_with_nothing_to_append_is_completed() {
 /// `dsh-session repair EXTRA PATH` as a user the file modes apply to: root writes whatever
 /// the modes say, so as root it runs as `nobody` through util-linux `setpriv`. `None` when
 /// that is needed and missing (skipped, or a failure in CI: [`common::require`]).
+#[cfg(unix)]
 fn repair_unprivileged(path: &Path, extra: &[&str]) -> Option<std::process::Output> {
     use std::os::unix::fs::MetadataExt;
     let probe = tempfile::NamedTempFile::new().unwrap();
@@ -701,11 +702,13 @@ fn repair_unprivileged(path: &Path, extra: &[&str]) -> Option<std::process::Outp
     Some(cmd.arg("repair").args(extra).arg(path).output().unwrap())
 }
 
+#[cfg(unix)]
 fn chmod(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
+#[cfg(unix)]
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -717,6 +720,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 /// A log with an open turn as `logs/s.jsonl` in a temporary directory that `nobody` can
 /// reach: (the directory's guard, `logs`, the log).
+#[cfg(unix)]
 fn open_turn_in_a_directory() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     chmod(tmp.path(), 0o755);
@@ -726,6 +730,7 @@ fn open_turn_in_a_directory() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (tmp, dir, log)
 }
 
+#[cfg(unix)]
 #[test]
 fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
     let (_tmp, dir, log) = open_turn_in_a_directory();
@@ -750,6 +755,7 @@ fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn a_read_only_directory_is_named_with_the_way_out() {
     let (_tmp, dir, log) = open_turn_in_a_directory();

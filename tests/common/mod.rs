@@ -27,28 +27,36 @@ pub fn require(what: &str, present: bool, why: &str) -> bool {
     if std::env::var_os("DSH_SESSION_REQUIRE_ALL").is_some_and(|v| v == "1") {
         panic!("{message} (DSH_SESSION_REQUIRE_ALL=1: required here)");
     }
-    // Said once per test binary (every test that needs the part skips), and written past
-    // the test harness's capture, so a skip shows in every `cargo test` run.
+    // Said once per `cargo test` run, however many tests and test binaries skip for it:
+    // the first binary to skip creates a marker named for cargo's process (the parent of
+    // every test binary of the run) and says it; the others find the marker. It is written
+    // past the test harness's capture, so it shows in every run.
     static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let mut said = SAID
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if !said.contains(&message) {
-        let binary = std::env::args().next().unwrap_or_default();
-        let binary = Path::new(&binary)
-            .file_name()
-            .map(|n| {
-                n.to_string_lossy()
-                    .split('-')
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned()
-            })
-            .unwrap_or_default();
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!("\n*** SKIPPED in tests/{binary}.rs: {message} ***\n").as_bytes(),
-        );
+        let mut hash = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&message, &mut hash);
+        #[cfg(unix)]
+        let run = std::os::unix::process::parent_id();
+        #[cfg(not(unix))]
+        let run = std::process::id();
+        let marker = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "skipped-{run}-{:x}",
+            std::hash::Hasher::finish(&hash)
+        ));
+        let first = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker)
+            .is_ok();
+        if first {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("\n*** SKIPPED, every test that needs it: {message} ***\n").as_bytes(),
+            );
+        }
         said.push(message);
     }
     false
