@@ -601,8 +601,6 @@ fn sessions_below(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Runs `follow` until Ctrl-C (exit 0 with a summary), a closed pipe (exit 0), or with
-/// `--exit-on-finding` the first corrupt or refused finding (exit 1).
 /// `--session` on a JSONL log must name the session its header names, as for the other
 /// readers ([`dsh_session::load::Input::lines`]); a store checks it when it is opened, and a
 /// framing defect is reported by the follow as it lands.
@@ -618,6 +616,8 @@ fn named_session(log: &Path, session: &str) -> Result<()> {
     }
 }
 
+/// Runs `follow` until Ctrl-C (exit 0 with a summary), a closed pipe (exit 0), or with
+/// `--exit-on-finding` the first corrupt or refused finding (exit 1).
 pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let settings = Settings {
         provider: args.provider.map(crate::cli::ProviderName::profile),

@@ -186,20 +186,23 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 let after = std::fs::metadata(path)
                     .ok()
                     .map(|m| (m.len(), m.modified().ok()));
-                let context = match &plan.backup {
+                let why = dsh_session::wording::error_text(&e);
+                match &plan.backup {
                     // Nothing of the log changed: the backup is a copy of it, not needed.
                     Some(_) if after == before => {
                         remove_backup(&plan);
-                        format!("{}: nothing was written", path.display())
+                        bail!(
+                            "{}: cannot repair: {why}; nothing was written (the backup made first is removed)",
+                            path.display()
+                        );
                     }
-                    Some(b) => format!(
-                        "{}: the repair stopped part way; the original is kept in {} and `dsh-session repair` completes it",
+                    Some(b) => bail!(
+                        "{}: the repair stopped part way: {why}; the original is kept in {}, and `dsh-session repair` run again completes it",
                         path.display(),
                         b.display()
                     ),
-                    None => path.display().to_string(),
-                };
-                return Err(anyhow::Error::new(e).context(context));
+                    None => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+                }
             }
         }
     };
