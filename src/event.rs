@@ -217,9 +217,9 @@ pub const V0_ALPHA_TYPES: [&str; 3] = [
     "subagent/model-selection-policy",
 ];
 
-/// Whether an event type is in DSH's own namespace: the part before its first `/` is one a
-/// type of DSH's vocabulary, in any generation, starts with (`turn/`, `tool/`, `session/`,
-/// …). A type outside it (`pentest/submit`) is a plugin's or another tool's.
+/// Whether an event type is in DSH's own namespace: the part before its first `/` is one
+/// that a type of DSH's vocabulary, in any generation, starts with (`turn/`, `tool/`,
+/// `session/`, …). A type outside it (`pentest/submit`) is a plugin's or another tool's.
 pub fn in_dsh_namespace(ty: &str) -> bool {
     let Some((space, _)) = ty.split_once('/') else {
         return false;
