@@ -729,12 +729,39 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
             f.poll(&mut printer, settings, false)?;
         }
         printer.out.flush()?;
+        if reader_gone() {
+            // As on a failed write to a closed pipe: nothing more can be said, exit 0.
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     for f in &followed {
         f.summary(&mut printer, "stopped")?;
     }
     printer.out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether standard output is a pipe or socket whose reader has gone (its write end polls
+/// as an error or a hang-up). A quiet log may bring no write that would fail for a long
+/// time, so `follow … | head -1` would otherwise outlive `head`; `tail -f` ends the same
+/// way. `false` on a terminal, a file, and where the platform cannot tell.
+#[cfg(unix)]
+fn reader_gone() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let out = std::io::stdout();
+    let mut fds = [PollFd::new(&out, PollFlags::empty())];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    poll(&mut fds, Some(&now)).is_ok_and(|ready| {
+        ready > 0 && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
+    })
+}
+
+#[cfg(not(unix))]
+fn reader_gone() -> bool {
+    false
 }
 
 /// A watcher that sends on `wake` whenever something changes under `at`; `None` where the
