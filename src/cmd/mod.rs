@@ -6,6 +6,7 @@ pub mod follow;
 pub mod man;
 pub mod messages;
 pub mod provenance;
+pub mod recover;
 pub mod repair;
 pub mod replacements;
 pub mod rules;
