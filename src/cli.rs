@@ -322,6 +322,12 @@ pub struct SurfaceArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `messages`.
@@ -349,6 +355,12 @@ pub struct MessagesArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print the messages it held
+    /// there, the defect named in a `salvaged` field (json; jsonl: on standard error). The
+    /// exit code stays 1.
+    #[arg(long, conflicts_with = "provider")]
+    pub salvage: bool,
 }
 
 /// Arguments of `provenance`.
@@ -374,6 +386,12 @@ pub struct ProvenanceArgs {
     /// Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`).
     #[arg(long, value_enum, default_value_t = ProvenanceFormat::Text)]
     pub format: ProvenanceFormat,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Formats for `provenance`.
@@ -403,6 +421,12 @@ pub struct ReplacementsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `repair`.
@@ -508,6 +532,12 @@ pub struct ShowArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `stats`.
@@ -709,6 +739,12 @@ pub struct ExportArgs {
     /// when the store holds one; dsh-jsonl exports every session without it).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Export a corrupt or refused log up to its first defect (markdown, html), the defect
+    /// named at the top; the exit code stays 1. A store's damaged session becomes a session
+    /// DSH loads with `dsh-session recover`.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// `export` formats.

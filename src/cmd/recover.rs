@@ -114,6 +114,7 @@ struct LostJson<'a> {
     bytes: Option<u64>,
     rule: Option<&'static str>,
     torn_tail: bool,
+    copy_of: Option<u64>,
     why: &'a str,
     sessions: &'a [String],
 }
@@ -212,6 +213,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
                 bytes: u.bytes.map(|b| b.1),
                 rule: u.rule.map(|r| r.id()),
                 torn_tail: u.torn_tail,
+                copy_of: u.copy_of,
                 why: &u.why,
                 sessions: &u.sessions,
             })
@@ -264,7 +266,7 @@ pub fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         RepairFormat::Text => write_text(out, &recovery, &o, &args.out)?,
     }
-    let lost = recovery.unrecoverable.iter().any(|u| !u.torn_tail) || !recovery.failed.is_empty();
+    let lost = recovery.loses_events();
     Ok(match status {
         "valid" => ExitCode::SUCCESS,
         "recovered" | "would recover" if !lost => ExitCode::SUCCESS,

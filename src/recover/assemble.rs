@@ -236,8 +236,8 @@ pub fn assemble(
                 )
             } else {
                 format!(
-                    "the log goes on at seq {} where seq {e} was expected: events are missing",
-                    r.seq
+                    "at line {}, the log goes on at seq {} where seq {e} was expected: events are missing",
+                    r.line, r.seq
                 )
             };
             defect = Some((None, why));
@@ -277,7 +277,7 @@ pub fn assemble(
             c.lost.push(Lost {
                 items: Vec::new(),
                 rule,
-                cause: format!("line {}: {why}", r.line),
+                cause: why,
                 expect: ends + 1,
                 resumed: false,
             });

@@ -15,7 +15,7 @@ use crate::recover::edit::{Edit, apply, splice, value_at};
 use crate::recover::shapes::{Decision, decide, dropped_by, header_change};
 use crate::recover::stored::Stored;
 use crate::replay::Keep;
-use crate::rules::{Finding, Rule};
+use crate::rules::Finding;
 use crate::scan::{Report, ScanError, ScanOptions, scan_text_with};
 use crate::view::View;
 use crate::view::stats::Stats;
@@ -353,6 +353,11 @@ fn finish(
     provider: Option<Provider>,
     note: &dyn Fn(&Candidate, &Policy) -> Option<String>,
 ) -> Result<Result<Recovered, String>, ScanError> {
+    if candidate.kept.is_empty() {
+        return Ok(Err(
+            "no record comes before its first defect: there is nothing to put in a session".into(),
+        ));
+    }
     let path = target.path;
     let base = candidate.text.clone();
     let closed = options(DshLine::Current, true, Vec::new());
@@ -437,9 +442,4 @@ fn finish(
         note,
         events,
     }))
-}
-
-/// The rule a cut record broke, for the report.
-pub fn cut_rule(policy: &Policy, item: usize) -> Option<Rule> {
-    policy.cut.get(&item).map(|(r, _)| *r)
 }

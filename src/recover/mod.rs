@@ -147,6 +147,8 @@ pub struct Unrecoverable {
     pub why: String,
     /// A torn tail: bytes DSH drops on load too.
     pub torn_tail: bool,
+    /// A copy of this line (which the sessions hold): nothing is lost.
+    pub copy_of: Option<u64>,
     /// The sessions that lack them (all, for a defect of the file).
     pub sessions: Vec<String>,
 }
@@ -182,6 +184,13 @@ impl Recovery {
     /// True when the log needs no recovery.
     pub fn valid(&self) -> bool {
         self.finding.is_none()
+    }
+
+    /// True when stored events are lost: a defect other than a torn tail (which DSH drops
+    /// on load too) or a copy of a record the sessions hold, or a branch with no session.
+    pub fn loses_events(&self) -> bool {
+        !self.failed.is_empty()
+            || (self.unrecoverable.iter()).any(|u| !u.torn_tail && u.copy_of.is_none())
     }
 
     /// The branch with the most turns, when the log has several branches and one has more
@@ -557,12 +566,26 @@ fn describe(
                 rule: Some(h.rule),
                 why: h.why.clone(),
                 torn_tail,
+                copy_of: None,
                 sessions: all.clone(),
             });
         }
     }
     for stray in &split.strays {
-        if let Some(r) = stored.record(stray.item) {
+        let Some(r) = stored.record(stray.item) else {
+            continue;
+        };
+        if stray.copy_of.is_some() {
+            recovery.unrecoverable.push(Unrecoverable {
+                lines: Some((r.line, r.line)),
+                bytes: None,
+                rule: Some(Rule::J4),
+                why: stray.why.clone(),
+                torn_tail: false,
+                copy_of: stray.copy_of,
+                sessions: all.clone(),
+            });
+        } else {
             merge_lost(&mut recovery.unrecoverable, r.line, None, &stray.why, &all);
         }
     }
@@ -598,6 +621,7 @@ fn describe(
                     rule: lost.rule,
                     why: lost.why(),
                     torn_tail: false,
+                    copy_of: None,
                     sessions: vec![id.clone()],
                 });
             }
@@ -699,6 +723,7 @@ fn merge_lost(
         rule,
         why: why.to_owned(),
         torn_tail: false,
+        copy_of: None,
         sessions: sessions.to_vec(),
     });
 }

@@ -31,6 +31,8 @@ pub struct Stray {
     pub item: usize,
     /// Why.
     pub why: String,
+    /// When it is a byte-for-byte copy of a record a branch holds: that record's line.
+    pub copy_of: Option<u64>,
 }
 
 /// The branches of a log and the records none of them takes.
@@ -60,6 +62,7 @@ pub fn split(stored: &Stored) -> Split {
             split.strays.push(Stray {
                 item: i,
                 why: why.clone(),
+                copy_of: None,
             });
             continue;
         }
@@ -85,6 +88,7 @@ pub fn split(stored: &Stored) -> Split {
                 split.strays.push(Stray {
                     item: i,
                     why: why.clone(),
+                    copy_of: None,
                 });
                 ambiguous = Some(why);
             }
@@ -113,13 +117,30 @@ fn place_elsewhere(stored: &Stored, split: &mut Split, i: usize, r: &Record) -> 
             split.strays.push(Stray {
                 item: i,
                 why: format!(
-                    "line {} skips to seq {r_seq}, which continues none of the {} writers",
-                    r.line,
+                    "it skips to seq {r_seq}, which continues none of the {} writers",
                     split.branches.len(),
                     r_seq = r.seq
                 ),
+                copy_of: None,
             });
         }
+        return None;
+    }
+    // A record written twice (a retried write): the first copy is kept.
+    if let Some(copy) = first
+        .records
+        .iter()
+        .filter_map(|&k| stored.record(k))
+        .find(|p| p.seq == r.seq && p.count == r.count && p.bytes() == r.bytes())
+    {
+        split.strays.push(Stray {
+            item: i,
+            why: format!(
+                "a copy of line {} (seq {}), which the sessions hold: nothing is lost",
+                copy.line, r.seq
+            ),
+            copy_of: Some(copy.line),
+        });
         return None;
     }
     // Back to a seq the first writer already wrote: a second writer, if it starts where a
@@ -150,9 +171,10 @@ fn place_elsewhere(stored: &Stored, split: &mut Split, i: usize, r: &Record) -> 
         split.strays.push(Stray {
             item: i,
             why: format!(
-                "line {} goes back to seq {}, which the log already holds; {why}, so it is not a second writer's",
-                r.line, r.seq
+                "it goes back to seq {}, which the log already holds; {why}, so it is not a second writer's",
+                r.seq
             ),
+            copy_of: None,
         });
         return None;
     }
