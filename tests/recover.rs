@@ -79,6 +79,37 @@ fn session_path(report: &Value, k: usize) -> PathBuf {
     PathBuf::from(report["sessions"][k]["path"].as_str().expect("a path"))
 }
 
+/// [`recover_json`] with what every recovery owes: the input is untouched (bytes and
+/// mtime), and a second recovery to the same root refuses to write over the sessions the
+/// first wrote (exit 1, `not written`), which stay as they were.
+fn recover_checked(file: &Path, root: &Path) -> (i32, Value) {
+    let before = snapshot(file);
+    let (code, report) = recover_json(file, root, &[]);
+    assert_eq!(snapshot(file), before, "the input is untouched");
+    if report["status"] != "recovered" {
+        return (code, report);
+    }
+    let count = report["sessions"].as_array().map_or(0, Vec::len);
+    let written: Vec<_> = (0..count)
+        .map(|k| snapshot(&session_path(&report, k)))
+        .collect();
+    let (again_code, again) = recover_json(file, root, &[]);
+    assert_eq!(
+        (again_code, again["status"].as_str()),
+        (1, Some("not written")),
+        "{again:#}"
+    );
+    for k in 0..count {
+        assert_eq!(again["sessions"][k]["exists"], true, "{again:#}");
+    }
+    let after: Vec<_> = (0..count)
+        .map(|k| snapshot(&session_path(&report, k)))
+        .collect();
+    assert_eq!(written, after, "the first recovery's sessions are kept");
+    assert_eq!(snapshot(file), before, "the input is untouched");
+    (code, report)
+}
+
 /// Line `n` (1-based) of `lines`.
 fn line(lines: &[String], n: usize) -> &str {
     &lines[n - 1]
@@ -87,9 +118,8 @@ fn line(lines: &[String], n: usize) -> &str {
 #[test]
 fn two_writers_after_a_turn_end_become_one_session_each() {
     let log = recover_fixture("seq-restart-at-line-22.jsonl");
-    let before = snapshot(&log);
     let root = tempfile::tempdir().expect("temp dir");
-    let (code, report) = recover_json(&log, root.path(), &[]);
+    let (code, report) = recover_checked(&log, root.path());
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["status"], "recovered");
     assert_eq!(report["defect"]["rule"], "J5");
@@ -159,27 +189,13 @@ fn two_writers_after_a_turn_end_become_one_session_each() {
             "{text}"
         );
     }
-    assert_eq!(snapshot(&log), before, "the original is untouched");
-
-    // A second recovery to the same root writes nothing over the first.
-    let written: Vec<_> = (0..2)
-        .map(|k| snapshot(&session_path(&report, k)))
-        .collect();
-    let (code, again) = recover_json(&log, root.path(), &[]);
-    assert_eq!(code, 1);
-    assert_eq!(again["status"], "not written");
-    assert_eq!(again["sessions"][0]["exists"], true);
-    let after: Vec<_> = (0..2)
-        .map(|k| snapshot(&session_path(&report, k)))
-        .collect();
-    assert_eq!(written, after);
 }
 
 #[test]
 fn two_writers_whose_end_seeds_overlap_are_told_apart_by_their_batches() {
     let log = recover_fixture("end-seed-overlap-two-writers.jsonl");
     let root = tempfile::tempdir().expect("temp dir");
-    let (code, report) = recover_json(&log, root.path(), &[]);
+    let (code, report) = recover_checked(&log, root.path());
     assert_eq!(code, 0, "{report:#}");
     let lines: Vec<Value> = report["sessions"]
         .as_array()
@@ -234,7 +250,7 @@ fn the_text_report_says_which_branch_has_more_turns_and_when_each_ended() {
 fn event_types_no_dsh_loads_are_left_out_and_kept_verbatim_in_the_report() {
     let log = recover_fixture("plugin-types-no-dsh-loads.jsonl");
     let root = tempfile::tempdir().expect("temp dir");
-    let (code, report) = recover_json(&log, root.path(), &[]);
+    let (code, report) = recover_checked(&log, root.path());
     assert_eq!(code, 0, "{report:#}");
     let original = lines_of(&log);
     let dropped: Vec<(u64, String, String)> = report["dropped"]
@@ -293,7 +309,7 @@ fn event_types_no_dsh_loads_are_left_out_and_kept_verbatim_in_the_report() {
 fn a_lost_event_inside_a_turn_closes_it_and_later_turns_are_renumbered() {
     let log = recover_fixture("garbage-line-inside-turn-2.jsonl");
     let root = tempfile::tempdir().expect("temp dir");
-    let (code, report) = recover_json(&log, root.path(), &[]);
+    let (code, report) = recover_checked(&log, root.path());
     assert_eq!(code, 1, "lines are lost: {report:#}");
     assert_eq!(report["status"], "recovered");
     let session = &report["sessions"][0];
@@ -358,7 +374,7 @@ fn a_damaged_zstd_frame_in_the_middle_loses_only_its_turn() {
     std::fs::write(&log, &bytes).unwrap();
     let before = snapshot(&log);
     let root = dir.path().join("root");
-    let (code, report) = recover_json(&log, &root, &[]);
+    let (code, report) = recover_checked(&log, &root);
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["defect"]["rule"], "Z5");
     let session = &report["sessions"][0];
@@ -394,7 +410,7 @@ fn a_sqlite_row_that_does_not_decode_becomes_a_plain_jsonl_session() {
     drop(conn);
     let before = snapshot(&db);
     let root = dir.path().join("root");
-    let (code, report) = recover_json(&db, &root, &[]);
+    let (code, report) = recover_checked(&db, &root);
     assert_eq!(code, 1, "{report:#}");
     assert_eq!(report["defect"]["rule"], "Q7");
     assert_eq!(report["store_session"], "s-1");
@@ -426,7 +442,7 @@ fn every_migration_refusal_class_recovers_to_a_valid_session() {
     for name in names {
         let log = dir.join(&name);
         let root = tempfile::tempdir().expect("temp dir");
-        let (code, report) = recover_json(&log, root.path(), &[]);
+        let (code, report) = recover_checked(&log, root.path());
         if name.starts_with("valid-") || name.starts_with("F10-") {
             assert_eq!(
                 (code, report["status"].as_str()),
@@ -736,4 +752,40 @@ fn standard_input_cannot_be_recovered() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("standard input cannot be recovered"));
+}
+
+#[test]
+fn a_record_written_twice_is_a_copy_and_nothing_is_lost() {
+    // Line 13 repeats line 12 byte for byte (a retried write): J5, but no event is lost.
+    let log = recover_fixture("line-12-written-twice.jsonl");
+    let root = tempfile::tempdir().expect("temp dir");
+    let (code, report) = recover_checked(&log, root.path());
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["defect"]["rule"], "J5");
+    assert_eq!(report["defect"]["line"], 13);
+    let left_out = &report["unrecoverable"];
+    assert_eq!(left_out.as_array().map(Vec::len), Some(1), "{left_out:#}");
+    assert_eq!(
+        (
+            &left_out[0]["from_line"],
+            &left_out[0]["to_line"],
+            &left_out[0]["copy_of"]
+        ),
+        (
+            &serde_json::json!(13),
+            &serde_json::json!(13),
+            &serde_json::json!(12)
+        )
+    );
+    assert_eq!(
+        report["sessions"][0]["lines"],
+        serde_json::json!([[2, 12], [14, 32]])
+    );
+    assert_valid_root(root.path(), 1);
+    let mut original = lines_of(&log);
+    original.remove(12);
+    let recovered = lines_of(&session_path(&report, 0));
+    // Every stored record but the copy, as stored; then the note.
+    assert_eq!(recovered[1..31], original[1..31]);
+    assert_eq!(recovered.len(), 32);
 }

@@ -472,7 +472,7 @@ fn write_text(
         }
     }
     if !r.unrecoverable.is_empty() {
-        writeln!(out, "{name}: not recovered:")?;
+        writeln!(out, "{name}: left out of the new sessions:")?;
         for u in &r.unrecoverable {
             let at = match (u.lines, u.bytes) {
                 (Some((a, b)), _) if a == b => format!("line {a}"),
