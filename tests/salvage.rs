@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::{dsh, fixture};
@@ -23,13 +23,13 @@ fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("utf-8")
 }
 
-fn path(p: &PathBuf) -> &str {
+fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
 /// The messages the stored lines `from..=to` (1-based) hold, as `messages` prints them:
 /// a `user/message`'s data, an `assistant/message`'s or `tool/result`'s `data.message`.
-fn stored_messages(log: &PathBuf, from: usize, to: usize) -> Vec<Value> {
+fn stored_messages(log: &Path, from: usize, to: usize) -> Vec<Value> {
     let text = std::fs::read_to_string(log).expect("readable");
     text.lines()
         .skip(from - 1)

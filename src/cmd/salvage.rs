@@ -84,8 +84,10 @@ pub fn scan_salvaging(
     let report =
         scan::scan_path_with(path, &options, views).with_context(|| shown.display().to_string())?;
     let salvaged = match (report.status, &report.finding) {
+        // An edge's refusal is read as DSH 0.1.1 loads it, whole; a broken header leaves
+        // nothing to read.
         (Status::Corrupt | Status::Refused, Some(f))
-            if !f.rule.is_edge() && !(f.line == Some(1) && f.seq.is_none()) =>
+            if !(f.rule.is_edge() || (f.line == Some(1) && f.seq.is_none())) =>
         {
             Some(Salvaged {
                 status: report.status,

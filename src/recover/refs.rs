@@ -99,14 +99,12 @@ pub fn refs_of(text: &str, ty: &str, packed: bool) -> Refs {
     let field = |k: &str| data.and_then(|d| d.get(k));
     match ty {
         "command/done" => one(&mut refs, field("sourceEventSeq")),
-        t if t.ends_with("/prune") || t.ends_with("/summary") => {
-            if t.starts_with("compact") {
-                if let Some(range) = field("shadowedRange") {
-                    one(&mut refs, range.get("start"));
-                    one(&mut refs, range.get("end"));
-                }
-                list(&mut refs, field("shadowedSeqs"));
+        t if (t.ends_with("/prune") || t.ends_with("/summary")) && t.starts_with("compact") => {
+            if let Some(range) = field("shadowedRange") {
+                one(&mut refs, range.get("start"));
+                one(&mut refs, range.get("end"));
             }
+            list(&mut refs, field("shadowedSeqs"));
         }
         "session/title" | "session/title-llm-request" => list(&mut refs, field("messageSeqs")),
         "developer/message" => one(&mut refs, field("headerSeq")),

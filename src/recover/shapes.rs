@@ -163,8 +163,8 @@ pub fn dropped_by(r: &Record, ty: &str, required_only: bool) -> bool {
     r.ty == ty
         && !r.packed
         && (!required_only
-            || !Json::parse(&r.text)
+            || Json::parse(&r.text)
                 .ok()
                 .and_then(|j| j.get("ignorable"))
-                .is_some_and(|v| v.as_bool() == Some(true)))
+                .is_none_or(|v| v.as_bool() != Some(true)))
 }
