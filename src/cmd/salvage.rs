@@ -123,9 +123,9 @@ pub fn head(out: &mut dyn Write, shape: Shape, salvaged: Option<&Salvaged>) -> s
         (Shape::Dot, Some(s)) => writeln!(out, "// {}", s.text()),
         (Shape::Jsonl, Some(s)) => {
             out.flush()?;
-            let line = json!({ "salvaged": s.json() });
-            let mut err = std::io::stderr().lock();
-            writeln!(err, "{line}")
+            // Standard error that cannot be written loses the line, not the read.
+            stderr!("{}", json!({ "salvaged": s.json() }));
+            Ok(())
         }
         (Shape::JsonArray(name), s) => {
             let salvaged = s.map_or(Value::Null, Salvaged::json);
