@@ -37,6 +37,9 @@ _dsh__session() {
             dsh__session,provenance)
                 cmd="dsh__session__subcmd__provenance"
                 ;;
+            dsh__session,recover)
+                cmd="dsh__session__subcmd__recover"
+                ;;
             dsh__session,repair)
                 cmd="dsh__session__subcmd__repair"
                 ;;
@@ -85,6 +88,9 @@ _dsh__session() {
             dsh__session__subcmd__help,provenance)
                 cmd="dsh__session__subcmd__help__subcmd__provenance"
                 ;;
+            dsh__session__subcmd__help,recover)
+                cmd="dsh__session__subcmd__help__subcmd__recover"
+                ;;
             dsh__session__subcmd__help,repair)
                 cmd="dsh__session__subcmd__help__subcmd__repair"
                 ;;
@@ -119,7 +125,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair recover provenance replacements show stats version sessions export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,7 +169,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --dsh --help"
+            opts="-o -v -h --format --output --out --no-redact --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -247,7 +253,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help"
+            opts="validate surface messages repair recover provenance replacements show stats version sessions export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,6 +351,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__provenance)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__recover)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -511,7 +531,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --color --verbose --dsh --help"
+            opts="-v -h --at --format --provider --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,7 +569,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__provenance)
-            opts="-v -h --session --depth --format --color --verbose --dsh --help"
+            opts="-v -h --session --depth --format --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -565,6 +585,48 @@ _dsh__session() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json dot" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__recover)
+            opts="-v -h --out --session --dry-run --as --provider --format --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "plain zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -617,7 +679,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__replacements)
-            opts="-v -h --session --format --color --verbose --dsh --help"
+            opts="-v -h --session --format --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -699,7 +761,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --color --verbose --dsh --help"
+            opts="-v -h --format --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,7 +837,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__surface)
-            opts="-v -h --at --all --format --session --color --verbose --dsh --help"
+            opts="-v -h --at --all --format --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

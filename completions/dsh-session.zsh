@@ -70,6 +70,7 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--all[Also list the entries replaces shadowed, each marked with the seq that shadowed it\: the whole history of the surface, in seq order]' \
+'--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -90,6 +91,7 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'(--provider)--salvage[Read a corrupt or refused log up to its first defect and print the messages it held there, the defect named in a \`salvaged\` field (json; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -118,6 +120,29 @@ never\:"Never colour"))' \
 ':file -- The session log (a file; standard input cannot be repaired):_files' \
 && ret=0
 ;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+'--out=[The DSH root to write the new sessions under (ROOT/--<project>--/<session id>/session\[.vN\].jsonl\[.zstd\]); it may be the root the log is in]:ROOT:_files' \
+'--session=[The session to recover from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'--as=[The encoding to write\: plain (session.jsonl) or zstd (session.jsonl.zstd). Default\: the log'\''s; plain for a SQLite store. A DSH root holds one encoding]:ENCODING:((plain\:"Plain JSONL (\`session.jsonl\`)"
+zstd\:"zstd JSONL (\`session.jsonl.zstd\`)"))' \
+'--provider=[Also heal each session for this provider, as \`repair --provider NAME\` does\: append the fewest surface replacements that make its history pass the provider'\''s P-rules]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
+deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
+'--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
+json\:"One JSON object"))' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dry-run[Print what would be written (sessions, closers, changes, records left out, what cannot be recovered); write nothing]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The log DSH refuses\: a file, a session directory, or a SQLite store (standard input cannot be recovered):_files' \
+&& ret=0
+;;
 (provenance)
 _arguments "${_arguments_options[@]}" : \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
@@ -129,6 +154,7 @@ dot\:"A Graphviz digraph of the neighbourhood"))' \
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -147,6 +173,7 @@ jsonl\:"One JSON object per line"))' \
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -164,6 +191,7 @@ jsonl\:"One JSON object per line"))' \
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -243,6 +271,7 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--no-redact[Keep secrets and home directories as recorded (redaction is on by default)]' \
+'--salvage[Export a corrupt or refused log up to its first defect (markdown, html), the defect named at the top; the exit code stays 1. A store'\''s damaged session becomes a session DSH loads with \`dsh-session recover\`]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -344,6 +373,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(recover)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (provenance)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -408,6 +441,7 @@ _dsh-session_commands() {
 'surface:Print the surface\: the ordered events whose messages the model sees' \
 'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
 'repair:Repair a log after a crash exactly as DSH does on its next load' \
+'recover:Make new sessions DSH loads from a log it refuses, losing nothing it can keep' \
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
@@ -445,6 +479,7 @@ _dsh-session__subcmd__help_commands() {
 'surface:Print the surface\: the ordered events whose messages the model sees' \
 'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
 'repair:Repair a log after a crash exactly as DSH does on its next load' \
+'recover:Make new sessions DSH loads from a log it refuses, losing nothing it can keep' \
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
@@ -494,6 +529,11 @@ _dsh-session__subcmd__help__subcmd__messages_commands() {
 _dsh-session__subcmd__help__subcmd__provenance_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help provenance commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__recover_commands] )) ||
+_dsh-session__subcmd__help__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help recover commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__repair_commands] )) ||
 _dsh-session__subcmd__help__subcmd__repair_commands() {
@@ -554,6 +594,11 @@ _dsh-session__subcmd__messages_commands() {
 _dsh-session__subcmd__provenance_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session provenance commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__recover_commands] )) ||
+_dsh-session__subcmd__recover_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session recover commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__repair_commands] )) ||
 _dsh-session__subcmd__repair_commands() {

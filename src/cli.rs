@@ -116,6 +116,22 @@ pub enum Command {
     )]
     Repair(RepairArgs),
 
+    /// Make new sessions DSH loads from a log it refuses, losing nothing it can keep.
+    ///
+    /// Writes one or more new sessions under --out ROOT (in DSH's layout, with new ids
+    /// derived from the old one: <id>-recovered, or <id>-branch-N when two processes wrote
+    /// the log) and never changes the log. The records before the first defect are kept
+    /// byte for byte; after it, whole turns whose seqs can be renumbered without changing
+    /// any message; a log two writers forked becomes one session per branch. Event types no
+    /// DSH loads are left out (and listed verbatim); a shape DSH 0.1.5+ refuses to migrate
+    /// gets the one change its frozen rules admit, or is cut out, saying why. Each session
+    /// is finished as `repair` finishes a log and checked in memory as DSH 0.1.5+ and DSH
+    /// 0.1.1 load it before it is written; an existing file is never written over.
+    #[command(
+        after_help = "Examples:\n  dsh-session recover --dry-run session.jsonl --out ~/.dsh/sessions\n  dsh-session recover session.jsonl.zstd --out ~/.dsh/sessions\n  dsh-session recover --session 5c40 sessions.db --out ~/.dsh/sessions --format json\n\nExit codes:\n  0  recovered (or would be, with --dry-run) with nothing lost, or the log is valid and needs no recovery\n  1  records could not be recovered (listed; the sessions are written), nothing is recoverable, or a session to write exists already (nothing written)\n  2  usage error, or a file could not be read or written"
+    )]
+    Recover(RecoverArgs),
+
     /// Show where an event came from, what cites it, and what shadowed it.
     ///
     /// The ancestors are the transitive closure of `sourceEventSeqs`; the descendants are
@@ -215,6 +231,7 @@ impl Command {
             Command::Messages(a) => Some(&mut a.file),
             Command::Show(a) => Some(&mut a.file),
             Command::Repair(a) => Some(&mut a.file),
+            Command::Recover(a) => Some(&mut a.file),
             Command::Provenance(a) => Some(&mut a.file),
             Command::Replacements(a) => Some(&mut a.file),
             Command::Version(a) => Some(&mut a.file),
@@ -305,6 +322,12 @@ pub struct SurfaceArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `messages`.
@@ -333,6 +356,12 @@ pub struct MessagesArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print the messages it held
+    /// there, the defect named in a `salvaged` field (json; jsonl: on standard error). The
+    /// exit code stays 1.
+    #[arg(long, conflicts_with = "provider")]
+    pub salvage: bool,
 }
 
 /// Arguments of `provenance`.
@@ -358,6 +387,12 @@ pub struct ProvenanceArgs {
     /// Output format: tree (indented text), json, or dot (Graphviz, for `dot -Tsvg`).
     #[arg(long, value_enum, default_value_t = ProvenanceFormat::Text)]
     pub format: ProvenanceFormat,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Formats for `provenance`.
@@ -387,6 +422,12 @@ pub struct ReplacementsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `repair`.
@@ -419,6 +460,55 @@ pub struct RepairArgs {
     pub format: RepairFormat,
 }
 
+/// Arguments of `recover`.
+#[derive(Debug, Args)]
+pub struct RecoverArgs {
+    /// The log DSH refuses: a file, a session directory, or a SQLite store (standard input
+    /// cannot be recovered).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// The DSH root to write the new sessions under
+    /// (ROOT/--<project>--/<session id>/session[.vN].jsonl[.zstd]); it may be the root the
+    /// log is in.
+    #[arg(long, value_name = "ROOT")]
+    pub out: PathBuf,
+
+    /// The session to recover from a SQLite store: its id or a unique prefix of it
+    /// (optional when the store holds one).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Print what would be written (sessions, closers, changes, records left out, what
+    /// cannot be recovered); write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// The encoding to write: plain (session.jsonl) or zstd (session.jsonl.zstd). Default:
+    /// the log's; plain for a SQLite store. A DSH root holds one encoding.
+    #[arg(long = "as", value_enum, value_name = "ENCODING")]
+    pub encoding: Option<RecoverEncoding>,
+
+    /// Also heal each session for this provider, as `repair --provider NAME` does: append
+    /// the fewest surface replacements that make its history pass the provider's P-rules.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub provider: Option<ProviderName>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RepairFormat::Text)]
+    pub format: RepairFormat,
+}
+
+/// Encodings `recover` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecoverEncoding {
+    /// Plain JSONL (`session.jsonl`).
+    #[value(alias = "jsonl")]
+    Plain,
+    /// zstd JSONL (`session.jsonl.zstd`).
+    Zstd,
+}
+
 /// Formats for `repair`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RepairFormat {
@@ -443,6 +533,12 @@ pub struct ShowArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Read a corrupt or refused log up to its first defect and print what it held there,
+    /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
+    /// The exit code stays 1.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// Arguments of `stats`.
@@ -644,6 +740,12 @@ pub struct ExportArgs {
     /// when the store holds one; dsh-jsonl exports every session without it).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Export a corrupt or refused log up to its first defect (markdown, html), the defect
+    /// named at the top; the exit code stays 1. A store's damaged session becomes a session
+    /// DSH loads with `dsh-session recover`.
+    #[arg(long)]
+    pub salvage: bool,
 }
 
 /// `export` formats.

@@ -3,8 +3,9 @@
 //! event in DSH's stage order, [`replay`] folds the surface and tells each change, and the
 //! [`view`]s a command composes consume events and changes; [`scan`] drives that pass.
 //! [`repair`] plans a repair from such passes (what to cut and append, the heals
-//! [`heal`] builds, why findings stay) and writes nothing; [`mod@write`], the only module that
-//! writes, applies the plan, one backend per file.
+//! [`heal`] builds, why findings stay) and writes nothing; so does [`recover`], which plans
+//! new sessions from a log DSH refuses; [`mod@write`], the only module that writes, applies
+//! the plans, one backend per file.
 pub mod check;
 pub mod derive;
 pub mod edge;
@@ -18,6 +19,7 @@ pub mod load;
 pub mod prices;
 pub mod provenance;
 pub mod provider;
+pub mod recover;
 pub mod repair;
 pub mod replay;
 pub mod rules;

@@ -387,6 +387,7 @@ fn man_page_and_rules() {
         "surface",
         "messages",
         "repair",
+        "recover",
         "provenance",
         "replacements",
         "show",

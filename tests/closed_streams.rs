@@ -72,6 +72,11 @@ fn inputs() -> Vec<PathBuf> {
 /// read none once (for the first input only).
 fn commands(path: &Path, first: bool) -> Vec<Vec<String>> {
     let p = path.display().to_string();
+    // `recover --dry-run` plans under a root it never creates.
+    let root = std::env::temp_dir()
+        .join("dsh-session-closed-streams-never-written")
+        .display()
+        .to_string();
     let mut list: Vec<Vec<&str>> = vec![
         vec!["validate", &p],
         vec!["validate", "--format", "json", "--provider", "deepseek", &p],
@@ -89,6 +94,9 @@ fn commands(path: &Path, first: bool) -> Vec<Vec<String>> {
         vec!["stats", "--by", "session", &p],
         vec!["repair", "--dry-run", &p],
         vec!["repair", "--dry-run", "--provider", "deepseek", &p],
+        vec!["recover", "--dry-run", "--out", &root, &p],
+        vec!["messages", "--salvage", "--format", "jsonl", &p],
+        vec!["show", "--salvage", &p],
     ];
     if first {
         list.extend([

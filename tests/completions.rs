@@ -202,6 +202,7 @@ fn elvish_completes_option_values() {
                 "--session",
                 "--color",
                 "--dsh",
+                "--salvage",
                 "-v",
                 "--verbose",
                 "-h",

@@ -65,6 +65,11 @@ impl Stages {
         self.found[..stage].iter().any(Option::is_some)
     }
 
+    /// True when any stage failed so far.
+    pub fn any_failed(&self) -> bool {
+        self.found.iter().any(Option::is_some)
+    }
+
     /// The verdict's finding: the first finding of the earliest stage that failed.
     pub fn first(&mut self) -> Option<Finding> {
         self.found.iter_mut().find_map(Option::take)

@@ -28,6 +28,11 @@ use crate::cmd::Rejected;
 /// Runs `export`.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.format == ExportFormat::DshJsonl {
+        if args.salvage {
+            bail!(
+                "--salvage reads a transcript (markdown, html); `dsh-session recover` makes a session DSH loads from a damaged one"
+            );
+        }
         return run_jsonl(args, out);
     }
     if args.out.is_some() {
@@ -51,6 +56,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
+            salvage: args.salvage,
             ..ScanOptions::default()
         },
         &mut [

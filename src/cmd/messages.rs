@@ -10,7 +10,8 @@ use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
 
 use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
-use crate::cmd::{Rejected, readable, scan_readable, scan_readable_as, spool_stdin};
+use crate::cmd::salvage::{self, Shape};
+use crate::cmd::{Rejected, readable, scan_readable_as, spool_stdin};
 
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -25,11 +26,20 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     };
     let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), Keep::MESSAGES);
     let mut keep = Keep::MESSAGES;
-    let report = match args.at {
-        Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
-        None => scan_readable(&args.file, &options, &mut [&mut keep])?,
+    let mut views: [&mut dyn dsh_session::view::View; 1] = match args.at {
+        Some(_) => [&mut snapshot],
+        None => [&mut keep],
     };
+    let (report, salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, &mut views, args.salvage)?;
     let name = args.file.display();
+    let shape = match args.format {
+        MessageFormat::Json => Shape::JsonArray("messages"),
+        MessageFormat::Jsonl => Shape::Jsonl,
+    };
+    if args.salvage {
+        salvage::head(out, shape, salvaged.as_ref())?;
+    }
     match args.at {
         None => write_messages(out, args.format, kept_messages(&report.replay, &name))?,
         Some(at) => match snapshot.entries {
@@ -41,7 +51,10 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
             None => bail!("{name}: --at {at} is beyond the log"),
         },
     }
-    Ok(ExitCode::SUCCESS)
+    if args.salvage {
+        salvage::tail(out, shape)?;
+    }
+    Ok(salvage::exit_code(salvaged.as_ref()))
 }
 
 /// The derived messages of the final surface, read back one at a time.

@@ -6,9 +6,11 @@ pub mod follow;
 pub mod man;
 pub mod messages;
 pub mod provenance;
+pub mod recover;
 pub mod repair;
 pub mod replacements;
 pub mod rules;
+pub mod salvage;
 pub mod sessions;
 pub mod show;
 pub mod stats;
@@ -68,17 +70,8 @@ pub struct Rejected(pub String);
 
 /// Scans a log for a command that needs a readable log: a corrupt or refused log is a
 /// [`Rejected`] error naming the rule; a torn tail is reported on standard error and
-/// left out of the replay, as DSH does.
-pub fn scan_readable(
-    path: &Path,
-    options: &ScanOptions,
-    views: &mut [&mut dyn View],
-) -> Result<Report> {
-    scan_readable_as(path, path, options, views)
-}
-
-/// [`scan_readable`] of the log at `path`, named `shown` in messages (standard input
-/// spooled to a temporary file is still `-` to the user).
+/// left out of the replay, as DSH does. The log at `path` is named `shown` in messages
+/// (standard input spooled to a temporary file is still `-` to the user).
 pub fn scan_readable_as(
     path: &Path,
     shown: &Path,

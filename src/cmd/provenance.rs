@@ -16,7 +16,8 @@ use dsh_session::view::replacements::Replacements;
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};
-use crate::cmd::{scan_readable_as, spool_stdin};
+use crate::cmd::salvage::{self, Shape};
+use crate::cmd::spool_stdin;
 
 /// Runs `provenance`: one pass builds the index, a second collects what the trees show.
 pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -29,11 +30,12 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // Two passes read the log: standard input is kept in a temporary file for the second.
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let report = scan_readable_as(
+    let (report, salvaged) = salvage::scan_salvaging(
         path,
         &args.file,
         &options,
         &mut [&mut index, &mut replacements],
+        args.salvage,
     )?;
     let events = report.events;
     if args.seq >= events {
@@ -69,6 +71,15 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .get(&args.seq)
         .and_then(|n| n.message_id.as_deref())
         .and_then(|id| Some((id, heal::heal_rules(id)?)));
+    if args.salvage {
+        let shape = match args.format {
+            ProvenanceFormat::Dot => Shape::Dot,
+            _ => Shape::Text,
+        };
+        if args.format != ProvenanceFormat::Json {
+            salvage::head(out, shape, salvaged.as_ref())?;
+        }
+    }
     match args.format {
         ProvenanceFormat::Text => {
             writeln!(out, "event:  {}", describe(args.seq, &nodes))?;
@@ -94,7 +105,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             write_trees(out, &up, &down, &nodes)?;
         }
         ProvenanceFormat::Json => {
-            let value = json!({
+            let mut value = json!({
                 "schema_version": 1,
                 "seq": args.seq,
                 "event": node_json(args.seq, &nodes),
@@ -114,12 +125,15 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 "ancestors": tree_json(&up, &nodes),
                 "descendants": tree_json(&down, &nodes),
             });
+            if args.salvage {
+                value["salvaged"] = salvaged.as_ref().map_or(Value::Null, |s| s.json());
+            }
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)?;
         }
         ProvenanceFormat::Dot => write_dot(out, args.seq, &index, &seqs, &nodes)?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(salvage::exit_code(salvaged.as_ref()))
 }
 
 fn status_text(status: &Status) -> String {

@@ -7,8 +7,8 @@ use anyhow::Result;
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::replacements::Replacements;
 
-use crate::cli::ReplacementsArgs;
-use crate::cmd::scan_readable;
+use crate::cli::{ReplacementsArgs, TableFormat};
+use crate::cmd::salvage::{self, Shape};
 use crate::render::{Layout, fit_terminal, write_rows, write_streamed};
 
 #[derive(Debug, serde::Serialize)]
@@ -32,7 +32,13 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ..ScanOptions::default()
     };
     let mut replacements = Replacements::default();
-    scan_readable(&args.file, &options, &mut [&mut replacements])?;
+    let (_, salvaged) = salvage::scan_salvaging(
+        &args.file,
+        &args.file,
+        &options,
+        &mut [&mut replacements],
+        args.salvage,
+    )?;
     let rows: Vec<Row<'_>> = (replacements.list.iter())
         .map(|r| Row {
             schema_version: 1,
@@ -46,6 +52,14 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             surface_len_after: r.len_after,
         })
         .collect();
+    let shape = match args.format {
+        TableFormat::Text => Shape::Text,
+        TableFormat::Json => Shape::JsonArray("replacements"),
+        TableFormat::Jsonl => Shape::Jsonl,
+    };
+    if args.salvage {
+        salvage::head(out, shape, salvaged.as_ref())?;
+    }
     // Rows are printed one at a time: a long chain of replacements can shadow many seqs.
     write_rows(out, args.format, &rows, |out| {
         let header = ["gen", "seq", "type", "range", "shadowed", "surface"];
@@ -68,5 +82,8 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         write_streamed(out, &header, layout, || rows.iter().map(cells))
             .map_err(std::io::Error::other)
     })?;
-    Ok(ExitCode::SUCCESS)
+    if args.salvage {
+        salvage::tail(out, shape)?;
+    }
+    Ok(salvage::exit_code(salvaged.as_ref()))
 }

@@ -13,7 +13,7 @@ use dsh_session::view::stats::{ModelUse, Stats, TurnRow, Usage};
 use serde::Serialize;
 
 use crate::cli::ShowArgs;
-use crate::cmd::scan_readable;
+use crate::cmd::salvage;
 use crate::render::{FindingJson, opt, place, write_aligned, write_one};
 use dsh_session::header::agent_preset_shown;
 use dsh_session::wording::utc;
@@ -209,7 +209,8 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
-    let report = scan_readable(
+    let (report, salvaged) = salvage::scan_salvaging(
+        &args.file,
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
@@ -217,10 +218,28 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
             ..ScanOptions::default()
         },
         &mut [&mut stats, &mut provider],
+        args.salvage,
     )?;
     let sum = summary(&report, &stats);
-    write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
-    Ok(ExitCode::SUCCESS)
+    if !args.salvage {
+        write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // With --salvage: the defect at the top, or in a `salvaged` member.
+    let mut value = serde_json::to_value(&sum)?;
+    if let Some(object) = value.as_object_mut() {
+        let defect = salvaged
+            .as_ref()
+            .map_or(serde_json::Value::Null, |s| s.json());
+        object.insert("salvaged".into(), defect);
+    }
+    write_one(out, args.format, &value, |out| {
+        if let Some(s) = &salvaged {
+            writeln!(out, "{}", s.text())?;
+        }
+        write_text(out, &report, &sum)
+    })?;
+    Ok(salvage::exit_code(salvaged.as_ref()))
 }
 
 fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io::Result<()> {

@@ -12,8 +12,8 @@ use dsh_session::view::replacements::Replacements;
 use dsh_session::view::surface_at::SurfaceAt;
 use serde::Serialize;
 
-use crate::cli::SurfaceArgs;
-use crate::cmd::scan_readable;
+use crate::cli::{SurfaceArgs, TableFormat};
+use crate::cmd::salvage::{self, Shape};
 use crate::render::{Layout, fit_terminal, write_row_stream, write_streamed};
 
 /// `surface --format json` layout: 2 renamed the count `shadowed` to `shadowed_count`
@@ -102,7 +102,8 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.all {
         views.push(&mut replacements);
     }
-    let report = scan_readable(&args.file, &options, &mut views)?;
+    let (report, salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, &mut views, args.salvage)?;
     let name = args.file.display().to_string();
     let replay = &report.replay;
     // A node leaves the surface once, so each shadowed seq has one replacement.
@@ -173,6 +174,14 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     };
     let rows = listing().map(|l| l.map(ListedRow));
+    let shape = match args.format {
+        TableFormat::Text => Shape::Text,
+        TableFormat::Json => Shape::JsonArray("surface"),
+        TableFormat::Jsonl => Shape::Jsonl,
+    };
+    if args.salvage {
+        salvage::head(out, shape, salvaged.as_ref())?;
+    }
     write_row_stream(out, args.format, rows, |out| {
         let first = if args.all { "status" } else { "pos" };
         let header = [first, "seq", "type", "op", "shadowed", "role", "preview"];
@@ -198,5 +207,8 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         };
         write_streamed(out, &header, layout, || listing().map(|l| l.map(cells)))
     })?;
-    Ok(ExitCode::SUCCESS)
+    if args.salvage {
+        salvage::tail(out, shape)?;
+    }
+    Ok(salvage::exit_code(salvaged.as_ref()))
 }

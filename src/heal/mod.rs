@@ -489,7 +489,7 @@ pub fn heal_rules(id: &str) -> Option<Vec<Rule>> {
 /// A `user/message`'s `data` (the message itself) in the key order the generation's DSH
 /// writes: `id, role, content, source` up to v2, the message constructor's
 /// `content, source, role, id` from v3.
-fn user_message(era: Era, id: &str, content: &str, source: &str) -> String {
+pub(crate) fn user_message(era: Era, id: &str, content: &str, source: &str) -> String {
     let mut id_json = String::new();
     write_js_string(&mut id_json, id);
     match era {

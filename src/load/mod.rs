@@ -187,6 +187,21 @@ impl Input {
         })
     }
 
+    /// A log held in memory: `text` is its decoded JSONL text (a zstd log's plaintext), read
+    /// as plain JSONL; `name` says where it would be stored, so the checks that read a path
+    /// (G2's generation, H6's place in a DSH root) judge it as if it were there. For a check
+    /// before anything is written (`recover` validates the sessions it plans this way).
+    pub fn from_text(name: &Path, text: Vec<u8>) -> Input {
+        Input {
+            path: name.to_path_buf(),
+            place: layout::LogPlace::of(name),
+            encoding: Encoding::Plain,
+            size: Some(text.len() as u64),
+            reader: InputReader::Plain(Box::new(io::Cursor::new(text))),
+            progress: None,
+        }
+    }
+
     /// The decoded lines of the log.
     ///
     /// # Errors

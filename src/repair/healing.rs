@@ -31,18 +31,68 @@ pub fn heal(
     provider: Provider,
     scan: &mut Scan<'_>,
 ) -> Result<Option<Report>, RepairError> {
+    let healed = heals_for(report, turns, options, keep, provider, scan)?;
+    repair.unhealed = healed.unhealed;
+    match healed.stays {
+        Some(stays) => repair.stays = stays,
+        None => {
+            let unhealed = &repair.unhealed;
+            repair.stays.retain(|s| {
+                !unhealed
+                    .iter()
+                    .any(|u| u.finding.seq == s.finding.seq && u.finding.rule == s.finding.rule)
+            });
+        }
+    }
+    repair.plan.heals = healed.heals.iter().map(|h| h.record.clone()).collect();
+    repair.heals = healed.heals;
+    Ok(healed.report)
+}
+
+/// What healing a log for a provider gives ([`heals_for`]).
+#[derive(Debug)]
+pub struct Healed {
+    /// The heal records to append after the closers, in order (empty: nothing to heal).
+    pub heals: Vec<heal::Heal>,
+    /// Findings no heal fixes, and why.
+    pub unhealed: Vec<heal::Unhealed>,
+    /// With heals: the provider findings the healed history still has, and why (those no
+    /// heal fixes left out); `None` when nothing was healed.
+    pub stays: Option<Vec<crate::repair::stays::Staying>>,
+    /// With heals: the report of the scan that validated the healed log.
+    pub report: Option<Report>,
+}
+
+/// The heals for `provider` of the log `scan` reads, from `report` (a scan of it with the
+/// closers folded, `turns` its turn rows), checked as [`heal`] checks them; what a repair
+/// and `recover --provider` append after DSH's closers.
+///
+/// # Errors
+/// As [`heal`].
+pub fn heals_for(
+    report: &Report,
+    turns: &Stats,
+    options: &ScanOptions,
+    keep: Keep,
+    provider: Provider,
+    scan: &mut Scan<'_>,
+) -> Result<Healed, RepairError> {
     let era = report.era.unwrap_or(Era::Head);
     let entries: Vec<heal::Entry> = (report.replay.iter_without_texts())
         .map(heal::Entry::from)
         .collect();
     let selection = heal::select(&entries, &report.warnings, provider, era);
-    repair.unhealed = selection.unhealed.clone();
+    let unhealed_list = selection.unhealed.clone();
     let unhealed = |f: &Finding| {
         (selection.unhealed.iter()).any(|u| u.finding.seq == f.seq && u.finding.rule == f.rule)
     };
     if selection.is_empty() {
-        repair.stays.retain(|s| !unhealed(&s.finding));
-        return Ok(None);
+        return Ok(Healed {
+            heals: Vec::new(),
+            unhealed: unhealed_list,
+            stays: None,
+            report: None,
+        });
     }
     let mut collect = HealSources::new(
         selection.source_seqs(&entries),
@@ -93,11 +143,14 @@ pub fn heal(
             provider.name()
         )));
     }
-    repair.stays = stays
+    let stays = stays
         .into_iter()
         .filter(|s| !unhealed(&s.finding))
         .collect();
-    repair.plan.heals = heals.iter().map(|h| h.record.clone()).collect();
-    repair.heals = heals;
-    Ok(Some(healed))
+    Ok(Healed {
+        heals,
+        unhealed: unhealed_list,
+        stays: Some(stays),
+        report: Some(healed),
+    })
 }

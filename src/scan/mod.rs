@@ -70,6 +70,10 @@ pub struct ScanOptions {
     /// Which DSH the verdict is that of: DSH 0.1.1, which loads a v0 log as it is, or DSH
     /// 0.1.5 and later, which migrate it through the frozen edges ([`crate::edge`]) first.
     pub dsh: crate::edge::Judge,
+    /// Read a damaged log up to its first defect (`--salvage`): once a check fails, the
+    /// views are told of no further event, so what they show is what the log held before
+    /// the defect. The verdict is the same as without.
+    pub salvage: bool,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -80,6 +84,7 @@ impl std::fmt::Debug for ScanOptions {
             .field("append_closers", &self.append_closers)
             .field("then_append", &self.then_append.len())
             .field("dsh", &self.dsh)
+            .field("salvage", &self.salvage)
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +160,28 @@ pub fn scan_path_with(
     views: &mut [&mut dyn View],
 ) -> Result<Report, ScanError> {
     let input = Input::open_with_progress(path, options.progress.clone())?;
+    scan_input_with(input, options, views)
+}
+
+/// Scans a log held in memory ([`Input::from_text`]: its decoded text, judged as if stored
+/// at `name`) and tells `views`, as [`scan_path_with`] does.
+///
+/// # Errors
+/// As [`scan_path`] (reading memory does not fail; a SQLite session cannot be given).
+pub fn scan_text_with(
+    name: &Path,
+    text: Vec<u8>,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report, ScanError> {
+    scan_input_with(Input::from_text(name, text), options, views)
+}
+
+fn scan_input_with(
+    input: Input,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report, ScanError> {
     let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
         Ok(mut lines) => scan.run(&mut *lines)?,
@@ -575,6 +602,11 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             self.state.next_index += row.len() as u64;
             return;
         }
+        if self.options.salvage && self.state.stages.any_failed() {
+            // A salvaged read ends at the first defect.
+            self.state.next_index += row.len() as u64;
+            return;
+        }
         if wanted {
             let Some(Ok(members)) = packed_row(json) else {
                 unreachable!("the span was read from this valid row")
@@ -665,6 +697,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// The scan's own bookkeeping of an event (its count, §5.2's state, G8's end seeds),
     /// then the views are told of it.
     fn record(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
+        if self.options.salvage && self.state.stages.any_failed() {
+            // A salvaged read ends at the first defect: nothing after it is counted or told.
+            return;
+        }
         self.state.report.events += 1;
         self.state
             .report

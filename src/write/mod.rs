@@ -4,7 +4,8 @@
 //! closers (+ heals)" in memory and decided what to cut and append; this module only applies
 //! it, one backend per file ([`plain`], [`zstd_jsonl`], [`sqlite`]; shared: [`mod@plan`],
 //! [`journal`], [`durable`]). It reads no event and imports neither the scan, the heals nor
-//! the views:
+//! the views. A recovery's new sessions are one more backend ([`new_session`]: published
+//! beside nothing, never over an existing file). A repair:
 //!
 //! * plain JSONL: truncate to the end of the last good line, fsync; append the closer
 //!   lines in one write, fsync;
@@ -22,6 +23,7 @@
 
 pub mod durable;
 pub mod journal;
+pub mod new_session;
 pub mod plain;
 pub mod plan;
 pub mod sqlite;

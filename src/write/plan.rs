@@ -122,6 +122,9 @@ pub enum WriteError {
     /// SQLite failed.
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
+    /// A new session's path exists: it is never written over.
+    #[error("{0} exists; an existing file is never written over")]
+    Exists(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,147 @@
+//! `--salvage` on `show`, `surface`, `messages`, `provenance`, `replacements` and
+//! `export` (issue 27): a corrupt or refused log is read up to its first defect
+//! ([`ScanOptions::salvage`]) and what it held there is printed, with the defect named at
+//! the top (text), in a `salvaged` field (JSON; an array output becomes an object that
+//! holds it), or on standard error (`jsonl`, as one JSON line). The exit code stays 1, so a
+//! script cannot take a salvaged read for a healthy log. A log whose header is broken, and
+//! another harness's file, have nothing to salvage: they are refused as without the flag.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use dsh_session::rules::Finding;
+use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::view::View;
+use serde_json::{Value, json};
+
+use crate::cmd::{readable, scan_readable_as};
+
+/// The defect a salvaged read stopped at.
+#[derive(Debug, Clone)]
+pub struct Salvaged {
+    /// `corrupt` or `refused`.
+    pub status: Status,
+    /// The finding, as `validate` reports it.
+    pub finding: Finding,
+}
+
+impl Salvaged {
+    /// `{status, rule, line, row, seq, message}`.
+    pub fn json(&self) -> Value {
+        let f = &self.finding;
+        json!({
+            "status": self.status.name(),
+            "rule": f.rule.id(),
+            "line": f.line,
+            "row": f.row,
+            "seq": f.seq,
+            "message": f.message,
+        })
+    }
+
+    /// The line that names the defect above a salvaged read.
+    pub fn text(&self) -> String {
+        format!(
+            "salvaged: {} {}; what follows is what the log held before it",
+            self.status.name(),
+            self.finding
+        )
+    }
+}
+
+/// The exit code of a command that read `salvaged`: 1 after a salvaged read.
+pub fn exit_code(salvaged: Option<&Salvaged>) -> ExitCode {
+    if salvaged.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// [`scan_readable_as`], and with `salvage` a corrupt or refused log read up to its first
+/// defect instead of refused: the report then holds what the log held there, and the
+/// defect comes back beside it.
+///
+/// # Errors
+/// As [`scan_readable_as`], for a log with nothing to salvage (a broken header, another
+/// harness's file).
+pub fn scan_salvaging(
+    path: &Path,
+    shown: &Path,
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+    salvage: bool,
+) -> Result<(Report, Option<Salvaged>)> {
+    if !salvage {
+        return scan_readable_as(path, shown, options, views).map(|r| (r, None));
+    }
+    let options = ScanOptions {
+        salvage: true,
+        ..options.clone()
+    };
+    let report =
+        scan::scan_path_with(path, &options, views).with_context(|| shown.display().to_string())?;
+    let salvaged = match (report.status, &report.finding) {
+        // An edge's refusal is read as DSH 0.1.1 loads it, whole; a broken header leaves
+        // nothing to read.
+        (Status::Corrupt | Status::Refused, Some(f))
+            if !(f.rule.is_edge() || (f.line == Some(1) && f.seq.is_none())) =>
+        {
+            Some(Salvaged {
+                status: report.status,
+                finding: f.clone(),
+            })
+        }
+        _ => None,
+    };
+    match salvaged {
+        Some(s) => Ok((report, Some(s))),
+        None => readable(report, shown).map(|r| (r, None)),
+    }
+}
+
+/// How a command prints, for where the defect goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Text: a `salvaged:` line at the top.
+    Text,
+    /// Graphviz: a `// salvaged:` comment at the top.
+    Dot,
+    /// One JSON array, which becomes the member `name` of an object holding `salvaged`.
+    JsonArray(&'static str),
+    /// One JSON object per line: the defect goes to standard error as one JSON line.
+    Jsonl,
+}
+
+/// What goes before the output of a command run with `--salvage` (`salvaged`: the defect,
+/// `None` for a healthy log).
+pub fn head(out: &mut dyn Write, shape: Shape, salvaged: Option<&Salvaged>) -> std::io::Result<()> {
+    match (shape, salvaged) {
+        (Shape::Text, Some(s)) => writeln!(out, "{}", s.text()),
+        (Shape::Dot, Some(s)) => writeln!(out, "// {}", s.text()),
+        (Shape::Jsonl, Some(s)) => {
+            out.flush()?;
+            // Standard error that cannot be written loses the line, not the read.
+            stderr!("{}", json!({ "salvaged": s.json() }));
+            Ok(())
+        }
+        (Shape::JsonArray(name), s) => {
+            let salvaged = s.map_or(Value::Null, Salvaged::json);
+            write!(
+                out,
+                "{{\n\"schema_version\": 1,\n\"salvaged\": {salvaged},\n\"{name}\": "
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What goes after the output (closes the object of [`Shape::JsonArray`]).
+pub fn tail(out: &mut dyn Write, shape: Shape) -> std::io::Result<()> {
+    if let Shape::JsonArray(_) = shape {
+        writeln!(out, "}}")?;
+    }
+    Ok(())
+}

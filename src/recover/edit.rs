@@ -1,0 +1,289 @@
+//! Changes to one stored record, made on its text: every byte outside the member changed
+//! stays as stored (key order, spelling of numbers, escapes, FORMAT.md §1.4), so a changed
+//! record differs from the stored one only where `changed[]` says.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::json::Json;
+
+/// One step of the way to a member: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Step {
+    /// An object member (the last of repeated keys, which is the one JSON.parse keeps).
+    Key(String),
+    /// An array element.
+    Index(usize),
+}
+
+/// Where a member is in a record: `data.tools[0].origin`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct MemberPath(pub Vec<Step>);
+
+impl MemberPath {
+    /// The path of `keys`, object keys from the record's top.
+    pub fn of(keys: &[&str]) -> MemberPath {
+        MemberPath(keys.iter().map(|k| Step::Key((*k).to_owned())).collect())
+    }
+
+    /// This path, one step further.
+    pub fn then(&self, step: Step) -> MemberPath {
+        let mut steps = self.0.clone();
+        steps.push(step);
+        MemberPath(steps)
+    }
+
+    /// The last key, when the path ends in one.
+    pub fn last_key(&self) -> Option<&str> {
+        match self.0.last() {
+            Some(Step::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for MemberPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(k) if i == 0 => write!(f, "{k}")?,
+                Step::Key(k) => write!(f, ".{k}")?,
+                Step::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A change to one member of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Edit {
+    /// Take the member out (with one comma beside it).
+    Remove(MemberPath),
+    /// Give the member this value (compact JSON text).
+    Set(MemberPath, String),
+}
+
+impl Edit {
+    /// The member the edit changes.
+    pub fn path(&self) -> &MemberPath {
+        match self {
+            Edit::Remove(p) | Edit::Set(p, _) => p,
+        }
+    }
+}
+
+/// Where a value starts in `text`, which it borrows from.
+fn offset(text: &str, value: Json<'_>) -> usize {
+    value.raw().as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// The value at `path` in the JSON `text`, and the key token that names it (`None` for an
+/// array element or the root).
+fn find<'a>(text: &'a str, path: &MemberPath) -> Option<(Option<Json<'a>>, Json<'a>)> {
+    let mut value = Json::parse(text).ok()?;
+    let mut key = None;
+    for step in &path.0 {
+        match step {
+            Step::Key(k) => {
+                let (name, v) = value
+                    .members()
+                    .filter(|(name, _)| name_is(*name, k))
+                    .last()?;
+                key = Some(name);
+                value = v;
+            }
+            Step::Index(n) => {
+                value = value.elements().nth(*n)?;
+                key = None;
+            }
+        }
+    }
+    Some((key, value))
+}
+
+/// True when the key token `name` (quotes included) spells `key`.
+fn name_is(name: Json<'_>, key: &str) -> bool {
+    name.str_eq(key)
+}
+
+/// The byte range of the value at `path` in `text`.
+pub fn value_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
+    let (_, value) = find(text, path)?;
+    let start = offset(text, value);
+    Some(start..start + value.raw().len())
+}
+
+/// The raw JSON of the value at `path` in `text`.
+pub fn value_at<'a>(text: &'a str, path: &MemberPath) -> Option<&'a str> {
+    find(text, path).map(|(_, v)| v.raw())
+}
+
+/// The byte range that removing the member at `path` takes out of `text`: its key, colon
+/// and value, and the comma before it (the comma after it for a first member).
+fn member_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
+    let (key, value) = find(text, path)?;
+    let key = key?;
+    let bytes = text.as_bytes();
+    let start = offset(text, key);
+    let end = offset(text, value) + value.raw().len();
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut before = start;
+    while before > 0 && is_ws(bytes[before - 1]) {
+        before -= 1;
+    }
+    if before > 0 && bytes[before - 1] == b',' {
+        return Some(before - 1..end);
+    }
+    let mut after = end;
+    while after < bytes.len() && is_ws(bytes[after]) {
+        after += 1;
+    }
+    if after < bytes.len() && bytes[after] == b',' {
+        after += 1;
+        while after < bytes.len() && is_ws(bytes[after]) {
+            after += 1;
+        }
+        return Some(start..after);
+    }
+    Some(start..end)
+}
+
+/// A replacement of the bytes `range` of a text by `with`.
+pub type Splice = (Range<usize>, String);
+
+/// The splice an edit makes in `text`, or `None` when its member is not there.
+pub fn splice(text: &str, edit: &Edit) -> Option<Splice> {
+    match edit {
+        Edit::Remove(path) => member_span(text, path).map(|r| (r, String::new())),
+        Edit::Set(path, value) => value_span(text, path).map(|r| (r, value.clone())),
+    }
+}
+
+/// `text` with `splices` made; they must not overlap (they are applied from the end, so
+/// each range is one of the original text).
+pub fn apply(text: &str, mut splices: Vec<Splice>) -> String {
+    splices.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    let mut out = text.to_owned();
+    let mut before = text.len();
+    for (range, with) in splices {
+        // Overlapping splices would mangle the record: the later-starting one wins.
+        if range.end > before {
+            continue;
+        }
+        before = range.start;
+        out.replace_range(range, &with);
+    }
+    out
+}
+
+/// Every object member named `key` in the value at `within` of `text`, at any depth, as
+/// paths (in document order).
+pub fn members_named(text: &str, within: &MemberPath, key: &str) -> Vec<MemberPath> {
+    let mut found = Vec::new();
+    if let Some((_, value)) = find(text, within) {
+        walk(value, within.clone(), &mut |path, name, _| {
+            if name == Some(key) {
+                found.push(path.clone());
+            }
+        });
+    }
+    found
+}
+
+/// Every number written as negative zero (`-0`, `-0.0`) in `text`, as paths.
+pub fn negative_zeros(text: &str) -> Vec<MemberPath> {
+    let mut found = Vec::new();
+    if let Ok(root) = Json::parse(text) {
+        walk(root, MemberPath::default(), &mut |path, _, value| {
+            if value.is_negative_zero() {
+                found.push(path.clone());
+            }
+        });
+    }
+    found
+}
+
+/// Calls `visit(path, key, value)` for every value under `value` (itself excluded), in
+/// document order; `key` is the member's name for object members.
+fn walk(
+    value: Json<'_>,
+    path: MemberPath,
+    visit: &mut dyn FnMut(&MemberPath, Option<&str>, Json<'_>),
+) {
+    if value.is_object() {
+        for (name, v) in value.members() {
+            let key = name.as_str().map(|k| k.into_owned()).unwrap_or_default();
+            let here = path.then(Step::Key(key.clone()));
+            visit(&here, Some(&key), v);
+            walk(v, here, visit);
+        }
+    } else if value.is_array() {
+        for (i, v) in value.elements().enumerate() {
+            let here = path.then(Step::Index(i));
+            visit(&here, None, v);
+            walk(v, here, visit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edited(text: &str, edit: Edit) -> String {
+        let s = splice(text, &edit).expect("member found");
+        apply(text, vec![s])
+    }
+
+    #[test]
+    fn a_removed_member_takes_one_comma_with_it() {
+        let text = r#"{"a":1,"b":{"x":2, "y":3},"c":4}"#;
+        assert_eq!(
+            edited(text, Edit::Remove(MemberPath::of(&["b", "y"]))),
+            r#"{"a":1,"b":{"x":2},"c":4}"#
+        );
+        assert_eq!(
+            edited(text, Edit::Remove(MemberPath::of(&["a"]))),
+            r#"{"b":{"x":2, "y":3},"c":4}"#
+        );
+        assert_eq!(
+            edited(r#"{"only":true}"#, Edit::Remove(MemberPath::of(&["only"]))),
+            "{}"
+        );
+    }
+
+    #[test]
+    fn a_set_value_keeps_every_other_byte() {
+        let text = r#"{"data":{"version":2,"mode":"one-shot"},"t":"é\u00e9"}"#;
+        assert_eq!(
+            edited(
+                text,
+                Edit::Set(MemberPath::of(&["data", "version"]), "3".into())
+            ),
+            r#"{"data":{"version":3,"mode":"one-shot"},"t":"é\u00e9"}"#
+        );
+    }
+
+    #[test]
+    fn repeated_keys_edit_the_last_one_as_json_parse_reads_it() {
+        let text = r#"{"k":1,"k":2}"#;
+        assert_eq!(
+            edited(text, Edit::Set(MemberPath::of(&["k"]), "7".into())),
+            r#"{"k":1,"k":7}"#
+        );
+    }
+
+    #[test]
+    fn members_and_negative_zeros_are_found_at_any_depth() {
+        let text = r#"{"data":{"origin":1,"list":[{"origin":2}],"turn":-0}}"#;
+        let found = members_named(text, &MemberPath::of(&["data"]), "origin");
+        let shown: Vec<String> = found.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["data.origin", "data.list[0].origin"]);
+        let zeros: Vec<String> = negative_zeros(text)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(zeros, ["data.turn"]);
+    }
+}

@@ -1,0 +1,729 @@
+//! Recovery, the planning half (`recover FILE --out ROOT`): from a log DSH refuses, new
+//! sessions DSH loads, losing nothing it can keep. It writes nothing: [`crate::write`]
+//! publishes the sessions a [`Recovery`] holds ([`crate::write::new_session`]).
+//!
+//! 1. [`stored`] reads every record and defect of the log, on past each defect.
+//! 2. [`writers`] tells the branches of two processes that wrote the same log apart (a
+//!    seq that starts over where a writer resumes): one session per branch, each the
+//!    common history plus its own, never one of them silently.
+//! 3. [`branch`] assembles each session ([`assemble`]: the records before the first defect
+//!    as stored, then whole turns renumbered, [`refs`]) and checks it in memory as DSH
+//!    0.1.5 and later and DSH 0.1.1 load it, where it would be stored; on each finding it
+//!    drops a type no DSH loads, makes the one change the frozen edge admits
+//!    ([`shapes`], [`edit`]), or cuts the record out as a defect, and checks again. Then it
+//!    is finished as `repair` finishes a log (DSH's closers; with a provider, its heals) and
+//!    ends with a [`note`] that cites the original.
+//!
+//! A recovery never invents a tool result, a message or an id: besides the stored records,
+//! a session holds only DSH's own closers (FORMAT.md §5.2), heals when asked for
+//! (PROVIDERS.md §3), and the note. Every change, drop and loss is in the [`Recovery`].
+
+pub mod assemble;
+pub mod branch;
+pub mod edit;
+pub mod note;
+pub mod refs;
+pub mod shapes;
+pub mod stored;
+pub mod writers;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::event::Era;
+use crate::json::Json;
+use crate::load::Encoding;
+use crate::load::layout::{encode_segment_units, project_key_units};
+use crate::provider::Provider;
+use crate::rules::{Finding, Rule};
+use crate::scan::{self, ScanError, ScanOptions, Status};
+use assemble::{Candidate, Kept, Policy};
+use branch::{Recovered, Target, recover_branch};
+use edit::{Edit, MemberPath, apply, splice};
+use stored::{Item, Stored, Unreadable};
+
+/// What to recover, and where to.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The session to recover from a SQLite store (optional when it holds one).
+    pub session: Option<String>,
+    /// The DSH root the sessions go under (`ROOT/--<project>--/<id>/session[.vN].jsonl`).
+    pub root: PathBuf,
+    /// The encoding to write (default: the log's; plain JSONL for a SQLite store).
+    pub encoding: Option<Encoding>,
+    /// Heal each session for this provider, as `repair --provider` does.
+    pub provider: Option<Provider>,
+}
+
+/// A session the recovery writes.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// Its id: `<id>-recovered`, or `<id>-branch-<n>` for the branches of two writers.
+    pub id: String,
+    /// Where it goes.
+    pub path: PathBuf,
+    /// The writer's branch it holds (1 for the first writer), when the log has several.
+    pub branch: Option<usize>,
+    /// Where the branch leaves the first writer's history: `(seq, line)`.
+    pub fork: Option<(u64, u64)>,
+    /// Its decoded JSONL text.
+    pub text: Vec<u8>,
+    /// The encoding to write it in.
+    pub encoding: Encoding,
+    /// Events in it.
+    pub events: u64,
+    /// Turns in it (`turn/start` records of the original).
+    pub turns: u64,
+    /// Time of its last record of the original, ms since the Unix epoch.
+    pub last_time: Option<i64>,
+    /// Line ranges of the original it holds, `(first, last)`.
+    pub lines: Vec<(u64, u64)>,
+    /// Records kept byte for byte, renumbered, changed.
+    pub verbatim: u64,
+    /// See `verbatim`.
+    pub renumbered: u64,
+    /// See `verbatim`.
+    pub changed: u64,
+    /// Closers written at defects inside it and at its end, verbatim.
+    pub closers: Vec<String>,
+    /// Heals (with `--provider`).
+    pub heals: Vec<crate::heal::Heal>,
+    /// With `--provider`: findings no heal fixes.
+    pub unhealed: Vec<crate::heal::Unhealed>,
+    /// The note at its end, verbatim.
+    pub note: Option<String>,
+    /// True when `path`, or a session of its id elsewhere under the root, exists.
+    pub exists: bool,
+}
+
+/// A record left out because no DSH loads its type.
+#[derive(Debug, Clone)]
+pub struct Dropped {
+    /// Its line in the original.
+    pub line: u64,
+    /// Its seq there.
+    pub seq: u64,
+    /// Its type.
+    pub ty: String,
+    /// The record, verbatim.
+    pub record: String,
+    /// Why.
+    pub why: String,
+    /// The sessions it is left out of.
+    pub sessions: Vec<String>,
+}
+
+/// A change made to a record (or the header).
+#[derive(Debug, Clone)]
+pub struct Changed {
+    /// Its line in the original (1: the header).
+    pub line: u64,
+    /// Its seq there (`None` for the header).
+    pub seq: Option<u64>,
+    /// The member changed (`data.origin`).
+    pub member: String,
+    /// Its value before, raw JSON.
+    pub before: Option<String>,
+    /// Its value after, raw JSON; `None` when it is taken out.
+    pub after: Option<String>,
+    /// The rule that refused the record.
+    pub rule: Rule,
+    /// What the rule said.
+    pub why: String,
+    /// The sessions it is changed in.
+    pub sessions: Vec<String>,
+}
+
+/// Stored lines none of the sessions holds, and why.
+#[derive(Debug, Clone)]
+pub struct Unrecoverable {
+    /// The first and last line, when lines can be told.
+    pub lines: Option<(u64, u64)>,
+    /// zstd: the bytes `(offset, length)` of a frame that does not decode.
+    pub bytes: Option<(u64, u64)>,
+    /// The rule of the defect, when there is one.
+    pub rule: Option<Rule>,
+    /// Why.
+    pub why: String,
+    /// A torn tail: bytes DSH drops on load too.
+    pub torn_tail: bool,
+    /// A copy of this line (which the sessions hold): nothing is lost.
+    pub copy_of: Option<u64>,
+    /// The sessions that lack them (all, for a defect of the file).
+    pub sessions: Vec<String>,
+}
+
+/// What a recovery does, or would do.
+#[derive(Debug, Clone)]
+pub struct Recovery {
+    /// The log.
+    pub file: PathBuf,
+    /// For a SQLite store, the session.
+    pub store_session: Option<String>,
+    /// The original session id.
+    pub original: String,
+    /// The log's verdict, as the DSH judged as (`--dsh`) loads it.
+    pub status: Status,
+    /// The finding behind it; `None` for a valid log (nothing to recover).
+    pub finding: Option<Finding>,
+    /// The sessions to write; empty for a valid log.
+    pub sessions: Vec<NewSession>,
+    /// Records left out (types no DSH loads).
+    pub dropped: Vec<Dropped>,
+    /// Changes made.
+    pub changed: Vec<Changed>,
+    /// What could not be recovered.
+    pub unrecoverable: Vec<Unrecoverable>,
+    /// Branches for which no session could be made, and why.
+    pub failed: Vec<String>,
+    /// The stored records the sessions hold.
+    pub kept: KeptCount,
+}
+
+impl Recovery {
+    /// True when the log needs no recovery.
+    pub fn valid(&self) -> bool {
+        self.finding.is_none()
+    }
+
+    /// True when stored events are lost: a defect other than a torn tail (which DSH drops
+    /// on load too) or a copy of a record the sessions hold, or a branch with no session.
+    pub fn loses_events(&self) -> bool {
+        !self.failed.is_empty()
+            || (self.unrecoverable.iter()).any(|u| !u.torn_tail && u.copy_of.is_none())
+    }
+
+    /// The branch with the most turns, when the log has several branches and one has more
+    /// turns than every other.
+    pub fn most_turns(&self) -> Option<&NewSession> {
+        if self.sessions.len() < 2 {
+            return None;
+        }
+        let max = self.sessions.iter().map(|s| s.turns).max()?;
+        let mut top = self.sessions.iter().filter(|s| s.turns == max);
+        let first = top.next()?;
+        top.next().is_none().then_some(first)
+    }
+}
+
+/// The stored records some recovered session holds (each counted once, however many
+/// sessions hold it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeptCount {
+    /// Records (lines; for SQLite, rows).
+    pub records: u64,
+    /// Events in them (a packed row holds several).
+    pub events: u64,
+    /// Records kept byte for byte.
+    pub verbatim: u64,
+    /// Records kept with new seqs only.
+    pub renumbered: u64,
+    /// Records kept with a change (`changed[]`).
+    pub changed: u64,
+}
+
+/// Why nothing can be recovered.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    /// Nothing of the log can be recovered (no intact header, not a DSH log, a refused
+    /// store): one sentence naming the rule.
+    #[error("nothing recoverable: {0}")]
+    Nothing(String),
+    /// Reading failed.
+    #[error(transparent)]
+    Scan(#[from] ScanError),
+    /// Reading failed.
+    #[error(transparent)]
+    Load(#[from] crate::load::LoadError),
+}
+
+/// Plans the recovery of the log at `path` (one session of a SQLite store) under
+/// `options.root`, checking each session in memory as DSH 0.1.5+ and DSH 0.1.1 load it.
+/// A log valid as the process's DSH line loads it (`--dsh`) needs none: its recovery holds
+/// no session.
+///
+/// # Errors
+/// [`RecoverError::Nothing`] when nothing can be recovered; read errors.
+pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
+    let report = scan::scan_path(
+        path,
+        &ScanOptions {
+            session: options.session.clone(),
+            ..ScanOptions::default()
+        },
+    )?;
+    if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
+        return Err(RecoverError::Nothing(f.message.clone()));
+    }
+    let stored = match stored::read(path, options.session.as_deref()) {
+        Ok(s) => s,
+        Err(Unreadable::NoHeader(f)) => {
+            return Err(RecoverError::Nothing(format!(
+                "{} {} (no intact session header: nothing says which session the records are)",
+                f.rule.id(),
+                f.message
+            )));
+        }
+        Err(Unreadable::Load(e)) => return Err(e.into()),
+    };
+    let mut recovery = Recovery {
+        file: path.to_path_buf(),
+        store_session: stored.session.clone(),
+        original: stored.header.id.clone(),
+        status: report.status,
+        finding: report.finding.clone().filter(|_| !report.is_ok()),
+        sessions: Vec::new(),
+        dropped: Vec::new(),
+        changed: Vec::new(),
+        unrecoverable: Vec::new(),
+        failed: Vec::new(),
+        kept: KeptCount::default(),
+    };
+    if recovery.valid() {
+        return Ok(recovery);
+    }
+    let split = writers::split(&stored);
+    let several = split.branches.len() > 1;
+    let encoding = options.encoding.unwrap_or(match stored.encoding {
+        Encoding::Zstd => Encoding::Zstd,
+        _ => Encoding::Plain,
+    });
+    let mut results = Vec::new();
+    for (k, branch) in split.branches.iter().enumerate() {
+        let suffix = if several {
+            format!("-branch-{}", k + 1)
+        } else {
+            "-recovered".to_owned()
+        };
+        let Some((header, id, path)) = new_identity(&stored, &suffix, &options.root, encoding)
+        else {
+            return Err(RecoverError::Nothing(
+                "the header's id is not a JSON string: no new id can be derived from it".into(),
+            ));
+        };
+        let mut target = Target {
+            header,
+            path: &path,
+            both_lines: stored.era != Era::V0Alpha,
+        };
+        let note = |c: &Candidate, p: &Policy| {
+            Some(note_text(
+                &stored,
+                &report.finding,
+                branch,
+                k,
+                split.branches.len(),
+                c,
+                p,
+            ))
+        };
+        match recover_branch(
+            &stored,
+            &branch.records,
+            &mut target,
+            options.provider,
+            &note,
+        )? {
+            Ok(recovered) => results.push((k, id, path.clone(), recovered)),
+            Err(why) => recovery.failed.push(format!("{id}: {why}")),
+        }
+    }
+    for (k, id, path, recovered) in &results {
+        let branch = &split.branches[*k];
+        recovery.sessions.push(new_session(
+            &stored,
+            id,
+            path,
+            several.then_some(k + 1),
+            branch.fork,
+            recovered,
+            encoding,
+            &options.root,
+        ));
+    }
+    describe(&mut recovery, &stored, &split, &results);
+    Ok(recovery)
+}
+
+/// The header with the new id, the id, and where the session goes.
+fn new_identity(
+    stored: &Stored,
+    suffix: &str,
+    root: &Path,
+    encoding: Encoding,
+) -> Option<(String, String, PathBuf)> {
+    let json = Json::parse(&stored.header_text).ok()?;
+    let id = json.get("id")?;
+    let raw = id.raw();
+    let token = format!("{}{suffix}\"", raw.strip_suffix('"')?);
+    let edit = Edit::Set(MemberPath::of(&["id"]), token.clone());
+    let header = apply(
+        &stored.header_text,
+        vec![splice(&stored.header_text, &edit)?],
+    );
+    let new = Json::parse(&token).ok()?;
+    let units: Vec<u16> = new.code_units().collect();
+    let text_id = new.as_str()?.into_owned();
+    let project = match json.get("cwd") {
+        Some(cwd) if cwd.as_str().is_some_and(|c| !c.is_empty()) => {
+            project_key_units(&cwd.code_units().collect::<Vec<u16>>())
+        }
+        _ => "_no-cwd".to_owned(),
+    };
+    let mut name = match stored.header.version.unwrap_or(0) {
+        0 => "session.jsonl".to_owned(),
+        v => format!("session.v{v}.jsonl"),
+    };
+    if encoding == Encoding::Zstd {
+        name.push_str(".zstd");
+    }
+    let path = root
+        .join(project)
+        .join(encode_segment_units(&units))
+        .join(name);
+    Some((header, text_id, path))
+}
+
+/// True when `path` exists, or a session of its id is stored in any project of `root`
+/// (DSH refuses a root that holds one id twice, FORMAT.md §7.1).
+fn taken(path: &Path, root: &Path) -> bool {
+    if path.exists() {
+        return true;
+    }
+    let Some(session_dir) = path.parent().and_then(Path::file_name) else {
+        return false;
+    };
+    let holds_a_log = |dir: PathBuf| {
+        std::fs::read_dir(dir).is_ok_and(|files| {
+            files
+                .flatten()
+                .any(|f| crate::load::layout::generation_of_path(&f.path()).is_some())
+        })
+    };
+    std::fs::read_dir(root).is_ok_and(|dirs| {
+        dirs.flatten()
+            .any(|d| holds_a_log(d.path().join(session_dir)))
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn new_session(
+    stored: &Stored,
+    id: &str,
+    path: &Path,
+    branch: Option<usize>,
+    fork: Option<(u64, u64)>,
+    r: &Recovered,
+    encoding: Encoding,
+    root: &Path,
+) -> NewSession {
+    let records: Vec<&stored::Record> = (r.candidate.kept.iter())
+        .filter_map(|(i, _)| stored.record(*i))
+        .collect();
+    let count = |want: Kept| r.candidate.kept.iter().filter(|(_, k)| *k == want).count() as u64;
+    let mut closers: Vec<String> = (r.candidate.closers.iter())
+        .flat_map(|(_, c)| c.iter().cloned())
+        .collect();
+    closers.extend(r.closers.iter().cloned());
+    NewSession {
+        id: id.to_owned(),
+        path: path.to_path_buf(),
+        branch,
+        fork,
+        text: r.text.clone(),
+        encoding,
+        events: r.events,
+        turns: records.iter().filter(|x| x.ty == "turn/start").count() as u64,
+        last_time: records.iter().rev().find_map(|x| x.time),
+        lines: ranges(records.iter().map(|x| x.line)),
+        verbatim: count(Kept::Verbatim),
+        renumbered: count(Kept::Renumbered),
+        changed: count(Kept::Changed),
+        closers,
+        heals: r.heals.clone(),
+        unhealed: r.unhealed.clone(),
+        note: r.note.clone(),
+        exists: taken(path, root),
+    }
+}
+
+/// Consecutive line numbers as `(first, last)` ranges.
+fn ranges(lines: impl Iterator<Item = u64>) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for l in lines {
+        match out.last_mut() {
+            Some((_, last)) if *last + 1 == l => *last = l,
+            _ => out.push((l, l)),
+        }
+    }
+    out
+}
+
+/// Line ranges in words: `line 14`, `lines 2–13, 15`.
+pub fn show_ranges(ranges: &[(u64, u64)]) -> String {
+    let list = ranges
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    match ranges {
+        [(a, b)] if a == b => format!("line {list}"),
+        _ => format!("lines {list}"),
+    }
+}
+
+/// The note's text for branch `k` of `n` (see [`note`]).
+fn note_text(
+    stored: &Stored,
+    finding: &Option<Finding>,
+    branch: &writers::Branch,
+    k: usize,
+    n: usize,
+    candidate: &Candidate,
+    policy: &Policy,
+) -> String {
+    let mut text = format!(
+        "This session was recovered by dsh-session from session {}, whose log DSH refuses",
+        stored.header.id
+    );
+    if let Some(f) = finding {
+        let at = f
+            .line
+            .or(f.row)
+            .map(|l| format!(" at line {l}"))
+            .unwrap_or_default();
+        text.push_str(&format!(" ({}{at}: {})", f.rule.id(), f.message));
+    }
+    text.push('.');
+    if n > 1 {
+        text.push_str(&format!(
+            " {n} processes wrote that log at the same time; this is the history of writer {} of {n}",
+            k + 1
+        ));
+        if let Some((seq, _)) = branch.fork {
+            text.push_str(&format!(", which leaves the first writer's at seq {seq}"));
+        }
+        text.push('.');
+    }
+    let lost: Vec<u64> = candidate
+        .lost
+        .iter()
+        .flat_map(|l| l.items.iter())
+        .filter_map(|&i| stored.record(i).map(|r| r.line))
+        .chain(stored.items.iter().filter_map(|it| match it {
+            Item::Hole(h) if h.rule != Rule::J2 && h.rule != Rule::Z3 => h.line,
+            _ => None,
+        }))
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    if !lost.is_empty() {
+        text.push_str(&format!(
+            " The original log's {} could not be recovered; the conversation here may miss what they held.",
+            show_ranges(&ranges(lost.into_iter()))
+        ));
+    }
+    if !policy.dropped.is_empty() {
+        let types: BTreeSet<&str> = (policy.dropped.iter())
+            .filter_map(|&i| stored.record(i).map(|r| r.ty.as_str()))
+            .collect();
+        text.push_str(&format!(
+            " {} log-only record(s) of types no DSH release loads ({}) were left out; the model never saw them.",
+            policy.dropped.len(),
+            types.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !policy.edits.is_empty() {
+        text.push_str(&format!(
+            " {} record(s) were changed where DSH's migration refuses them.",
+            policy.edits.len()
+        ));
+    }
+    text
+}
+
+/// Fills in what was dropped, changed and lost, across the sessions.
+fn describe(
+    recovery: &mut Recovery,
+    stored: &Stored,
+    split: &writers::Split,
+    results: &[(usize, String, PathBuf, Recovered)],
+) {
+    let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
+    // Defects of the file itself: every session lacks them.
+    for item in &stored.items {
+        if let Item::Hole(h) = item {
+            let torn_tail = matches!(h.rule, Rule::J2 | Rule::Z3);
+            recovery.unrecoverable.push(Unrecoverable {
+                lines: h.line.filter(|_| h.lines > 0).map(|l| (l, l + h.lines - 1)),
+                bytes: h.bytes,
+                rule: Some(h.rule),
+                why: h.why.clone(),
+                torn_tail,
+                copy_of: None,
+                sessions: all.clone(),
+            });
+        }
+    }
+    for stray in &split.strays {
+        let Some(r) = stored.record(stray.item) else {
+            continue;
+        };
+        if stray.copy_of.is_some() {
+            recovery.unrecoverable.push(Unrecoverable {
+                lines: Some((r.line, r.line)),
+                bytes: None,
+                rule: Some(Rule::J4),
+                why: stray.why.clone(),
+                torn_tail: false,
+                copy_of: stray.copy_of,
+                sessions: all.clone(),
+            });
+        } else {
+            merge_lost(&mut recovery.unrecoverable, r.line, None, &stray.why, &all);
+        }
+    }
+    let mut kept: BTreeMap<usize, Kept> = BTreeMap::new();
+    for (_, _, _, r) in results {
+        for &(i, how) in &r.candidate.kept {
+            kept.entry(i).or_insert(how);
+        }
+    }
+    for (&i, &how) in &kept {
+        let k = &mut recovery.kept;
+        k.records += 1;
+        k.events += stored.record(i).map_or(0, |r| r.count);
+        match how {
+            Kept::Verbatim => k.verbatim += 1,
+            Kept::Renumbered => k.renumbered += 1,
+            Kept::Changed => k.changed += 1,
+        }
+    }
+    let mut dropped: BTreeMap<usize, Dropped> = BTreeMap::new();
+    let mut changed: BTreeMap<(u64, String), Changed> = BTreeMap::new();
+    for (_, id, _, r) in results {
+        for lost in &r.candidate.lost {
+            let lines: Vec<u64> = lost
+                .items
+                .iter()
+                .filter_map(|&i| stored.record(i).map(|x| x.line))
+                .collect();
+            if lines.is_empty() {
+                recovery.unrecoverable.push(Unrecoverable {
+                    lines: None,
+                    bytes: None,
+                    rule: lost.rule,
+                    why: lost.why(),
+                    torn_tail: false,
+                    copy_of: None,
+                    sessions: vec![id.clone()],
+                });
+            }
+            for line in lines {
+                merge_lost(
+                    &mut recovery.unrecoverable,
+                    line,
+                    lost.rule,
+                    &lost.why(),
+                    std::slice::from_ref(id),
+                );
+            }
+        }
+        for (i, f) in &r.drops {
+            let Some(rec) = stored.record(*i) else {
+                continue;
+            };
+            dropped
+                .entry(*i)
+                .or_insert_with(|| Dropped {
+                    line: rec.line,
+                    seq: rec.seq,
+                    ty: rec.ty.clone(),
+                    record: rec.text.clone(),
+                    why: format!(
+                        "{} {}; it is log-only (no surfaceOp): the model never saw it",
+                        f.rule.id(),
+                        f.message
+                    ),
+                    sessions: Vec::new(),
+                })
+                .sessions
+                .push(id.clone());
+        }
+        for c in &r.changes {
+            let (line, seq) = match c.item.and_then(|i| stored.record(i)) {
+                Some(rec) => (rec.line, Some(rec.seq)),
+                None => (1, None),
+            };
+            let member = c.edit.path().to_string();
+            changed
+                .entry((line, member.clone()))
+                .or_insert_with(|| Changed {
+                    line,
+                    seq,
+                    member,
+                    before: c.before.clone(),
+                    after: match &c.edit {
+                        Edit::Set(_, v) => Some(v.clone()),
+                        Edit::Remove(_) => None,
+                    },
+                    rule: c.finding.rule,
+                    why: c.finding.message.clone(),
+                    sessions: Vec::new(),
+                })
+                .sessions
+                .push(id.clone());
+        }
+    }
+    recovery.dropped = dropped.into_values().collect();
+    recovery.changed = changed.into_values().collect();
+}
+
+/// Adds `line` to the unrecoverable entry just before it with the same reason and
+/// sessions, or starts one.
+fn merge_lost(
+    list: &mut Vec<Unrecoverable>,
+    line: u64,
+    rule: Option<Rule>,
+    why: &str,
+    sessions: &[String],
+) {
+    for entry in list.iter_mut().rev() {
+        if entry.why == why && entry.rule == rule {
+            if let Some((_, last)) = entry.lines.as_mut()
+                && *last + 1 == line
+            {
+                *last = line;
+                for s in sessions {
+                    if !entry.sessions.contains(s) {
+                        entry.sessions.push(s.clone());
+                    }
+                }
+                return;
+            }
+            if entry.lines.is_some_and(|(a, b)| (a..=b).contains(&line)) {
+                for s in sessions {
+                    if !entry.sessions.contains(s) {
+                        entry.sessions.push(s.clone());
+                    }
+                }
+                return;
+            }
+        }
+    }
+    list.push(Unrecoverable {
+        lines: Some((line, line)),
+        bytes: None,
+        rule,
+        why: why.to_owned(),
+        torn_tail: false,
+        copy_of: None,
+        sessions: sessions.to_vec(),
+    });
+}

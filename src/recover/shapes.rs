@@ -1,0 +1,170 @@
+//! What a recovery does with a record DSH refuses (GENERATIONS §4–§7 for the F rules):
+//! drop it when its type is one no DSH loads (a plugin's own type), change it when the
+//! frozen edge's own rules admit exactly one smallest change, else cut it out as a defect,
+//! saying why. The candidates proposed here are only candidates: the planner keeps one only
+//! when it is the one change among them that makes the record pass the checks.
+//!
+//! The changes a rule admits:
+//!
+//! * F2 `has unexpected member "X"`: take out the member `X` (the frozen payload rules list
+//!   exactly the members of each type; one more is never needed by DSH);
+//! * F4 a `subagent/descriptor` of version 2: version 3, when its members are those of a
+//!   version-3 descriptor (DSH's descriptor module: "supporting another composition input
+//!   is a deliberate version change, never an implicit extra field",
+//!   tenyi/deepseek-harness @ `77afa3438160c9b45d81277b1fa64e9edcd9416d`,
+//!   `packages/subagent/subagent/src/descriptor.ts`);
+//! * F3 on a number written as negative zero (`-0`): `0`, the same number to JSON.parse;
+//! * H5 and F2 on the header: take out the retired or unexpected header member.
+//!
+//! Nothing else is changed: a missing member, a value outside its list, a content kind the
+//! edge cannot classify, events out of their lifecycle, a broken reference would each need
+//! content the log does not hold.
+
+use crate::event::Era;
+use crate::json::Json;
+use crate::recover::edit::{Edit, MemberPath, members_named, negative_zeros, value_at};
+use crate::recover::stored::Record;
+use crate::rules::{Finding, Rule};
+
+/// What to do with a record a check refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Try each change; keep the one that makes the record pass, if exactly one does.
+    Change(Vec<Edit>),
+    /// Leave every record of this type out (with `required_only`: those without
+    /// `ignorable: true`), without a break: DSH refuses the type, and such records are
+    /// log-only (S2: no plugin type carries a `surfaceOp`).
+    Drop {
+        /// The event type.
+        ty: String,
+        /// Only records not marked `ignorable: true`.
+        required_only: bool,
+    },
+    /// Cut the record out as a defect; why.
+    Cut(String),
+}
+
+/// The member an F2 message names as unexpected: `… has unexpected member "origin"`.
+fn unexpected_member(message: &str) -> Option<String> {
+    let rest = message.split("unexpected member \"").nth(1)?;
+    let end = rest.find('"')?;
+    Some(rest[..end].to_owned())
+}
+
+/// What to do with record `r`, which the check behind `finding` refuses, in a log of `era`.
+pub fn decide(finding: &Finding, r: &Record, era: Era) -> Decision {
+    let message = finding.message.as_str();
+    match finding.rule {
+        Rule::F1 | Rule::W3 => Decision::Drop {
+            ty: r.ty.clone(),
+            required_only: false,
+        },
+        // A v3 log refuses an unknown type without `ignorable` only (v4 namespaces it).
+        Rule::U1 => Decision::Drop {
+            ty: r.ty.clone(),
+            required_only: matches!(era, Era::V3 | Era::V4),
+        },
+        Rule::F2 => match unexpected_member(message) {
+            Some(member) => {
+                let found = members_named(&r.text, &MemberPath::of(&["data"]), &member);
+                if found.is_empty() {
+                    Decision::Cut(why(
+                        finding,
+                        "the member it names is not one recover can find in the record",
+                    ))
+                } else {
+                    Decision::Change(found.into_iter().map(Edit::Remove).collect())
+                }
+            }
+            None => Decision::Cut(why(
+                finding,
+                "the member it lacks is not in the log, and recover does not invent content",
+            )),
+        },
+        Rule::F4 => {
+            let version = MemberPath::of(&["data", "version"]);
+            if value_at(&r.text, &version).and_then(|v| Json::parse(v).ok()?.as_f64()) == Some(2.0)
+            {
+                Decision::Change(vec![Edit::Set(version, "3".into())])
+            } else {
+                Decision::Cut(why(
+                    finding,
+                    "only version 2 has a version-3 form (the same members), and this is not version 2",
+                ))
+            }
+        }
+        Rule::F3 => {
+            let zeros = negative_zeros(&r.text);
+            if zeros.is_empty() {
+                Decision::Cut(why(
+                    finding,
+                    "the edge admits other values only, and which one was meant cannot be told",
+                ))
+            } else {
+                Decision::Change(
+                    zeros
+                        .into_iter()
+                        .map(|p| Edit::Set(p, "0".into()))
+                        .collect(),
+                )
+            }
+        }
+        rule => Decision::Cut(why(finding, class_why(rule))),
+    }
+}
+
+/// Why a record of this rule cannot be changed into one DSH loads.
+fn class_why(rule: Rule) -> &'static str {
+    match rule {
+        Rule::F5 => "the v2→v3 edge cannot classify it, and no kind it admits means the same",
+        Rule::F6 => {
+            "its turn, step or tool call is out of the lifecycle the edge checks; putting it in order would move or invent events"
+        }
+        Rule::F7 => {
+            "its chunks cannot be embedded in one message, and recover does not rebuild streams"
+        }
+        Rule::F8 => {
+            "the surface cannot take the system head there without changing the order of the conversation"
+        }
+        Rule::F9 => "the event it refers to is not in the log as the edge needs it",
+        _ => "DSH refuses the record, and recover does not change what a record says",
+    }
+}
+
+/// `<rule> <message>; <why>`: a cut record's reason.
+fn why(finding: &Finding, because: &str) -> String {
+    format!("{} {}; {because}", finding.rule.id(), finding.message)
+}
+
+/// The change that could make the header pass, for a finding on it: taking out the retired
+/// policy members (H5), or the unexpected member an F2 names; `None` for any other finding.
+pub fn header_change(finding: &Finding, header: &str) -> Option<Vec<Edit>> {
+    let names: &[&str] = match finding.rule {
+        Rule::H5 => &["sandboxMode", "approvalPolicy"],
+        Rule::F2 => &[],
+        _ => return None,
+    };
+    let named = unexpected_member(&finding.message);
+    let names: Vec<&str> = match &named {
+        Some(n) if finding.rule == Rule::F2 => vec![n.as_str()],
+        _ => names.to_vec(),
+    };
+    let edits: Vec<Edit> = names
+        .iter()
+        .map(|n| MemberPath::of(&[n]))
+        .filter(|p| value_at(header, p).is_some())
+        .map(Edit::Remove)
+        .collect();
+    (!edits.is_empty()).then_some(edits)
+}
+
+/// Whether record `r` is one of those a [`Decision::Drop`] of `ty` leaves out.
+pub fn dropped_by(r: &Record, ty: &str, required_only: bool) -> bool {
+    r.ty == ty
+        && !r.packed
+        && (!required_only
+            || Json::parse(&r.text)
+                .ok()
+                .and_then(|j| j.get("ignorable"))
+                .is_none_or(|v| v.as_bool() != Some(true)))
+}
