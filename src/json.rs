@@ -1036,6 +1036,22 @@ impl<'a> Json<'a> {
         found
     }
 
+    /// The keys of an object in stored order, duplicates included, each as the inside of
+    /// its string token (escapes kept), to compare with [`key_is`]: read from the index
+    /// without building a value per member when the object has a complete one (checking
+    /// an object's member names costs a few instructions a member). Empty for anything
+    /// but an object.
+    pub fn key_bodies(self) -> impl Iterator<Item = &'a [u8]> {
+        let indexed = self.indexed_keys();
+        let scanned = indexed.is_none().then(|| self.members());
+        indexed.into_iter().flatten().map(|(name, _)| name).chain(
+            scanned
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, _)| k.raw_str_body().map(str::as_bytes)),
+        )
+    }
+
     /// For an object of a complete index: its keys, each as the inside of its string token,
     /// with the index position of its value (a key is a scalar, so its value is the next
     /// entry); read from the index and compared as bytes, without building a value for each
@@ -1447,6 +1463,13 @@ fn escaped_body_eq(body: &[u8], s: &str) -> bool {
             pending: None,
         }
         .eq(s.encode_utf16())
+}
+
+/// True when `body`, a key as [`Json::key_bodies`] gives it, is `s` code unit for code
+/// unit ([`Json::str_eq`] of the key).
+#[inline]
+pub fn key_is(body: &[u8], s: &str) -> bool {
+    body_eq(body, s)
 }
 
 /// True when `b` holds a backslash: the slice's own search for short texts such as keys

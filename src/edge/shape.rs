@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Json, Kind};
+use crate::json::{Json, Kind, key_is};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -155,14 +155,14 @@ pub fn exact_keys_waiving(
     let is_optional = |key: &str| optional.iter().any(|list| list.contains(&key));
     let mut seen = 0u64;
     let mut unexpected = false;
-    for (key, _) in object.members() {
-        match required.iter().position(|r| key.str_eq(r)) {
+    for key in object.key_bodies() {
+        match required.iter().position(|r| key_is(key, r)) {
             Some(i) => seen |= 1 << i,
             None => {
                 unexpected |= !optional
                     .iter()
                     .flat_map(|l| l.iter())
-                    .any(|o| key.str_eq(o))
+                    .any(|o| key_is(key, o))
             }
         }
     }
