@@ -8,7 +8,12 @@
 //! Each turn holds a user message, streamed chunks (runs of three or more deltas packed
 //! into rows, as DSH packs them), an assistant message with usage and tool-call blocks,
 //! tool calls and results of varied sizes; a compaction replaces the surface every few
-//! dozen turns and tool results are pruned now and then. `--crash` leaves the last turn
+//! dozen turns and tool results are pruned now and then, both inside the turn and in the
+//! shapes DSH's compaction and pruner write (`compaction/start`, `compaction/summary`, the
+//! `compact` plugin's checkpoint, `compaction/end`; `compaction/prune` naming the span it
+//! shadows), so that every log is one both DSH lines load: valid as DSH 0.1.5 and later
+//! judge it after the frozen migration edges, and under `--dsh 0.1.1` (`tests/generated.rs`
+//! checks every shape). `--crash` leaves the last turn
 //! open after a recorded tool call and tears the final record. The same arguments always
 //! give the same bytes. `--small` writes tool-heavy turns of small events instead (one
 //! event per line, about 190 bytes each). `--zstd` writes `.jsonl.zstd` frames of about
@@ -21,7 +26,7 @@ mod store;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A small deterministic generator (SplitMix64).
 struct Rng(u64);
@@ -133,13 +138,14 @@ impl Log {
 /// `small` writes tool-heavy turns of small events instead (about 190 bytes each, one
 /// event per line: no packed rows), where the cost of reading is per line, not per byte.
 #[derive(Clone, Copy, Default)]
-struct Shape {
-    flat: bool,
-    chain: u64,
-    small: bool,
+pub struct Shape {
+    pub flat: bool,
+    pub chain: u64,
+    pub small: bool,
 }
 
-fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
+/// The whole log, one line per record (a torn log is one string: see [`tear`]).
+pub fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
     let mut rng = Rng(0x5EED_0D5C);
     let header = "{\"type\":\"session\",\"version\":0,\"id\":\"bench-session\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}";
     let mut log = Log {
@@ -161,6 +167,7 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
                 return tear(log.lines);
             }
             compact(&mut log, &mut rng, turn, shape);
+            end_turn(&mut log, turn);
             continue;
         }
         let steps = 1 + rng.below(3);
@@ -244,14 +251,10 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
                 None,
             );
         }
-        log.event(
-            "turn/end",
-            &format!("{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}"),
-            None,
-            None,
-        );
         // Now and then a tool-result prune, every few dozen turns a compaction; with a
-        // chain, the same result is pruned again every turn instead.
+        // chain, the same result is pruned again every turn instead. Both happen inside
+        // the turn, between its steps, as DSH's pruner and compaction run before a step
+        // (a replacement `tool/result` outside an open turn is refused by the edges).
         let prune = if shape.chain > 0 {
             if chain_head.is_none() {
                 chain_head = last_result.take();
@@ -263,87 +266,133 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
             None
         };
         if let Some(target) = prune {
-            log.event(
-                "compaction/prune",
-                &format!("{{\"seqs\":[{target}]}}"),
-                None,
-                None,
-            );
-            let line = log
-                .lines
-                .iter()
-                .rev()
-                .find(|l| l.contains(&format!("\"seq\":{target},")))
-                .expect("the result line")
-                .clone();
-            let data_start = line.find("\"data\":").expect("data") + 7;
-            let data_end = line.find(",\"sourceEventSeqs\"").expect("sources");
-            let data = &line[data_start..data_end];
-            let inner = data
-                .find("\"content\":[{\"type\":\"text\"")
-                .expect("inner content");
-            let close = data[inner..]
-                .find("}],\"isError\"")
-                .expect("end of inner content")
-                + inner;
-            let pruned = format!(
-                "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned{}]\"}}{}",
-                &data[..inner],
-                if shape.chain > 0 {
-                    format!(" {turn}")
-                } else {
-                    String::new()
-                },
-                &data[close + 1..]
-            );
-            let seq = log.event(
-                "tool/result",
-                &pruned,
-                Some(&[target]),
-                Some(&format!(
-                    "{{\"op\":\"replace\",\"start\":{target},\"end\":{target}}}"
-                )),
-            );
-            let at = log
-                .surface
-                .iter()
-                .position(|s| *s == target)
-                .expect("on the surface");
-            log.surface[at] = seq;
+            let seq = prune_result(&mut log, target, shape.chain > 0, turn);
             if shape.chain > 0 {
                 chain_head = Some(seq);
                 chain_left -= 1;
             }
         }
         compact(&mut log, &mut rng, turn, shape);
+        end_turn(&mut log, turn);
     }
     log.lines
 }
 
-/// Every 30 turns (unless `flat`), a compaction replaces the whole surface by a summary.
-fn compact(log: &mut Log, rng: &mut Rng, turn: u64, shape: Shape) {
-    if !shape.flat && turn.is_multiple_of(30) && log.surface.len() > 4 {
-        let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
-        let keep = 0;
-        let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
-        let mut cites = vec![start_seq];
-        cites.extend(&shadowed);
-        let (first, last) = (shadowed[0], *shadowed.last().expect("non-empty"));
-        let seq = log.event(
-            "user/message",
-            &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"plugin\",\"plugin\":\"compaction\"}},\"role\":\"user\",\"id\":\"summary-{turn}\"}}", js(&words(rng, 120))),
-            Some(&cites),
-            Some(&format!("{{\"op\":\"replace\",\"start\":{first},\"end\":{last}}}")),
-        );
-        log.event("compaction/end", "{}", None, None);
-        let tail: Vec<u64> = log.surface[log.surface.len() - keep..].to_vec();
-        log.surface = std::iter::once(seq).chain(tail).collect();
-    }
+fn end_turn(log: &mut Log, turn: u64) {
+    log.event(
+        "turn/end",
+        &format!("{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}"),
+        None,
+        None,
+    );
 }
 
-/// One tool-heavy turn of small events (`--small`): 3 to 14 steps, each with two verbatim
-/// chunks, a short assistant message that calls one tool (but the last), the call and a
-/// short result. Returns true when the turn was left open (`--crash`).
+/// DSH's tool-result pruner: a `compaction/prune` naming the result it shadows (its range,
+/// its seqs, the tokens freed), then the replacement `tool/result`, the same result with
+/// its output cut. Returns the replacement's seq.
+fn prune_result(log: &mut Log, target: u64, chained: bool, turn: u64) -> u64 {
+    let line = log
+        .lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(&format!("\"seq\":{target},")))
+        .expect("the result line")
+        .clone();
+    log.event(
+        "compaction/prune",
+        &format!(
+            "{{\"shadowedRange\":{{\"start\":{target},\"end\":{target}}},\"shadowedSeqs\":[{target}],\"shadowedTokenCount\":{}}}",
+            line.len() / 4
+        ),
+        None,
+        None,
+    );
+    let data_start = line.find("\"data\":").expect("data") + 7;
+    let data_end = line.find(",\"sourceEventSeqs\"").expect("sources");
+    let data = &line[data_start..data_end];
+    let inner = data
+        .find("\"content\":[{\"type\":\"text\"")
+        .expect("inner content");
+    let close = data[inner..]
+        .find("}],\"isError\"")
+        .expect("end of inner content")
+        + inner;
+    let pruned = format!(
+        "{}\"content\":[{{\"type\":\"text\",\"text\":\"[output pruned{}]\"}}{}",
+        &data[..inner],
+        if chained {
+            format!(" {turn}")
+        } else {
+            String::new()
+        },
+        &data[close + 1..]
+    );
+    let seq = log.event(
+        "tool/result",
+        &pruned,
+        Some(&[target]),
+        Some(&format!(
+            "{{\"op\":\"replace\",\"start\":{target},\"end\":{target}}}"
+        )),
+    );
+    let at = log
+        .surface
+        .iter()
+        .position(|s| *s == target)
+        .expect("on the surface");
+    log.surface[at] = seq;
+    seq
+}
+
+/// Every 30 turns (unless `flat`), a compaction replaces the whole surface by a summary, as
+/// DSH's compaction writes it inside the turn that owns it: `compaction/start`, the
+/// `compaction/summary` naming the exact surface span it shadows, the checkpoint
+/// `user/message` from the `compact` plugin that replaces the span (citing the start, the
+/// summary and every shadowed seq), and `compaction/end`.
+fn compact(log: &mut Log, rng: &mut Rng, turn: u64, shape: Shape) {
+    if shape.flat || !turn.is_multiple_of(30) || log.surface.len() <= 4 {
+        return;
+    }
+    let id = format!("compaction-{turn}");
+    let lifecycle = format!("{{\"compactionId\":\"{id}\",\"turn\":{turn}}}");
+    let start_seq = log.event("compaction/start", &lifecycle, None, None);
+    let shadowed = std::mem::take(&mut log.surface);
+    let (first, last) = (shadowed[0], *shadowed.last().expect("non-empty"));
+    let list = |seqs: &[u64]| {
+        seqs.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let summary = js(&words(rng, 120));
+    let summary_seq = log.event(
+        "compaction/summary",
+        &format!(
+            "{{\"compactionId\":\"{id}\",\"summary\":[{{\"type\":\"text\",\"text\":{summary}}}],\"shadowedRange\":{{\"start\":{first},\"end\":{last}}},\"shadowedSeqs\":[{}],\"shadowedTokenCount\":{},\"provider\":\"deepseek\",\"model\":\"deepseek-chat\",\"usage\":{{\"inputTokens\":{},\"outputTokens\":{}}}}}",
+            list(&shadowed),
+            20_000 + rng.below(80_000),
+            20_000 + rng.below(80_000),
+            200 + rng.below(800)
+        ),
+        None,
+        None,
+    );
+    let mut cites = vec![start_seq, summary_seq];
+    cites.extend(&shadowed);
+    let seq = log.event(
+        "user/message",
+        &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{summary}}}],\"source\":{{\"kind\":\"plugin\",\"plugin\":\"compact\",\"compactionId\":\"{id}\"}},\"role\":\"user\",\"id\":\"summary-{turn}\"}}"),
+        Some(&cites),
+        Some(&format!("{{\"op\":\"replace\",\"start\":{first},\"end\":{last}}}")),
+    );
+    log.event("compaction/end", &lifecycle, None, None);
+    log.surface = vec![seq];
+}
+
+/// One tool-heavy turn of small events (`--small`), without its `turn/end`: 3 to 14
+/// steps, each with two verbatim chunks, a short assistant message that calls one tool
+/// (but the last), the call and a short result. Returns true when the turn was left open
+/// (`--crash`).
 fn small_turn(log: &mut Log, rng: &mut Rng, turn: u64, open: bool) -> bool {
     let steps = 3 + rng.below(12);
     for step in 1..=steps {
@@ -417,13 +466,87 @@ fn small_turn(log: &mut Log, rng: &mut Rng, turn: u64, open: bool) -> bool {
             None,
         );
     }
-    log.event(
-        "turn/end",
-        &format!("{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}"),
-        None,
-        None,
-    );
     false
+}
+
+/// How [`write_log`] stores a log.
+#[derive(Clone, Copy)]
+pub enum Encoding {
+    /// JSONL.
+    Plain,
+    /// `.jsonl.zstd`: the header in a frame of its own, then frames of records, their
+    /// counts cycling through `frame_records.0..=frame_records.1`.
+    Zstd { frame_records: (usize, usize) },
+    /// A schema 17 SQLite store (the test suite's store writer).
+    Sqlite,
+}
+
+/// Writes the lines of [`generate`] to `out`; for zstd, returns the number of frames.
+pub fn write_log(
+    lines: &[String],
+    out: &Path,
+    encoding: Encoding,
+) -> std::io::Result<Option<usize>> {
+    let torn = lines.len() == 1;
+    let mut text = lines.join("\n");
+    if !torn {
+        text.push('\n');
+    }
+    match encoding {
+        Encoding::Plain => std::fs::write(out, &text)?,
+        Encoding::Sqlite => {
+            // SQLite rows are atomic: a crash leaves the open turn but no torn row.
+            if torn {
+                text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
+            }
+            let plain = out.with_extension("tmp.jsonl");
+            std::fs::write(&plain, &text)?;
+            let _ = std::fs::remove_file(out);
+            store::store_from_jsonl(&plain, out, 17);
+            std::fs::remove_file(&plain)?;
+        }
+        Encoding::Zstd { frame_records } => {
+            let mut file = std::io::BufWriter::new(std::fs::File::create(out)?);
+            let mut records = text.split_inclusive('\n');
+            let frame = |plain: &str| -> std::io::Result<Vec<u8>> {
+                let mut enc = zstd::stream::Encoder::new(Vec::new(), 3)?;
+                enc.include_checksum(true)?;
+                enc.write_all(plain.as_bytes())?;
+                enc.finish()
+            };
+            file.write_all(&frame(records.next().expect("header"))?)?;
+            let rest: Vec<&str> = records.collect();
+            // Batches of frame_records.0, then one more, ... up to frame_records.1, and again.
+            let mut batches = Vec::new();
+            let (mut at, mut size) = (0, frame_records.0);
+            while at < rest.len() {
+                let end = (at + size).min(rest.len());
+                batches.push(&rest[at..end]);
+                at = end;
+                size = if size >= frame_records.1 {
+                    frame_records.0
+                } else {
+                    size + 1
+                };
+            }
+            for batch in &batches {
+                let encoded = frame(&batch.concat())?;
+                if torn
+                    && std::ptr::eq(
+                        batch.last().copied().unwrap_or(""),
+                        rest.last().copied().unwrap_or(""),
+                    )
+                {
+                    file.write_all(&encoded[..encoded.len() - encoded.len() / 3])?;
+                } else {
+                    file.write_all(&encoded)?;
+                }
+            }
+            file.flush()?;
+            return Ok(Some(batches.len() + 1));
+        }
+    }
+    Ok(None)
 }
 
 /// Tears the final record in half: a crash in the middle of a write.
@@ -497,62 +620,15 @@ fn main() -> std::io::Result<()> {
         }
     }
     let lines = generate(turns, crash, shape);
-    let torn = lines.len() == 1;
-    let mut text = lines.join("\n");
-    if !torn {
-        text.push('\n');
-    }
-    if sqlite {
-        // SQLite rows are atomic: a crash leaves the open turn but no torn row.
-        if torn {
-            text.truncate(text.rfind('\n').map_or(0, |i| i + 1));
-        }
-        let plain = out.with_extension("tmp.jsonl");
-        std::fs::write(&plain, &text)?;
-        let _ = std::fs::remove_file(&out);
-        store::store_from_jsonl(&plain, &out, 17);
-        std::fs::remove_file(&plain)?;
+    let encoding = if sqlite {
+        Encoding::Sqlite
     } else if zstd {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&out)?);
-        let mut records = text.split_inclusive('\n');
-        let frame = |plain: &str| -> std::io::Result<Vec<u8>> {
-            let mut enc = zstd::stream::Encoder::new(Vec::new(), 3)?;
-            enc.include_checksum(true)?;
-            enc.write_all(plain.as_bytes())?;
-            enc.finish()
-        };
-        file.write_all(&frame(records.next().expect("header"))?)?;
-        let rest: Vec<&str> = records.collect();
-        // Batches of frame_records.0, then one more, ... up to frame_records.1, and again.
-        let mut batches = Vec::new();
-        let (mut at, mut size) = (0, frame_records.0);
-        while at < rest.len() {
-            let end = (at + size).min(rest.len());
-            batches.push(&rest[at..end]);
-            at = end;
-            size = if size >= frame_records.1 {
-                frame_records.0
-            } else {
-                size + 1
-            };
-        }
-        eprintln!("frames: {}", batches.len() + 1);
-        for batch in batches {
-            let encoded = frame(&batch.concat())?;
-            if torn
-                && std::ptr::eq(
-                    batch.last().copied().unwrap_or(""),
-                    rest.last().copied().unwrap_or(""),
-                )
-            {
-                file.write_all(&encoded[..encoded.len() - encoded.len() / 3])?;
-            } else {
-                file.write_all(&encoded)?;
-            }
-        }
-        file.flush()?;
+        Encoding::Zstd { frame_records }
     } else {
-        std::fs::write(&out, &text)?;
+        Encoding::Plain
+    };
+    if let Some(frames) = write_log(&lines, &out, encoding)? {
+        eprintln!("frames: {frames}");
     }
     eprintln!(
         "{}: {turns} turns, {} bytes",

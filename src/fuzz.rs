@@ -68,11 +68,19 @@ fn walk<'a>(v: Json<'a>, depth: usize, seen: &mut Vec<&'a str>) {
         None if v.has(name) => "has but no value",
         None => "absent",
     }));
+    // The key bodies are the members' keys, read from the index or scanned alike.
+    let mut bodies = v.key_bodies();
     for (k, x) in v.members() {
         let _ = k.as_str();
         seen.push(k.raw());
+        let body = bodies.next();
+        assert_eq!(body, k.raw_str_body().map(str::as_bytes), "key_bodies");
+        if let (Some(body), Some(name)) = (body, k.as_str().filter(|name| k.str_eq(name))) {
+            assert!(crate::json::key_is(body, &name), "key_is({name:?})");
+        }
         walk(x, depth + 1, seen);
     }
+    assert_eq!(bodies.next(), None, "key_bodies ends with the members");
     for x in v.elements() {
         walk(x, depth + 1, seen);
     }

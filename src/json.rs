@@ -959,8 +959,12 @@ impl<'a> Json<'a> {
 
     /// True when the number is written as negative zero (`-0`, `-0.0`, `-0e5`).
     pub fn is_negative_zero(self) -> bool {
-        self.as_f64()
-            .is_some_and(|n| n == 0.0 && n.is_sign_negative())
+        // Only a number written with a minus can be one: no float parse for the others
+        // (the counts every event carries).
+        self.raw.starts_with('-')
+            && self
+                .as_f64()
+                .is_some_and(|n| n == 0.0 && n.is_sign_negative())
     }
 
     /// Iterates over an object's members in stored order, duplicates included, as
@@ -1030,6 +1034,22 @@ impl<'a> Json<'a> {
             }
         }
         found
+    }
+
+    /// The keys of an object in stored order, duplicates included, each as the inside of
+    /// its string token (escapes kept), to compare with [`key_is`]: read from the index
+    /// without building a value per member when the object has a complete one (checking
+    /// an object's member names costs a few instructions a member). Empty for anything
+    /// but an object.
+    pub fn key_bodies(self) -> impl Iterator<Item = &'a [u8]> {
+        let indexed = self.indexed_keys();
+        let scanned = indexed.is_none().then(|| self.members());
+        indexed.into_iter().flatten().map(|(name, _)| name).chain(
+            scanned
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, _)| k.raw_str_body().map(str::as_bytes)),
+        )
     }
 
     /// For an object of a complete index: its keys, each as the inside of its string token,
@@ -1401,7 +1421,11 @@ fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
 
 /// True when `body`, the inside of a string token of valid JSON, is `s` code unit for code
 /// unit ([`Json::str_eq`]).
-#[inline]
+///
+/// Always inlined: it runs for every member an object look-up passes (a third of the
+/// frozen edges' instructions went to calling it), and nearly every call is told by the
+/// lengths and a first byte; what needs more is [`escaped_body_eq`], out of line.
+#[inline(always)]
 fn body_eq(body: &[u8], s: &str) -> bool {
     let text = s.as_bytes();
     // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
@@ -1414,19 +1438,38 @@ fn body_eq(body: &[u8], s: &str) -> bool {
         // Same bytes: equal unless they are escapes (then the body says less than `s`).
         std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
         std::cmp::Ordering::Greater => {
-            // Up to its first escape the body is `s` byte for byte.
-            let differs_first = text
+            // Up to its first escape the body is `s` byte for byte, so a body whose first
+            // byte is neither `s`'s nor a backslash is not `s`.
+            !text
                 .first()
-                .is_some_and(|&c| body[0] != c && body[0] != b'\\');
-            !differs_first
-                && has_backslash(body)
-                && CodeUnits {
-                    rest: body,
-                    pending: None,
-                }
-                .eq(s.encode_utf16())
+                .is_some_and(|&c| body[0] != c && body[0] != b'\\')
+                && escaped_body_eq(body, s)
         }
     }
+}
+
+/// [`body_eq`] for a body longer than `s`, which is `s` only if it holds an escape.
+#[inline(never)]
+fn escaped_body_eq(body: &[u8], s: &str) -> bool {
+    let text = s.as_bytes();
+    // When `s` holds no backslash (every name the checks look up), body and `s` first
+    // differ exactly at the body's first escape, so a body that differs first elsewhere
+    // is not `s`, told without scanning the rest. A text with a backslash may match the
+    // escape's own bytes (`\u005cu005c` is `\u005c`).
+    let same = body.iter().zip(text).take_while(|(a, b)| a == b).count();
+    (body[same] == b'\\' || has_backslash(text) && has_backslash(body))
+        && CodeUnits {
+            rest: body,
+            pending: None,
+        }
+        .eq(s.encode_utf16())
+}
+
+/// True when `body`, a key as [`Json::key_bodies`] gives it, is `s` code unit for code
+/// unit ([`Json::str_eq`] of the key).
+#[inline]
+pub fn key_is(body: &[u8], s: &str) -> bool {
+    body_eq(body, s)
 }
 
 /// True when `b` holds a backslash: the slice's own search for short texts such as keys
@@ -1442,7 +1485,7 @@ fn has_backslash(b: &[u8]) -> bool {
 
 /// `a == b`, inline for short slices such as keys (most comparisons of keys of equal
 /// length differ in their first bytes, and a call to `memcmp` costs more than that).
-#[inline]
+#[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len()
         && if a.len() <= 16 {
@@ -1874,6 +1917,9 @@ mod tests {
             "\\u0000",
             "日本",
             "\\u65e5本",
+            // A text that holds a backslash: the body spells it with an escape, and then
+            // holds the text's own bytes beyond where the escape begins.
+            "\\u005cu005c",
         ];
         let texts = [
             "",
@@ -1898,6 +1944,7 @@ mod tests {
             "日本",
             "t\\u0079pe",
             "\\n",
+            "\\u005c",
         ];
         for body in bodies {
             let token = format!("\"{body}\"");

@@ -317,8 +317,7 @@ fn positive_coordinates(ty: &str, seq: u64, data: Json<'_>) -> Checked {
 
 /// `assertOwnedContent`: every content block the event owns.
 fn owned_content(ev: &Source<'_>, data: Json<'_>) -> Checked {
-    let base = format!("format v2 {} at seq {} data", ev.ty, ev.seq);
-    let label = Label::Text(&base);
+    let label = Label::V2Data(ev.ty, ev.seq);
     let message_content = |key: &str| data.get(key).and_then(|m| m.get("content"));
     match ev.ty {
         "user/message" | "tool/code-dispatch" => {

@@ -19,7 +19,7 @@
 //! S-stream).
 
 use crate::edge::Source;
-use crate::edge::shape::{Checked, Refusal, seq_list};
+use crate::edge::shape::{Checked, Refusal, seqs};
 use crate::header::Header;
 use crate::json::{Json, Kind};
 use crate::load::packed::PackedSpan;
@@ -80,7 +80,6 @@ struct Group {
     step: u64,
     /// Runs of consecutive chunk seqs, in order.
     spans: Vec<(u64, u64)>,
-    count: u64,
     last_seq: u64,
     last_line: u64,
     at: StepState,
@@ -103,7 +102,6 @@ impl Group {
             Some((start, n)) if *start + *n == first => *n += count,
             _ => self.spans.push((first, count)),
         }
-        self.count += count;
         self.last_seq = first + count - 1;
         self.last_line = line;
         self.at = at;
@@ -111,14 +109,11 @@ impl Group {
 
     /// `matchesChunkSources`: the list names every chunk of the attempt, in order.
     fn cited_by(&self, sources: Json<'_>) -> bool {
-        let cited = seq_list(Some(sources));
-        if cited.len() as u64 != self.count {
-            return false;
-        }
-        let mut cited = cited.into_iter();
+        let mut cited = seqs(Some(sources));
         self.spans
             .iter()
             .all(|&(start, n)| (start..start + n).all(|seq| cited.next() == Some(seq)))
+            && cited.next().is_none()
     }
 }
 
@@ -281,7 +276,6 @@ impl Attempts {
             turn,
             step,
             spans: Vec::new(),
-            count: 0,
             last_seq: ev.seq,
             last_line: ev.line,
             at,
@@ -359,7 +353,7 @@ impl Attempts {
             Ok(())
         };
         if ev.ty != "assistant/message" {
-            for seq in seq_list(ev.sources) {
+            for seq in seqs(ev.sources) {
                 if self.is_chunk(seq) {
                     return Err(chunk_refused(format!(
                         "{} {} sources targets consumed assistant/chunk {seq}",
@@ -406,7 +400,6 @@ impl Attempts {
             turn: run.turn,
             step: run.step,
             spans: Vec::new(),
-            count: 0,
             last_seq: run.first,
             last_line: line,
             at,
@@ -495,7 +488,7 @@ pub struct Run {
 pub fn decode_packed(row: Json<'_>, span: &PackedSpan, line: u64) -> Checked<Run> {
     let ty = row.get("type").and_then(Json::raw_str_body).unwrap_or("");
     // The codec counts rows from 0 after the header (line 1).
-    let label = format!("released {ty} row {}", line.saturating_sub(2));
+    let label = || format!("released {ty} row {}", line.saturating_sub(2));
     let data = row.get("data").filter(|d| d.is_object());
     let field = |k: &str| data.and_then(|d| d.get(k));
     let count_of = |k: &str| -> Checked<u64> {
@@ -503,7 +496,12 @@ pub fn decode_packed(row: Json<'_>, span: &PackedSpan, line: u64) -> Checked<Run
             Some(v) if v.kind() == Kind::Number && !v.is_negative_zero() => v.as_seq().ok_or(()),
             _ => Err(()),
         }
-        .map_err(|()| chunk_refused(format!("{label} {k} must be a non-negative safe integer")))
+        .map_err(|()| {
+            chunk_refused(format!(
+                "{} {k} must be a non-negative safe integer",
+                label()
+            ))
+        })
     };
     let turn = count_of("turn")?;
     let step = count_of("step")?;
@@ -513,7 +511,8 @@ pub fn decode_packed(row: Json<'_>, span: &PackedSpan, line: u64) -> Checked<Run
         let name_ok = field("name").is_none_or(|n| n.kind() == Kind::String);
         if !id_ok || !name_ok {
             return Err(chunk_refused(format!(
-                "{label} id and optional name must be strings"
+                "{} id and optional name must be strings",
+                label()
             )));
         }
     }
@@ -535,7 +534,6 @@ mod tests {
             turn: 1,
             step: 1,
             spans: vec![(3, 2), (7, 1)],
-            count: 3,
             last_seq: 7,
             last_line: 9,
             at: StepState::default(),
@@ -545,5 +543,9 @@ mod tests {
         assert!(cites("[3,4,7]"));
         assert!(!cites("[3,4]"));
         assert!(!cites("[4,3,7]"));
+        // A list that goes on past the attempt, as a seq or as a range, cites more than it.
+        assert!(!cites("[3,4,7,8]"));
+        assert!(!cites("[3,4,[7,8]]"));
+        assert!(cites("[[3,4],7]"));
     }
 }

@@ -50,6 +50,7 @@ pub mod payload;
 pub mod relationships;
 pub mod repairs;
 pub mod shape;
+pub mod tools;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -16,9 +16,9 @@ use crate::edge::message::{
     Expect, content_blocks, goal_change, llm_failure, message, stream_chunk, token_usage,
 };
 use crate::edge::shape::{
-    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_keys, exact_record, finite,
-    literal, nonempty, one_of, optional, positive, record, safe_integer, seq_array, string,
-    value_refused,
+    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_keys, exact_keys_waiving,
+    exact_record, finite, literal, nonempty, one_of, optional, positive, record, safe_integer,
+    seq_array, string, value_refused,
 };
 use crate::json::Json;
 use crate::rules::Rule;
@@ -67,20 +67,28 @@ pub fn check_payload(
         }
         return Ok(());
     }
-    let mut optional_members: Vec<&str> = disposition.optional.to_vec();
-    if version == 1 && event.ty == "session-log-deepseek/delivery-accepted" {
-        optional_members.push("sessionFormatVersion");
-    }
-    let required: Vec<&str> = disposition
+    let more_optional: &[&str] =
+        if version == 1 && event.ty == "session-log-deepseek/delivery-accepted" {
+            &["sessionFormatVersion"]
+        } else {
+            &[]
+        };
+    // The members the edge supplies need not be present (it supplies them only when absent).
+    let waived = disposition
         .required
         .iter()
-        .copied()
-        .filter(|k| {
-            !(supplied.retry_id && *k == "retryId"
-                || supplied.compaction_id && *k == "compactionId")
+        .enumerate()
+        .filter(|&(_, &k)| {
+            supplied.retry_id && k == "retryId" || supplied.compaction_id && k == "compactionId"
         })
-        .collect();
-    exact_keys(data, &required, &optional_members, &label.at("data"))?;
+        .fold(0u64, |mask, (i, _)| mask | 1 << i);
+    exact_keys_waiving(
+        data,
+        disposition.required,
+        waived,
+        [disposition.optional, more_optional],
+        &label.at("data"),
+    )?;
     semantics(event, data, version, supplied)
 }
 

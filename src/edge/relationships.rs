@@ -21,12 +21,14 @@
 //! `packages/session/session-format-v3-to-v4/src/relationships.ts`,
 //! MrChenDev/my-deepseek-harness @ `0c97230f94d5a6e24d64e0b63b4a00800ad560b7` (S-v4rel).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::edge::Source;
 use crate::edge::attempts::{Attempt, StepState};
 use crate::edge::repairs::{exact_not_started_repair, v4_not_started_repair};
 use crate::edge::shape::{Refusal, seq_list};
+use crate::edge::tools::Tools;
 use crate::json::{Json, Kind, canonical_hash};
 use crate::rules::Rule;
 
@@ -93,14 +95,6 @@ struct Compaction {
 }
 
 #[derive(Debug)]
-struct Tool {
-    id: String,
-    name: Option<String>,
-    arguments: Option<String>,
-    started: bool,
-}
-
-#[derive(Debug)]
 struct Retry {
     turn: Option<u64>,
     step: Option<u64>,
@@ -153,7 +147,7 @@ pub struct Relationships {
     fresh_retry_ids: u64,
     ptc_roots: HashMap<String, String>,
     ptc_starts: HashMap<String, PtcStart>,
-    tools: Vec<Tool>,
+    tools: Tools,
     commands: HashSet<String>,
     command_events: HashSet<u64>,
     human_messages: HashSet<u64>,
@@ -163,9 +157,13 @@ pub struct Relationships {
 }
 
 fn text(v: Option<Json<'_>>) -> Option<String> {
+    text_ref(v).map(Cow::into_owned)
+}
+
+/// [`text`] without a copy (a string without escapes is borrowed from the line).
+fn text_ref<'j>(v: Option<Json<'j>>) -> Option<Cow<'j, str>> {
     v.filter(|v| v.kind() == Kind::String)
         .and_then(Json::as_str)
-        .map(|s| s.into_owned())
 }
 
 fn raw(v: Option<Json<'_>>) -> &str {
@@ -212,17 +210,18 @@ impl Relationships {
     /// The first advertised call still unresolved at a boundary: the warning F10, and the
     /// calls released as the later builds do.
     fn close_tools(&mut self, boundary: &str, seq: u64, line: u64) {
-        if let Some(tool) = self.tools.first()
+        if let Some(id) = self.tools.first_id()
             && !self.warned
             && self.refusal.is_none()
         {
+            let detail = format!("{boundary} leaves unresolved tool call {id}");
             self.warned = true;
             self.warnings.push((
                 seq,
                 line,
                 Refusal {
                     rule: Rule::F10,
-                    detail: format!("{boundary} leaves unresolved tool call {}", tool.id),
+                    detail,
                 },
             ));
         }
@@ -394,30 +393,31 @@ impl Relationships {
                     if !block.get("type").is_some_and(|t| t.str_eq("tool-call")) {
                         continue;
                     }
-                    let id = text(block.get("id")).unwrap_or_default();
-                    if self.tools.iter().any(|t| t.id == id) {
+                    let id = text_ref(block.get("id")).unwrap_or_default();
+                    if self.tools.position(&id).is_some() {
                         return Err(lifecycle(format!(
                             "assistant/message repeats advertised tool call {id}"
                         )));
                     }
-                    self.tools.push(Tool {
-                        id,
-                        name: text(block.get("name")),
-                        arguments: text(block.get("arguments")),
-                        started: false,
-                    });
+                    self.tools.push(
+                        &id,
+                        text_ref(block.get("name")).as_deref(),
+                        text_ref(block.get("arguments")).as_deref(),
+                    );
                 }
             }
             "tool/call" => {
                 self.require_step(ev.ty, turn, step)?;
-                let id = text(get("callId")).unwrap_or_default();
-                let matches = self.tools.iter_mut().find(|t| t.id == id).filter(|t| {
-                    !t.started
-                        && t.name == text(get("name"))
-                        && t.arguments == text(get("arguments"))
+                let id = text_ref(get("callId")).unwrap_or_default();
+                let matches = self.tools.position(&id).filter(|&i| {
+                    self.tools.matches_unstarted(
+                        i,
+                        text_ref(get("name")).as_deref(),
+                        text_ref(get("arguments")).as_deref(),
+                    )
                 });
                 match matches {
-                    Some(tool) => tool.started = true,
+                    Some(i) => self.tools.start(i),
                     None => {
                         return Err(lifecycle(format!(
                             "tool/call {id} does not match one advertised tool call"
@@ -628,23 +628,26 @@ impl Relationships {
                 .and_then(|m| m.get("source"))
                 .and_then(|s| s.get("callId"))
         };
-        let id = text(call).unwrap_or_default();
-        let Some(index) = self.tools.iter().position(|t| t.id == id) else {
+        let id = text_ref(call).unwrap_or_default();
+        let Some(index) = self.tools.position(&id) else {
             return Err(lifecycle(format!(
                 "tool/result {id} has no advertised tool lifecycle"
             )));
         };
-        let repair = if self.generation >= 4 {
-            v4_not_started_repair(ev, data, &id)
-        } else {
-            exact_not_started_repair(ev, data)
+        // Only a result for a call that never started must be the repair.
+        let repair = || {
+            if self.generation >= 4 {
+                v4_not_started_repair(ev, data, &id)
+            } else {
+                exact_not_started_repair(ev, data)
+            }
         };
-        if !self.tools[index].started && !repair {
+        if !self.tools.started(index) && !repair() {
             return Err(lifecycle(format!(
                 "tool/result {id} is not the exact TOOL_NOT_STARTED repair"
             )));
         }
-        self.tools.remove(index);
+        self.tools.resolve(index);
         Ok(())
     }
 

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Json, Kind};
+use crate::json::{Json, Kind, key_is};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -48,6 +48,8 @@ pub enum Label<'a> {
     Event(&'a str, u64),
     /// Free text (`released v0 physical header`).
     Text(&'a str),
+    /// The data of an event as the v2→v3 edge names it: `format v2 <type> at seq <seq> data`.
+    V2Data(&'a str, u64),
     /// A member or a phrase after the parent: `<parent> <name>`.
     Field(&'a Label<'a>, &'a str),
     /// An array member: `<parent>[<index>]`.
@@ -78,6 +80,7 @@ impl fmt::Display for Label<'_> {
         match self {
             Label::Event(ty, seq) => write!(f, "{ty} {seq}"),
             Label::Text(text) => f.write_str(text),
+            Label::V2Data(ty, seq) => write!(f, "format v2 {ty} at seq {seq} data"),
             Label::Field(parent, name) => write!(f, "{parent} {name}"),
             Label::Index(parent, index) => write!(f, "{parent}[{index}]"),
             Label::Path(parent, suffix) => write!(f, "{parent}{suffix}"),
@@ -133,27 +136,51 @@ pub fn exact_keys(
     optional: &[&str],
     label: &Label<'_>,
 ) -> Checked {
+    exact_keys_waiving(object, required, 0, [optional, &[]], label)
+}
+
+/// [`exact_keys`] where the members of `required` at the bits of `waived` may be absent
+/// (the edge supplies them), and either list of `optional` may be present: the member
+/// lists of a payload as the edge adjusts them, without building new lists per event.
+pub fn exact_keys_waiving(
+    object: Json<'_>,
+    required: &[&str],
+    waived: u64,
+    optional: [&[&str]; 2],
+    label: &Label<'_>,
+) -> Checked {
     // One pass over the members for a valid object (the common case); the messages, which
     // name keys in JavaScript's order, only when something is wrong.
     debug_assert!(required.len() < 64, "a bit per required member");
+    let is_optional = |key: &str| optional.iter().any(|list| list.contains(&key));
     let mut seen = 0u64;
     let mut unexpected = false;
-    for (key, _) in object.members() {
-        match required.iter().position(|r| key.str_eq(r)) {
+    for key in object.key_bodies() {
+        match required.iter().position(|r| key_is(key, r)) {
             Some(i) => seen |= 1 << i,
-            None => unexpected |= !optional.iter().any(|o| key.str_eq(o)),
+            None => {
+                unexpected |= !optional
+                    .iter()
+                    .flat_map(|l| l.iter())
+                    .any(|o| key_is(key, o))
+            }
         }
     }
-    if !unexpected && seen == (1u64 << required.len()) - 1 {
+    let all = (1u64 << required.len()) - 1;
+    if !unexpected && (seen | waived) & all == all {
         return Ok(());
     }
-    if let Some(key) = first_key(object, |k| !required.contains(&k) && !optional.contains(&k)) {
+    if let Some(key) = first_key(object, |k| !required.contains(&k) && !is_optional(k)) {
         return Err(members_refused(format!(
             "{label} has unexpected member {}",
             js_quote(&key)
         )));
     }
-    if let Some(missing) = required.iter().find(|k| !object.has(k)) {
+    let missing = required
+        .iter()
+        .enumerate()
+        .find(|&(i, k)| waived & (1 << i) == 0 && !object.has(k));
+    if let Some((_, missing)) = missing {
         return Err(members_refused(format!(
             "{label} lacks required member {}",
             js_quote(missing)
@@ -365,19 +392,30 @@ pub fn optional(
 /// pairs expanded (GENERATIONS §1.5; a list the codec refuses is refused earlier, by the
 /// checks of DSH 0.1.1 or the generation's own).
 pub fn seq_list(value: Option<Json<'_>>) -> Vec<u64> {
-    let mut out = Vec::new();
-    for member in value.into_iter().flat_map(Json::elements) {
-        if let Some(seq) = member.as_seq() {
-            out.push(seq);
-        } else if member.is_array() {
-            let mut ends = member.elements().filter_map(Json::as_seq);
-            if let (Some(start), Some(end)) = (ends.next(), ends.next()) {
+    seqs(value).collect()
+}
+
+/// [`seq_list`], one seq at a time (nothing allocated).
+pub fn seqs<'j>(value: Option<Json<'j>>) -> impl Iterator<Item = u64> + 'j {
+    value
+        .into_iter()
+        .flat_map(Json::elements)
+        .flat_map(|member| {
+            let (single, range) = if let Some(seq) = member.as_seq() {
+                (Some(seq), None)
+            } else if member.is_array() {
+                let mut ends = member.elements().filter_map(Json::as_seq);
                 // Bounded by the codec's own rule: no more members than the event's seq.
-                out.extend((start..=end).take(1 << 24));
-            }
-        }
-    }
-    out
+                let range = ends
+                    .next()
+                    .zip(ends.next())
+                    .map(|(start, end)| (start..=end).take(1 << 24));
+                (None, range)
+            } else {
+                (None, None)
+            };
+            single.into_iter().chain(range.into_iter().flatten())
+        })
 }
 
 /// `JSON.stringify` of a parsed value: members in `Object.keys` order (array-index keys
