@@ -14,6 +14,7 @@ pub mod provider;
 pub mod repair;
 pub mod replay;
 pub mod rules;
+pub mod saved;
 pub mod scan;
 pub mod varint;
 pub mod view;

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod line;
 pub mod packed;
 pub mod read_ahead;
+pub mod resume;
 pub mod sqlite;
 pub mod sqlite_rows;
 

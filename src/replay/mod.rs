@@ -10,6 +10,7 @@
 //! previews) go to a [`TextStore`], which may spill to a temporary file. No other I/O.
 
 mod arena;
+mod snapshot;
 pub mod text;
 
 use std::borrow::Cow;
