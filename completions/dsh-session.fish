@@ -40,6 +40,8 @@ complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "show" -d 'S
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "stats" -d 'Report usage over many logs: turns, steps, tool calls, tokens, time, and cost'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "version" -d 'Print the log\'s format version, era and compression; exit 1 when refused'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "index" -d 'Build or update the search index of every session under the given paths'
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "search" -d 'Search the text of every session: user and assistant messages, reasoning, tool calls and results'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "export" -d 'Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "follow" -d 'Print what happens in a live log as it is appended: turns, tool calls, findings'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)'
@@ -151,14 +153,54 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format: text (a table), json (an array), jsonl (an object per line) or csv (with a header line)' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
-jsonl\t'One JSON object per line'"
+jsonl\t'One JSON object per line'
+csv\t'Comma-separated values with a header line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l index -d 'The index file [default: $DSH_SESSION_INDEX, else index.db in the cache directory: $XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache]' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l no-update -d 'A JSONL root: list what the index holds without bringing it up to date first'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l index -d 'The index file [default: $DSH_SESSION_INDEX, else index.db in the cache directory: $XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache]' -r -F
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l format -d 'Output format of the summary' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l rebuild -d 'Empty the index first and read every log again'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l check -d 'Check the whole index file first (PRAGMA quick_check; slow on a large index) and rebuild it when SQLite finds damage'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -s q -l quiet -d 'Print nothing but errors: no progress bar, no summary, no notes'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l index -d 'The index file [default: $DSH_SESSION_INDEX, else index.db in the cache directory: $XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache]' -r -F
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l project -d 'Only sessions whose project (the header\'s cwd) contains TEXT' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l session -d 'Only the session with this id, or whose id starts with it' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l since -d 'Only messages at or after WHEN: a date (2026-11-30), a date and time (2026-11-30T14:00), both in --tz, or a time with an offset (2026-11-30T14:00:00Z)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l until -d 'Only messages before WHEN (as for --since; a date includes that whole day)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l tz -d 'The time zone of --since/--until without an offset: an IANA name' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l role -d 'Only this kind of text (repeat for several): user, assistant, reasoning, tool (calls and results), system' -r -f -a "user\t'What the user (or a plugin, as the user) wrote'
+assistant\t'What the assistant wrote'
+reasoning\t'The assistant\'s reasoning'
+tool\t'Tool calls (name and arguments) and tool results'
+system\t'System and developer messages'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l tool -d 'Only the calls and results of this tool' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l limit -d 'At most N hits (with -l, sessions); 0 for all' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l format -d 'Output format: text, json (an array), jsonl (an object per line)' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
+json\t'One JSON value'
+jsonl\t'One JSON object per line'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l no-update -d 'Search the index as it is, without reading changed logs first'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l include-shadowed -d 'Also search messages a replace took off the surface (compacted or pruned)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -s l -l sessions-with-matches -d 'Print only the sessions with hits, the best first'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -s q -l quiet -d 'No progress bar and no notes while the index is brought up to date'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -s v -l verbose -d 'Also print the cause chain of an error'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l format -d 'Output format' -r -f -a "markdown\t'A Markdown transcript (GitHub-flavoured, `<details>` for collapsed parts)'
 html\t'One self-contained HTML page (no network request), light and dark'
 dsh-jsonl\t'A SQLite store\'s sessions as DSH JSONL session directories under --out'"
@@ -205,19 +247,21 @@ always\t'Always colour'
 never\t'Never colour'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "surface" -d 'Print the surface: the ordered events whose messages the model sees'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "messages" -d 'Print the derived message history (deriveMessages), byte for byte as stored'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "repair" -d 'Repair a log after a crash exactly as DSH does on its next load'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "provenance" -d 'Show where an event came from, what cites it, and what shadowed it'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "replacements" -d 'List every replace in log order: generation, range, shadowed seqs, surface lengths'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "show" -d 'Summarise a log: header, era, turns, steps, tool calls, tokens, times'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "stats" -d 'Report usage over many logs: turns, steps, tool calls, tokens, time, and cost'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "version" -d 'Print the log\'s format version, era and compression; exit 1 when refused'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "export" -d 'Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "follow" -d 'Print what happens in a live log as it is appended: turns, tool calls, findings'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "man" -d 'Print a man page (roff): dsh-session(1), or one per subcommand (dsh-session-validate(1) …); `--dir` writes them all'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions export follow rules man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "surface" -d 'Print the surface: the ordered events whose messages the model sees'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "messages" -d 'Print the derived message history (deriveMessages), byte for byte as stored'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "repair" -d 'Repair a log after a crash exactly as DSH does on its next load'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "provenance" -d 'Show where an event came from, what cites it, and what shadowed it'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "replacements" -d 'List every replace in log order: generation, range, shadowed seqs, surface lengths'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "show" -d 'Summarise a log: header, era, turns, steps, tool calls, tokens, times'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "stats" -d 'Report usage over many logs: turns, steps, tool calls, tokens, time, and cost'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "version" -d 'Print the log\'s format version, era and compression; exit 1 when refused'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "sessions" -d 'List the sessions of a SQLite store or of a DSH JSONL root directory'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "index" -d 'Build or update the search index of every session under the given paths'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "search" -d 'Search the text of every session: user and assistant messages, reasoning, tool calls and results'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "export" -d 'Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "follow" -d 'Print what happens in a live log as it is appended: turns, tool calls, findings'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "rules" -d 'List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "man" -d 'Print a man page (roff): dsh-session(1), or one per subcommand (dsh-session-validate(1) …); `--dir` writes them all'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

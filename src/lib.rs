@@ -6,6 +6,7 @@ pub mod export;
 pub mod fuzz;
 pub mod header;
 pub mod heal;
+pub mod index;
 pub mod json;
 pub mod load;
 pub mod prices;

@@ -3,13 +3,16 @@
 pub mod completions;
 pub mod export;
 pub mod follow;
+pub mod index;
 pub mod man;
 pub mod messages;
 pub mod provenance;
 pub mod repair;
 pub mod replacements;
 pub mod rules;
+pub mod search;
 pub mod sessions;
+pub mod sessions_root;
 pub mod show;
 pub mod stats;
 pub mod surface;

@@ -1,8 +1,7 @@
-//! `sessions STORE`: the sessions of a SQLite store or of a JSONL root directory
-//! (FORMAT.md §7.1, §8.4).
+//! `sessions STORE`: the sessions of a SQLite store (FORMAT.md §8.4); a JSONL root
+//! directory (§7.1) is listed from the search index ([`crate::cmd::sessions_root`]).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -67,36 +66,6 @@ fn row(
     }
 }
 
-/// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
-/// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
-pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    for project in std::fs::read_dir(root)? {
-        let project = project?.path();
-        if !project.is_dir() {
-            continue;
-        }
-        for session in std::fs::read_dir(&project)? {
-            let session = session?.path();
-            if !session.is_dir() {
-                continue;
-            }
-            // The current generation of the session: the highest canonical file name.
-            let current = std::fs::read_dir(&session)?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
-                .max();
-            if let Some((_, file)) = current {
-                found.push(file);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
 /// Scans one session with the counts view (turns, title); `None` when it cannot be read.
 fn scan_counting(path: &std::path::Path, options: &ScanOptions) -> Option<(scan::Report, Stats)> {
     let mut stats = Stats::default();
@@ -107,72 +76,43 @@ fn scan_counting(path: &std::path::Path, options: &ScanOptions) -> Option<(scan:
 /// Runs `sessions`.
 pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let path = &args.store;
-    let mut rows = Vec::new();
     if path.is_dir() {
-        for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
-            let report = scan_counting(&file, &ScanOptions::default());
-            let header = report
-                .as_ref()
-                .and_then(|(r, _)| r.header.clone())
-                .unwrap_or_default();
-            rows.push(row(
-                &header,
-                None,
-                Some(file.display().to_string()),
-                report.as_ref(),
-            ));
+        return crate::cmd::sessions_root::run(args, out);
+    }
+    let mut rows = Vec::new();
+    if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
+        bail!(
+            "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
+            path.display()
+        );
+    }
+    let store = match Store::open(path) {
+        Ok(store) => store,
+        Err(StoreError::Refused(f)) => {
+            return Err(Rejected(format!("{}: refused {f}", path.display())).into());
         }
-        if rows.is_empty() {
-            let (found, _) =
-                dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
-            let stores: Vec<_> = found
-                .iter()
-                .filter(|p| dsh_session::load::sqlite::looks_like_store(p))
-                .collect();
-            match stores.first() {
-                None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
-                // Logs outside DSH's session directories: nothing to list as sessions.
-                None => {}
-                Some(first) => bail!(
-                    "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
-                    path.display(),
-                    dsh_session::wording::count(stores.len() as u64, "SQLite store"),
-                    first.display()
-                ),
+        Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+    };
+    for (_, session) in store
+        .sessions()
+        .with_context(|| path.display().to_string())?
+    {
+        match session {
+            Ok(s) => {
+                let options = ScanOptions {
+                    session: Some(s.header.id.clone()),
+                    ..ScanOptions::default()
+                };
+                let report = scan_counting(path, &options);
+                rows.push(row(&s.header, s.revision, None, report.as_ref()));
             }
-        }
-    } else {
-        if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
-            bail!(
-                "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
-                path.display()
-            );
-        }
-        let store = match Store::open(path) {
-            Ok(store) => store,
-            Err(StoreError::Refused(f)) => {
-                return Err(Rejected(format!("{}: refused {f}", path.display())).into());
-            }
-            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
-        };
-        for (_, session) in store
-            .sessions()
-            .with_context(|| path.display().to_string())?
-        {
-            match session {
-                Ok(s) => {
-                    let options = ScanOptions {
-                        session: Some(s.header.id.clone()),
-                        ..ScanOptions::default()
-                    };
-                    let report = scan_counting(path, &options);
-                    rows.push(row(&s.header, s.revision, None, report.as_ref()));
-                }
-                Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),
-            }
+            Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),
         }
     }
-    write_rows(out, args.format, &rows, |out| {
+    let Some(format) = crate::cmd::sessions_root::table_format(args.format) else {
+        return crate::cmd::sessions_root::write_csv(out, &rows).map(|()| ExitCode::SUCCESS);
+    };
+    write_rows(out, format, &rows, |out| {
         let mut t = table(&[
             "session",
             "title",

@@ -1,0 +1,272 @@
+//! `search QUERY [PATH]...`: full-text search over every indexed session (issue 28), exit
+//! codes as grep's: 0 with hits, 1 with none, 2 on error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use dsh_session::index::{Hit, Query, SessionFilter, SessionHits, Snippet};
+use dsh_session::view::message_rows::PartKind;
+use dsh_session::wording::utc;
+use serde::Serialize;
+
+use crate::cli::{SearchArgs, SearchRole, TableFormat};
+use crate::render::paint;
+
+/// `search --format json|jsonl` layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+struct HitJson {
+    schema_version: u32,
+    session: String,
+    title: Option<String>,
+    file: String,
+    project: Option<String>,
+    turn: Option<i64>,
+    seq: u64,
+    role: &'static str,
+    message_role: String,
+    source: Option<String>,
+    tool: Option<String>,
+    time: Option<String>,
+    shadowed_by: Option<u64>,
+    snippet: String,
+    /// Byte ranges of `snippet` that matched, `[start, end)`.
+    matches: Vec<[usize; 2]>,
+    rank: f64,
+    /// The command that shows the hit in its history.
+    open: String,
+}
+
+#[derive(Debug, Serialize)]
+struct SessionJson {
+    schema_version: u32,
+    session: String,
+    title: Option<String>,
+    file: String,
+    project: Option<String>,
+    last_activity: Option<String>,
+    hits: u64,
+    open: String,
+}
+
+/// A path as a shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "/._-+=:,@%~".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that shows message `seq` of a session in its derived history.
+fn open_command(file: &Path, encoding: &str, session: &str, seq: Option<u64>) -> String {
+    let mut cmd = format!(
+        "dsh-session messages {}",
+        shell_word(&file.display().to_string())
+    );
+    if encoding == "sqlite" {
+        cmd.push_str(&format!(" --session {}", shell_word(session)));
+    }
+    if let Some(seq) = seq {
+        cmd.push_str(&format!(" --at {seq}"));
+    }
+    cmd
+}
+
+fn kind(role: SearchRole) -> PartKind {
+    match role {
+        SearchRole::User => PartKind::User,
+        SearchRole::Assistant => PartKind::Assistant,
+        SearchRole::Reasoning => PartKind::Reasoning,
+        SearchRole::Tool => PartKind::Tool,
+        SearchRole::System => PartKind::System,
+    }
+}
+
+/// The snippet with its matches in bold red on a terminal.
+fn painted(s: &Snippet, color: bool) -> String {
+    if !color {
+        return s.text.clone();
+    }
+    let mut out = String::new();
+    let mut last = 0;
+    for m in &s.matches {
+        out.push_str(&s.text[last..m.start]);
+        out.push_str(&paint(true, "1;31", &s.text[m.clone()]));
+        last = m.end;
+    }
+    out.push_str(&s.text[last..]);
+    out
+}
+
+/// `2026-11-30 14:02 UTC`: a hit's time, to the minute.
+fn minute(ms: i64) -> String {
+    let t = utc(ms);
+    // utc() gives RFC 3339 with milliseconds: keep the date and the minute.
+    match (t.get(..10), t.get(11..16)) {
+        (Some(d), Some(m)) => format!("{d} {m} UTC"),
+        _ => t,
+    }
+}
+
+fn write_hit(out: &mut dyn Write, hit: &Hit, color: bool) -> std::io::Result<()> {
+    let mut head = vec![
+        paint(color, "35", &hit.file.display().to_string()),
+        format!("seq {}", hit.seq),
+    ];
+    if let Some(t) = hit.turn {
+        head.push(format!("turn {t}"));
+    }
+    let mut what = hit.kind.name().to_owned();
+    if let Some(tool) = &hit.tool {
+        what.push_str(&format!(" ({tool})"));
+    }
+    head.push(what);
+    if let Some(t) = hit.time {
+        head.push(minute(t));
+    }
+    if let Some(by) = hit.shadowed_by {
+        head.push(format!("shadowed by seq {by}"));
+    }
+    writeln!(out, "{}", head.join("  "))?;
+    let mut session = format!("session {}", hit.session);
+    if let Some(title) = &hit.title {
+        session.push_str(&format!(": {title}"));
+    }
+    writeln!(out, "  {session}")?;
+    writeln!(out, "  {}", painted(&hit.snippet, color))?;
+    let open = open_command(&hit.file, &hit.encoding, &hit.session, Some(hit.seq));
+    writeln!(out, "  {}", paint(color, "2", &open))?;
+    writeln!(out)
+}
+
+/// Runs `search`.
+pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        bail!("search reads indexed files: name them (standard input cannot be indexed)");
+    }
+    let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
+    let when = |flag, text: &Option<String>, end| {
+        text.as_deref()
+            .map(|t| crate::cmd::stats::parse_when(flag, t, &tz, end))
+            .transpose()
+    };
+    let (since, until) = (
+        when("--since", &args.since, false)?,
+        when("--until", &args.until, true)?,
+    );
+    if args.query.trim().is_empty() {
+        bail!("the query is empty: give the words to find");
+    }
+    let mut index = crate::cmd::index::open(&args.index)?;
+    let mut empty = false;
+    if !args.no_update {
+        let s = crate::cmd::index::update(&mut index, &args.paths, args.quiet)?;
+        empty = !s.empty_dirs.is_empty();
+    }
+    let under = args
+        .paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).with_context(|| p.display().to_string()))
+        .collect::<Result<Vec<PathBuf>>>()?;
+    let query = Query {
+        text: args.query.clone(),
+        sessions: SessionFilter {
+            under,
+            project: args.project.clone(),
+            session: args.session.clone(),
+            ..SessionFilter::default()
+        },
+        since,
+        until,
+        kinds: args.role.iter().map(|r| kind(*r)).collect(),
+        tool: args.tool.clone(),
+        include_shadowed: args.include_shadowed,
+        limit: (args.limit > 0).then_some(args.limit),
+    };
+    let found = if args.sessions_only {
+        let sessions = index.search_sessions(&query)?;
+        write_sessions(out, args.format, &sessions)?;
+        !sessions.is_empty()
+    } else {
+        let hits = index.search(&query)?;
+        write_hits(out, args.format, &hits, color)?;
+        !hits.is_empty()
+    };
+    Ok(ExitCode::from(match (empty, found) {
+        (true, _) => 2,
+        (false, true) => 0,
+        (false, false) => 1,
+    }))
+}
+
+fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: bool) -> Result<()> {
+    if format == TableFormat::Text {
+        for hit in hits {
+            write_hit(out, hit, color)?;
+        }
+        return Ok(());
+    }
+    let rows: Vec<HitJson> = hits
+        .iter()
+        .map(|h| HitJson {
+            schema_version: SCHEMA_VERSION,
+            session: h.session.clone(),
+            title: h.title.clone(),
+            file: h.file.display().to_string(),
+            project: h.project.clone(),
+            turn: h.turn,
+            seq: h.seq,
+            role: h.kind.name(),
+            message_role: h.role.clone(),
+            source: h.source.clone(),
+            tool: h.tool.clone(),
+            time: h.time.map(utc),
+            shadowed_by: h.shadowed_by,
+            snippet: h.snippet.text.clone(),
+            matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
+            rank: h.rank,
+            open: open_command(&h.file, &h.encoding, &h.session, Some(h.seq)),
+        })
+        .collect();
+    crate::render::write_rows(out, format, &rows, |_| Ok(()))
+}
+
+fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits]) -> Result<()> {
+    let rows: Vec<SessionJson> = found
+        .iter()
+        .map(|f| {
+            let s = &f.session;
+            SessionJson {
+                schema_version: SCHEMA_VERSION,
+                session: s.session.clone(),
+                title: s.title.clone(),
+                file: s.file.display().to_string(),
+                project: s.cwd.clone(),
+                last_activity: s.last_time.map(utc),
+                hits: f.hits,
+                open: open_command(&s.file, &s.encoding, &s.session, None),
+            }
+        })
+        .collect();
+    crate::render::write_rows(out, format, &rows, |out| {
+        for (r, f) in rows.iter().zip(found) {
+            // One line each, like `grep -l`: the file (and session, for a store).
+            let name = if f.session.encoding == "sqlite" {
+                crate::render::log_name(&r.file, Some(&r.session))
+            } else {
+                r.file.clone()
+            };
+            writeln!(out, "{name}")?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,195 @@
+//! `sessions ROOT`: every session of a JSONL root directory (FORMAT.md §7.1), served from
+//! the search index (issue 28), brought up to date first: the most recently active first.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use comfy_table::ColumnConstraint;
+use dsh_session::index::{SessionFilter, SessionRow};
+use dsh_session::wording::utc;
+use serde::Serialize;
+
+use crate::cli::{SessionsArgs, SessionsFormat, TableFormat};
+use crate::render::{opt, table, write_rows, write_table};
+
+/// The table format of a `sessions` format; `None` for CSV.
+pub fn table_format(format: SessionsFormat) -> Option<TableFormat> {
+    match format {
+        SessionsFormat::Text => Some(TableFormat::Text),
+        SessionsFormat::Json => Some(TableFormat::Json),
+        SessionsFormat::Jsonl => Some(TableFormat::Jsonl),
+        SessionsFormat::Csv => None,
+    }
+}
+
+/// Rows as CSV (RFC 4180): a header line of the field names, then a line per row; arrays
+/// and objects as their JSON text. Nothing for no rows.
+pub fn write_csv<T: Serialize>(out: &mut dyn Write, rows: &[T]) -> Result<()> {
+    for (i, row) in rows.iter().enumerate() {
+        let serde_json::Value::Object(fields) = serde_json::to_value(row)? else {
+            bail!("internal error: a row is not an object");
+        };
+        if i == 0 {
+            let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+            writeln!(out, "{}", names.join(","))?;
+        }
+        let cells: Vec<String> = fields.values().map(crate::cmd::stats::csv_field).collect();
+        writeln!(out, "{}", cells.join(","))?;
+    }
+    Ok(())
+}
+
+/// One session of a JSONL root: the fields of `sessions STORE` (schema 2), then what the
+/// index adds.
+#[derive(Debug, Serialize)]
+struct Row {
+    schema_version: u32,
+    session: String,
+    title: Option<String>,
+    created_at: Option<String>,
+    cwd: Option<String>,
+    parent_session: Option<String>,
+    seed_length: Option<i64>,
+    origin: Option<String>,
+    delegation_depth: Option<i64>,
+    events: Option<u64>,
+    turns: Option<u64>,
+    revision: Option<i64>,
+    status: String,
+    file: Option<String>,
+    last_activity: Option<String>,
+    /// `provider/model` most assistant messages named.
+    model: Option<String>,
+    /// Every `provider/model` named, in the order first named.
+    models: Vec<String>,
+    tool_calls: u64,
+    generation: Option<String>,
+    rule: Option<String>,
+    /// Bytes of the log file.
+    size: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+}
+
+impl From<&SessionRow> for Row {
+    fn from(s: &SessionRow) -> Self {
+        let readable = s.status != "unreadable";
+        Row {
+            schema_version: crate::cmd::sessions::SCHEMA_VERSION,
+            session: s.session.clone(),
+            title: s.title.clone(),
+            created_at: s.created_at.map(utc),
+            cwd: s.cwd.clone(),
+            parent_session: s.parent_session.clone(),
+            seed_length: s.seed_length,
+            origin: s.origin.clone(),
+            delegation_depth: s.delegation_depth,
+            events: readable.then_some(s.events),
+            turns: readable.then_some(s.turns),
+            revision: s.revision,
+            status: s.status.clone(),
+            file: Some(s.file.display().to_string()),
+            last_activity: s.last_time.map(utc),
+            model: s
+                .main_model()
+                .map(|m| format!("{}/{}", m.provider, m.model)),
+            models: s
+                .models
+                .iter()
+                .map(|m| format!("{}/{}", m.provider, m.model))
+                .collect(),
+            tool_calls: s.tool_calls,
+            generation: s.generation.clone(),
+            rule: s.rule.clone(),
+            size: s.size,
+            input_tokens: s.tokens.input,
+            output_tokens: s.tokens.output,
+        }
+    }
+}
+
+/// `2026-11-30T14:02Z`: a time in a table, to the minute, without a space to wrap at.
+fn minute(ms: i64) -> String {
+    let t = utc(ms);
+    match t.get(..16) {
+        Some(m) => format!("{m}Z"),
+        None => t,
+    }
+}
+
+/// Runs `sessions ROOT`.
+pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let path = &args.store;
+    let mut index = crate::cmd::index::open(&args.index)?;
+    if !args.no_update {
+        let s = crate::cmd::index::update(&mut index, std::slice::from_ref(path), true)?;
+        if !s.empty_dirs.is_empty() {
+            return Ok(ExitCode::from(2));
+        }
+    }
+    let root = std::fs::canonicalize(path).with_context(|| path.display().to_string())?;
+    let sessions = index.sessions(&SessionFilter {
+        under: vec![root],
+        jsonl_only: true,
+        ..SessionFilter::default()
+    })?;
+    if sessions.is_empty() {
+        let (found, _) =
+            dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
+        let stores: Vec<_> = found
+            .iter()
+            .filter(|p| dsh_session::load::sqlite::looks_like_store(p))
+            .collect();
+        match stores.first() {
+            None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
+            // Logs outside DSH's session directories: nothing to list as sessions.
+            None => {}
+            Some(first) => bail!(
+                "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
+                path.display(),
+                dsh_session::wording::count(stores.len() as u64, "SQLite store"),
+                first.display()
+            ),
+        }
+    }
+    let rows: Vec<Row> = sessions.iter().map(Row::from).collect();
+    let Some(format) = table_format(args.format) else {
+        write_csv(out, &rows)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    write_rows(out, format, &rows, |out| {
+        let mut t = table(&[
+            "session",
+            "title",
+            "project",
+            "created",
+            "last activity",
+            "turns",
+            "model",
+            "status",
+            "size",
+        ]);
+        for (r, s) in rows.iter().zip(&sessions) {
+            t.add_row(vec![
+                r.session.clone(),
+                opt(r.title.as_deref()),
+                opt(r.cwd.as_deref()),
+                opt(s.created_at.map(minute)),
+                opt(s.last_time.map(minute)),
+                opt(r.turns),
+                opt(r.model.as_deref()),
+                r.status.clone(),
+                crate::cmd::index::bytes(r.size),
+            ]);
+        }
+        // Ids, dates, counts and sizes keep their width; the title and project wrap.
+        for i in [0, 3, 4, 5, 6, 7, 8] {
+            if let Some(c) = t.column_mut(i) {
+                c.set_constraint(ColumnConstraint::ContentWidth);
+            }
+        }
+        write_table(out, &t)
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
