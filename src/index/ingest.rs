@@ -4,7 +4,7 @@
 
 use std::fs::Metadata;
 use std::io::{Read as _, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::header::Header;
 use crate::load::ProgressFn;
@@ -49,6 +49,22 @@ fn inode(meta: &Metadata) -> u64 {
 fn inode(_meta: &Metadata) -> u64 {
     // No stable file id through std: a replaced file is told by its size and mtime.
     0
+}
+
+/// A file's row as the update found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Known {
+    pub id: i64,
+    pub stat: Stat,
+}
+
+/// One file to read.
+pub(super) struct Job {
+    pub path: PathBuf,
+    pub stat: Stat,
+    /// Its row when the update looked (the write goes ahead only if it is still so).
+    pub base: Option<Known>,
+    pub previous: Option<Previous>,
 }
 
 /// What the index kept of a log it may take up.

@@ -292,3 +292,17 @@ fn remove_index_files(path: &Path) -> Result<(), IndexError> {
     }
     Ok(())
 }
+
+/// `(path, lower, upper)`: a file row is at or under `input` when its path equals `path` or
+/// lies strictly between the bounds (`input/` and `input0`, `0` following `/`).
+fn under(input: &Path) -> (String, String, String) {
+    let exact = input.to_string_lossy().into_owned();
+    let sep = std::path::MAIN_SEPARATOR;
+    let dir = exact.trim_end_matches(sep);
+    let after = char::from_u32(sep as u32 + 1).unwrap_or('0');
+    (
+        exact.clone(),
+        format!("{dir}{sep}"),
+        format!("{dir}{after}"),
+    )
+}

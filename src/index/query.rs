@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::types::Value;
 
-use super::update::under;
 use super::writer::ModelJson;
-use super::{Index, IndexError};
+use super::{Index, IndexError, under};
 use crate::view::message_rows::PartKind;
 
 /// Which sessions [`Index::sessions`] lists.

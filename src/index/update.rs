@@ -11,9 +11,9 @@ use std::time::Duration;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::ingest::{self, FileRead, Previous, Stat};
+use super::ingest::{self, FileRead, Job, Known, Previous, Stat};
 use super::writer::Writer;
-use super::{Index, IndexError};
+use super::{Index, IndexError, under};
 use crate::scan::resume::Saved;
 
 /// How far an update is: files and bytes read so far of those to read.
@@ -65,22 +65,6 @@ pub struct UpdateSummary {
     pub empty_dirs: Vec<PathBuf>,
     /// Message parts written.
     pub parts_written: u64,
-}
-
-/// A file's row as the update found it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Known {
-    pub id: i64,
-    pub stat: Stat,
-}
-
-/// One file to read.
-pub(super) struct Job {
-    pub path: PathBuf,
-    pub stat: Stat,
-    /// Its row when the update looked (the write goes ahead only if it is still so).
-    pub base: Option<Known>,
-    pub previous: Option<Previous>,
 }
 
 impl Index {
@@ -361,18 +345,4 @@ fn read_all(
 fn to_read(job: &Job) -> u64 {
     let from = job.previous.as_ref().map_or(0, |p| p.saved.offset());
     job.stat.size.saturating_sub(from)
-}
-
-/// `(path, lower, upper)`: a file row is at or under `input` when its path equals `path` or
-/// lies strictly between the bounds (`input/` and `input0`, `0` following `/`).
-pub(super) fn under(input: &Path) -> (String, String, String) {
-    let exact = input.to_string_lossy().into_owned();
-    let sep = std::path::MAIN_SEPARATOR;
-    let dir = exact.trim_end_matches(sep);
-    let after = char::from_u32(sep as u32 + 1).unwrap_or('0');
-    (
-        exact.clone(),
-        format!("{dir}{sep}"),
-        format!("{dir}{after}"),
-    )
 }

@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::ingest::{FileRead, SessionRead, Stat};
-use super::update::{Job, Known};
+use super::ingest::{FileRead, Job, Known, SessionRead, Stat};
 
 /// Commit a batch after this many message parts, files, or this much time.
 const BATCH_PARTS: u64 = 50_000;
