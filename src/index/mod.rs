@@ -42,8 +42,9 @@ pub const TAIL_BYTES: u64 = 4096;
 /// Why the index cannot answer.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    /// SQLite failed (not for damage: a damaged index is rebuilt).
-    #[error("{path}: {source}")]
+    /// SQLite failed (not for damage: a damaged index is rebuilt). Shown as the path, then
+    /// the cause.
+    #[error("{}", .path.display())]
     Sqlite {
         /// The index file.
         path: PathBuf,
@@ -53,11 +54,11 @@ pub enum IndexError {
     /// The file at the index path is a SQLite database that is not an index: it is never
     /// overwritten.
     #[error(
-        "{0}: is a SQLite database but not a dsh-session index; refusing to overwrite it (give another --index FILE)"
+        "{}: is a SQLite database but not a dsh-session index; refusing to overwrite it (give another --index FILE)", .0.display()
     )]
     Foreign(PathBuf),
-    /// A path to index cannot be read.
-    #[error("{path}: {source}")]
+    /// A path to index cannot be read. Shown as the path, then the cause.
+    #[error("{}", .path.display())]
     Io {
         /// The path.
         path: PathBuf,
@@ -152,8 +153,12 @@ impl Index {
             source,
         };
         let mut conn = Connection::open(path).map_err(sql)?;
+        let found = schema::identify(&conn).map_err(sql)?;
+        if found == schema::Found::Foreign {
+            return Err(IndexError::Foreign(path.to_path_buf()));
+        }
         schema::configure(&conn).map_err(sql)?;
-        match schema::identify(&conn).map_err(sql)? {
+        match found {
             schema::Found::Current => {}
             schema::Found::Foreign => return Err(IndexError::Foreign(path.to_path_buf())),
             schema::Found::Empty => schema::create(&mut conn).map_err(sql)?,

@@ -97,15 +97,12 @@ CREATE TABLE calls (
 ) WITHOUT ROWID;
 ";
 
-/// Prepares a connection: WAL (readers never wait for a writer), a busy timeout (a second
-/// writer waits for the first), and what an index needs of SQLite.
+/// Prepares the connection to an index ([`identify`] first: this writes to the file): WAL
+/// (readers never wait for a writer) and what an index needs of SQLite.
 ///
 /// # Errors
-/// SQLite errors (`SQLITE_NOTADB` for a file that is not a database).
+/// SQLite errors.
 pub fn configure(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(60))?;
-    // Reading the schema is the first read: a file that is not a database fails here.
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))?;
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     debug_assert!(mode.eq_ignore_ascii_case("wal") || mode.eq_ignore_ascii_case("memory"));
     // Derived data: a crash may lose the last transactions, never the file's consistency.
@@ -126,11 +123,13 @@ pub enum Found {
     Foreign,
 }
 
-/// What the database behind `conn` is.
+/// What the database behind `conn` is, read without writing anything; also sets the busy
+/// timeout (a second writer waits for the first).
 ///
 /// # Errors
-/// SQLite errors.
+/// SQLite errors (`SQLITE_NOTADB` for a file that is not a database).
 pub fn identify(conn: &Connection) -> rusqlite::Result<Found> {
+    conn.busy_timeout(std::time::Duration::from_secs(60))?;
     let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
     let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let objects: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
