@@ -158,6 +158,7 @@ impl Index {
             return Err(IndexError::Foreign(path.to_path_buf()));
         }
         schema::configure(&conn).map_err(sql)?;
+        schema::functions(&conn).map_err(sql)?;
         match found {
             schema::Found::Current => {}
             schema::Found::Foreign => return Err(IndexError::Foreign(path.to_path_buf())),

@@ -227,7 +227,7 @@ pub struct MessageRow {
     pub text: String,
 }
 
-/// Marks around a match in FTS5's snippet (private-use characters, which logs do not hold).
+/// Marks around a match while a snippet is built (private-use characters).
 const OPEN: char = '\u{E000}';
 const CLOSE: char = '\u{E001}';
 
@@ -348,11 +348,13 @@ fn session_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SessionRow>
 }
 
 /// How a query's text goes to SQLite: an FTS5 expression for `MATCH` (absent when every
-/// word is shorter than a trigram), and words to find with `LIKE`.
+/// word is shorter than a trigram), words to find with `LIKE`, and the terms a snippet
+/// marks.
 #[derive(Debug, PartialEq, Eq)]
 struct Translated {
     fts: Option<String>,
     likes: Vec<String>,
+    terms: Vec<String>,
 }
 
 /// True when `text` uses FTS5 syntax: a double quote, a parenthesis, a prefix `*`, a
@@ -364,6 +366,51 @@ fn is_fts_syntax(text: &str) -> bool {
             .any(|w| matches!(w, "AND" | "OR" | "NOT") || w.starts_with("NEAR"))
 }
 
+/// The strings an FTS5 expression looks for: its quoted phrases and its bare words, the
+/// operators, `NEAR`'s distance and the marks `*`, `^`, `+` left out.
+fn fts_terms(text: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('"') {
+        bare_terms(&rest[..open], &mut terms);
+        let mut phrase = String::new();
+        let mut chars = rest[open + 1..].char_indices();
+        let mut end = rest.len();
+        while let Some((i, c)) = chars.next() {
+            if c == '"' {
+                if rest[open + 1 + i + 1..].starts_with('"') {
+                    phrase.push('"');
+                    chars.next();
+                    continue;
+                }
+                end = open + 1 + i + 1;
+                break;
+            }
+            phrase.push(c);
+        }
+        if !phrase.is_empty() {
+            terms.push(phrase);
+        }
+        rest = &rest[end.min(rest.len())..];
+    }
+    bare_terms(rest, &mut terms);
+    terms
+}
+
+fn bare_terms(text: &str, out: &mut Vec<String>) {
+    let mut after_comma = false;
+    for word in text.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+        let comma = word.ends_with(',');
+        let w = word.trim_matches(|c| matches!(c, '*' | '^' | '+' | ','));
+        let operator = matches!(w, "AND" | "OR" | "NOT" | "NEAR");
+        let distance = after_comma && w.bytes().all(|b| b.is_ascii_digit());
+        if !w.is_empty() && !operator && !distance {
+            out.push(w.to_owned());
+        }
+        after_comma = comma || word == ",";
+    }
+}
+
 /// Plain words become phrases FTS5 matches as substrings (trigram tokenizer), so a word
 /// with punctuation (`src/lib.rs`, `foo-bar`) just works; a word shorter than three
 /// characters (a two-character CJK word) has no trigram and is found with `LIKE`.
@@ -372,6 +419,7 @@ fn translate(text: &str) -> Translated {
         return Translated {
             fts: Some(text.to_owned()),
             likes: Vec::new(),
+            terms: fts_terms(text),
         };
     }
     let mut phrases = Vec::new();
@@ -386,6 +434,7 @@ fn translate(text: &str) -> Translated {
     Translated {
         fts: (!phrases.is_empty()).then(|| phrases.join(" ")),
         likes,
+        terms: text.split_whitespace().map(str::to_owned).collect(),
     }
 }
 
@@ -402,7 +451,7 @@ fn like_pattern(word: &str) -> String {
     p
 }
 
-/// FTS5's snippet, its marks turned into byte ranges, on one line.
+/// A marked snippet, its marks turned into byte ranges, on one line.
 fn parse_snippet(marked: &str) -> Snippet {
     let mut text = String::with_capacity(marked.len());
     let mut matches: Vec<Range<usize>> = Vec::new();
@@ -428,7 +477,8 @@ fn parse_snippet(marked: &str) -> Snippet {
 }
 
 /// A snippet of `text` around the first of `words` (ASCII letters found without case),
-/// every occurrence in it marked: for searches FTS5 does not mark (short words only).
+/// every occurrence in it marked. (The full-text table keeps no text of its own, so
+/// FTS5's `snippet()` has nothing to cut: the snippet is cut here from `messages.text`.)
 fn snippet_of(text: &str, words: &[String], around: usize) -> Snippet {
     let folded = text.to_ascii_lowercase();
     let words: Vec<String> = words
@@ -516,12 +566,11 @@ impl Index {
     /// [`IndexError::Query`] for FTS5 syntax SQLite refuses, or an empty query; SQLite
     /// errors.
     pub fn search(&self, query: &Query) -> Result<Vec<Hit>, IndexError> {
-        let (sql, params, likes) = self.search_sql(query, false)?;
+        let (sql, params, terms) = self.search_sql(query, false)?;
         let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(params), |r| {
-                let marked: Option<String> = r.get(13)?;
-                let text: Option<String> = r.get(15)?;
+                let text = super::schema::unpack_text(r.get_ref(13)?);
                 Ok(Hit {
                     file: PathBuf::from(r.get::<_, String>(0)?),
                     encoding: r.get(1)?,
@@ -536,11 +585,7 @@ impl Index {
                     tool: r.get(10)?,
                     time: r.get(11)?,
                     shadowed_by: r.get::<_, Option<i64>>(12)?.map(|s| s as u64),
-                    snippet: match (marked, text) {
-                        (Some(m), _) => parse_snippet(&m),
-                        (None, Some(t)) => snippet_of(&t, &likes, 40),
-                        (None, None) => Snippet::default(),
-                    },
+                    snippet: snippet_of(&text, &terms, 40),
                     rank: r.get(14)?,
                 })
             })
@@ -569,7 +614,7 @@ impl Index {
         Ok(rows)
     }
 
-    /// The SQL of a search, its parameters, and the words found with `LIKE`.
+    /// The SQL of a search, its parameters, and the terms its snippets mark.
     fn search_sql(
         &self,
         query: &Query,
@@ -588,7 +633,7 @@ impl Index {
         }
         for word in &t.likes {
             w.add(
-                "texts.text LIKE ? ESCAPE '\\'",
+                "dsh_text(m.text) LIKE ? ESCAPE '\\'",
                 [Value::Text(like_pattern(word))],
             );
         }
@@ -621,7 +666,11 @@ impl Index {
             "0.0"
         };
         let limit = query.limit.map_or(-1, |n| n as i64);
-        let from = "FROM texts JOIN messages m ON m.id = texts.rowid JOIN sessions s ON s.id = m.session_id JOIN files f ON f.id = s.file_id";
+        let from = if t.fts.is_some() {
+            "FROM texts JOIN messages m ON m.id = texts.rowid JOIN sessions s ON s.id = m.session_id JOIN files f ON f.id = s.file_id"
+        } else {
+            "FROM messages m JOIN sessions s ON s.id = m.session_id JOIN files f ON f.id = s.file_id"
+        };
         let sql = if by_session {
             // bm25() cannot be aggregated: rank the hits first, then group them.
             format!(
@@ -629,23 +678,12 @@ impl Index {
                 w.sql()
             )
         } else {
-            let snippet = if t.fts.is_some() {
-                format!("snippet(texts, 0, '{OPEN}', '{CLOSE}', '…', 32)")
-            } else {
-                "NULL".into()
-            };
-            // The text itself only when the snippet is built here.
-            let text = if t.fts.is_some() {
-                "NULL"
-            } else {
-                "texts.text"
-            };
             format!(
-                "SELECT f.path, f.encoding, s.session, s.title, s.cwd, m.turn, m.seq, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, {snippet}, {rank} AS best, {text} {from} WHERE {} ORDER BY best, m.time DESC LIMIT {limit}",
+                "SELECT f.path, f.encoding, s.session, s.title, s.cwd, m.turn, m.seq, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, m.text, {rank} AS best {from} WHERE {} ORDER BY best, m.time DESC LIMIT {limit}",
                 w.sql()
             )
         };
-        Ok((sql, w.params, t.likes))
+        Ok((sql, w.params, t.terms))
     }
 
     /// A query error for FTS5 syntax SQLite refused, else the SQLite error.
@@ -675,7 +713,7 @@ impl Index {
     ) -> Result<Vec<MessageRow>, IndexError> {
         let end = i64::try_from(*seqs.end()).unwrap_or(i64::MAX);
         let sql = format!(
-            "SELECT m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, t.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id JOIN texts t ON t.rowid = m.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
+            "SELECT m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, m.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
             if include_shadowed {
                 ""
             } else {
@@ -700,7 +738,7 @@ impl Index {
                         tool: r.get(7)?,
                         time: r.get(8)?,
                         shadowed_by: r.get::<_, Option<i64>>(9)?.map(|s| s as u64),
-                        text: r.get(10)?,
+                        text: super::schema::unpack_text(r.get_ref(10)?),
                     })
                 },
             )
@@ -721,7 +759,12 @@ mod tests {
             Translated {
                 fts: Some("\"src/lib.rs\" \"cargo\"".into()),
                 likes: vec!["测试".into()],
+                terms: vec!["src/lib.rs".into(), "测试".into(), "cargo".into()],
             }
+        );
+        assert_eq!(
+            fts_terms("\"a \"\"b\"\"\" OR NEAR(foo bar*, 5) NOT ^baz"),
+            ["a \"b\"", "foo", "bar", "baz"]
         );
         assert_eq!(translate("a OR bcd").fts.as_deref(), Some("a OR bcd"));
         assert_eq!(translate("\"x y\"").fts.as_deref(), Some("\"x y\""));

@@ -279,7 +279,7 @@ impl<'c> Writer<'c> {
             .flat_map(|r| r.shadows.iter().map(move |&seq| (seq, r.seq)))
             .collect();
         let mut message = self.conn.prepare_cached(
-            "INSERT INTO messages (session_id, seq, pos, turn, type, kind, role, source, tool, time, shadowed_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO messages (session_id, seq, pos, turn, type, kind, role, source, tool, time, shadowed_by, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?;
         let mut text = self
             .conn
@@ -313,6 +313,7 @@ impl<'c> Writer<'c> {
                     tool,
                     row.time,
                     shadowed_by.get(&row.seq).map(|&s| s as i64),
+                    super::schema::pack_text(&part.text),
                 ])?;
                 text.execute(params![self.conn.last_insert_rowid(), part.text])?;
                 parts += 1;
