@@ -35,7 +35,8 @@ struct HitJson {
     snippet: String,
     /// Byte ranges of `snippet` that matched, `[start, end)`.
     matches: Vec<[usize; 2]>,
-    rank: f64,
+    /// BM25 over the candidates; higher is better.
+    score: f64,
     /// The command that shows the hit in its history.
     open: String,
 }
@@ -48,7 +49,10 @@ struct SessionJson {
     file: String,
     project: Option<String>,
     last_activity: Option<String>,
-    hits: u64,
+    /// The newest hit: its seq, time and snippet.
+    seq: u64,
+    time: Option<String>,
+    snippet: String,
     open: String,
 }
 
@@ -233,7 +237,7 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             shadowed_by: h.shadowed_by,
             snippet: h.snippet.text.clone(),
             matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
-            rank: h.rank,
+            score: h.score,
             open: open_command(&h.file, &h.encoding, &h.session, Some(h.seq)),
         })
         .collect();
@@ -252,8 +256,10 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 file: s.file.display().to_string(),
                 project: s.cwd.clone(),
                 last_activity: s.last_time.map(utc),
-                hits: f.hits,
-                open: open_command(&s.file, &s.encoding, &s.session, None),
+                seq: f.newest.seq,
+                time: f.newest.time.map(utc),
+                snippet: f.newest.snippet.text.clone(),
+                open: open_command(&s.file, &s.encoding, &s.session, Some(f.newest.seq)),
             }
         })
         .collect();

@@ -23,6 +23,7 @@
 mod ingest;
 mod query;
 mod schema;
+mod search;
 mod update;
 mod writer;
 
@@ -30,10 +31,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use query::{
-    Hit, MessageRow, ModelUse, Query, SessionFilter, SessionHits, SessionRow, Snippet, Tokens,
-};
+pub use query::{MessageRow, ModelUse, SessionFilter, SessionRow, Tokens};
 pub use schema::{SCHEMA_VERSION, TOKENIZER};
+pub use search::{CANDIDATES, Hit, Query, SessionHits, Snippet};
 pub use update::{Progress, UpdateOptions, UpdateSummary};
 
 /// Bytes at the end of a log's indexed part whose hash tells that a longer file only grew.

@@ -119,26 +119,60 @@ pub fn unpack_text(value: rusqlite::types::ValueRef<'_>) -> String {
     use rusqlite::types::ValueRef;
     match value {
         ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
-        ValueRef::Blob(b) => zstd::stream::decode_all(b)
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .unwrap_or_default(),
+        ValueRef::Blob(b) => {
+            let bytes = UNPACK.with(|d| {
+                let mut d = d.borrow_mut();
+                let capacity = zstd::zstd_safe::get_frame_content_size(b)
+                    .ok()
+                    .flatten()
+                    .map_or(MAX_UNPACKED, |n| (n as usize).min(MAX_UNPACKED));
+                d.as_mut()
+                    .and_then(|d| d.decompress(b, capacity).ok())
+                    .unwrap_or_default()
+            });
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
         _ => String::new(),
     }
 }
 
-/// Registers `dsh_text(messages.text)`, the text [`unpack_text`] gives, for the searches
-/// that filter on text with `LIKE` (words shorter than a trigram).
+/// The largest text [`pack_text`] packs: a message part is cut at
+/// [`crate::view::message_rows::MAX_PART_BYTES`].
+const MAX_UNPACKED: usize = crate::view::message_rows::MAX_PART_BYTES + 4096;
+
+thread_local! {
+    /// One decompression context per thread: a search may unpack thousands of texts.
+    static UNPACK: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
+}
+
+/// Registers `dsh_has(messages.text, word)`: whether the text [`unpack_text`] gives holds
+/// `word` (ASCII letters without case), for the words shorter than a trigram, which the
+/// full-text index cannot find.
 ///
 /// # Errors
 /// SQLite errors.
 pub fn functions(conn: &Connection) -> rusqlite::Result<()> {
     use rusqlite::functions::FunctionFlags;
     conn.create_scalar_function(
-        "dsh_text",
-        1,
+        "dsh_has",
+        2,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| Ok(unpack_text(ctx.get_raw(0))),
+        |ctx| {
+            let text = unpack_text(ctx.get_raw(0));
+            let word = ctx.get::<String>(1)?;
+            Ok(contains_folded(&text, &word))
+        },
     )
+}
+
+/// Whether `text` holds `word`, ASCII letters compared without case.
+pub fn contains_folded(text: &str, word: &str) -> bool {
+    let (text, word) = (text.as_bytes(), word.as_bytes());
+    word.is_empty()
+        || text
+            .windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Prepares the connection to an index ([`identify`] first: this writes to the file): WAL

@@ -236,8 +236,9 @@ impl Index {
         options: &UpdateOptions<'_>,
         summary: &mut UpdateSummary,
     ) -> Result<(), IndexError> {
-        // The largest first: the cores stay busy to the end.
-        jobs.sort_by_key(|j| std::cmp::Reverse(j.stat.size));
+        // The least recently modified first: rowids follow the order of writing, and a
+        // search reads matches in rowid order from the newest (`search` module docs).
+        jobs.sort_by_key(|j| (j.stat.mtime_ns, j.path.clone()));
         let total = Progress {
             files: jobs.len() as u64,
             bytes: jobs.iter().map(to_read).sum(),
@@ -269,7 +270,8 @@ impl Index {
         for root in gone_roots {
             writer.forget_root(root).map_err(&sql)?;
         }
-        let (sender, received) = std::sync::mpsc::sync_channel::<(usize, FileRead)>(4);
+        // A window's reads wait here while the next window is read.
+        let (sender, received) = std::sync::mpsc::sync_channel::<(usize, FileRead)>(WINDOW_FILES);
         let jobs = &jobs;
         std::thread::scope(|threads| -> Result<(), IndexError> {
             let (files, bytes) = (Arc::clone(&files_done), Arc::clone(&bytes_done));
@@ -309,7 +311,12 @@ impl Index {
     }
 }
 
-/// Reads `jobs` on the rayon pool (every core), sending each read with its job's index;
+/// Files read at once ([`read_all`]), and bytes: their rows wait in memory for the writer.
+const WINDOW_FILES: usize = 256;
+const WINDOW_BYTES: u64 = 256 << 20;
+
+/// Reads `jobs` on the rayon pool (every core), a window of files at a time, and sends each
+/// read with its job's index in the order of `jobs` (the writer writes in that order);
 /// `files` and `bytes` count what was read so far. Stops early when the receiver is gone.
 fn read_all(
     jobs: &[Job],
@@ -317,28 +324,50 @@ fn read_all(
     bytes: &Arc<AtomicU64>,
     sender: std::sync::mpsc::SyncSender<(usize, FileRead)>,
 ) {
-    jobs.par_iter()
-        .enumerate()
-        .for_each_with(sender, |sender, (i, job)| {
-            let start = job.previous.as_ref().map_or(0, |p| p.saved.offset());
-            // Bytes of this file counted so far (a log taken up starts at its offset).
-            let counted = Arc::new(AtomicU64::new(start));
-            let (total, mine) = (Arc::clone(bytes), Arc::clone(&counted));
-            let progress: crate::load::ProgressFn = Arc::new(move |at: u64| {
-                let before = mine.swap(at, Ordering::Relaxed);
-                total.fetch_add(at.saturating_sub(before), Ordering::Relaxed);
-            });
-            let read = ingest::read(&job.path, job.stat, job.previous.as_ref(), Some(progress));
-            // Whatever the scan told, the file counts whole once read.
-            let rest = job
-                .stat
-                .size
-                .saturating_sub(counted.load(Ordering::Relaxed));
-            bytes.fetch_add(rest, Ordering::Relaxed);
-            files.fetch_add(1, Ordering::Relaxed);
-            // A send fails only when the writer stopped on an error: nothing more to do.
-            let _ = sender.send((i, read));
-        });
+    let mut start = 0;
+    while start < jobs.len() {
+        let mut end = start;
+        let mut size = 0;
+        while end < jobs.len()
+            && end - start < WINDOW_FILES
+            && (end == start || size < WINDOW_BYTES)
+        {
+            size += to_read(&jobs[end]);
+            end += 1;
+        }
+        let reads: Vec<FileRead> = jobs[start..end]
+            .par_iter()
+            .map(|job| read_one(job, files, bytes))
+            .collect();
+        for (i, read) in (start..end).zip(reads) {
+            if sender.send((i, read)).is_err() {
+                // The writer stopped on an error: nothing more to do.
+                return;
+            }
+        }
+        start = end;
+    }
+}
+
+/// Reads one job's file, counting its bytes in `bytes` as they are read.
+fn read_one(job: &Job, files: &AtomicU64, bytes: &Arc<AtomicU64>) -> FileRead {
+    let start = job.previous.as_ref().map_or(0, |p| p.saved.offset());
+    // Bytes of this file counted so far (a log taken up starts at its offset).
+    let counted = Arc::new(AtomicU64::new(start));
+    let (total, mine) = (Arc::clone(bytes), Arc::clone(&counted));
+    let progress: crate::load::ProgressFn = Arc::new(move |at: u64| {
+        let before = mine.swap(at, Ordering::Relaxed);
+        total.fetch_add(at.saturating_sub(before), Ordering::Relaxed);
+    });
+    let read = ingest::read(&job.path, job.stat, job.previous.as_ref(), Some(progress));
+    // Whatever the scan told, the file counts whole once read.
+    let rest = job
+        .stat
+        .size
+        .saturating_sub(counted.load(Ordering::Relaxed));
+    bytes.fetch_add(rest, Ordering::Relaxed);
+    files.fetch_add(1, Ordering::Relaxed);
+    read
 }
 
 /// Bytes a job reads: the new bytes of a log taken up, else the whole file.
