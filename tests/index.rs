@@ -637,16 +637,19 @@ fn the_library_answers_in_process() {
         })
         .unwrap();
     assert_eq!(hits.len(), 1);
-    assert_eq!((hits[0].seq, hits[0].turn), (25, Some(2)));
+    assert_eq!((hits[0].part.seq, hits[0].part.turn), (25, Some(2)));
     // The derived history in surface order: only seq 25 is on the surface at the end; with
     // the shadowed messages, each stands where it stood (the replace at 15 where seq 2 was,
     // 20 where 15 was, 25 where 20 was).
     let file = file.canonicalize().unwrap();
     let now = index.messages(&file, "s-a", 0..=u64::MAX, false).unwrap();
-    assert_eq!(now.iter().map(|m| m.seq).collect::<Vec<_>>(), [25]);
+    assert_eq!(now.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [25]);
     assert_eq!(now[0].text, "Summary again: the quokka77 appended note.");
     let all = index.messages(&file, "s-a", 0..=u64::MAX, true).unwrap();
-    let order: Vec<(u64, i64, &str)> = all.iter().map(|m| (m.seq, m.pos, m.kind.name())).collect();
+    let order: Vec<(u64, i64, &str)> = all
+        .iter()
+        .map(|m| (m.part.seq, m.part.pos, m.part.kind.name()))
+        .collect();
     assert_eq!(
         order,
         [
@@ -663,6 +666,6 @@ fn the_library_answers_in_process() {
         ]
     );
     let some = index.messages(&file, "s-a", 9..=12, true).unwrap();
-    assert_eq!(some.iter().map(|m| m.seq).collect::<Vec<_>>(), [9, 12]);
-    assert_eq!(some[0].tool.as_deref(), Some("bash"));
+    assert_eq!(some.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [9, 12]);
+    assert_eq!(some[0].part.tool.as_deref(), Some("bash"));
 }

@@ -37,21 +37,40 @@ pub fn open(location: &IndexLocation) -> Result<Index> {
     Ok(index)
 }
 
-/// Brings `index` up to date for `paths` (none: the roots indexed before), with a progress
-/// bar on a terminal for a long update unless `quiet`, and says on standard error what
-/// could not be read (unless `quiet`) and which directories hold no logs (always: the
-/// caller exits 2 for them, as `validate` does).
+/// What [`update`] says on standard error besides the directories with no logs.
+#[derive(Debug, Clone, Copy)]
+pub struct Say {
+    /// A progress bar on a terminal for a long update.
+    pub progress: bool,
+    /// Which logs could not be read, what the walk passed over, what another process
+    /// indexed meanwhile.
+    pub notes: bool,
+}
+
+impl Say {
+    /// Everything, or (`quiet`) nothing.
+    pub fn unless(quiet: bool) -> Say {
+        Say {
+            progress: !quiet,
+            notes: !quiet,
+        }
+    }
+}
+
+/// Brings `index` up to date for `paths` (none: the roots indexed before), saying on
+/// standard error what `say` asks, and always which directories hold no logs (the caller
+/// exits 2 for them, as `validate` does).
 ///
 /// # Errors
 /// No paths and nothing indexed before; a path that cannot be read; index errors.
-pub fn update(index: &mut Index, paths: &[PathBuf], quiet: bool) -> Result<UpdateSummary> {
+pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSummary> {
     if paths.is_empty() && index.roots()?.is_empty() {
         bail!(
             "nothing indexed yet: name the JSONL roots, logs or stores to index (`dsh-session index ~/.dsh/sessions`)"
         );
     }
     let bar = std::cell::RefCell::new(None::<indicatif::ProgressBar>);
-    let show = !quiet && std::io::stderr().is_terminal();
+    let show = say.progress && std::io::stderr().is_terminal();
     let progress = |p: Progress| {
         if !show {
             return;
@@ -80,7 +99,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], quiet: bool) -> Result<Updat
         b.finish_and_clear();
     }
     let summary = summary?;
-    if !quiet {
+    if say.notes {
         for (path, why) in &summary.unreadable {
             eprintln!("dsh-session: {}: not indexed: {why}", path.display());
         }
@@ -143,7 +162,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.rebuild {
         index.rebuild()?;
     }
-    let s = update(&mut index, &args.paths, args.quiet)?;
+    let s = update(&mut index, &args.paths, Say::unless(args.quiet))?;
     let code = if s.empty_dirs.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -70,12 +70,22 @@ pub fn shell_word(text: &str) -> String {
     }
 }
 
-/// The command that shows message `seq` of a session in its derived history.
-fn open_command(file: &Path, encoding: &str, session: &str, seq: Option<u64>) -> String {
-    let mut cmd = format!(
-        "dsh-session messages {}",
-        shell_word(&file.display().to_string())
-    );
+/// `file` as the text output names it: relative to the current directory when it is
+/// below it (as the user would type it there), else absolute (as the index keeps it).
+fn shown(file: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+        .and_then(|cwd| file.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| file.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// The command that shows message `seq` of a session in its derived history, naming the
+/// file as given (`shown` for the text output, absolute for JSON).
+fn open_command(file: &str, encoding: &str, session: &str, seq: Option<u64>) -> String {
+    let mut cmd = format!("dsh-session messages {}", shell_word(file));
     if encoding == "sqlite" {
         cmd.push_str(&format!(" --session {}", shell_word(session)));
     }
@@ -123,21 +133,21 @@ fn minute(ms: i64) -> String {
 
 fn write_hit(out: &mut dyn Write, hit: &Hit, color: bool) -> std::io::Result<()> {
     let mut head = vec![
-        paint(color, "35", &hit.file.display().to_string()),
-        format!("seq {}", hit.seq),
+        paint(color, "35", &shown(&hit.file)),
+        format!("seq {}", hit.part.seq),
     ];
-    if let Some(t) = hit.turn {
+    if let Some(t) = hit.part.turn {
         head.push(format!("turn {t}"));
     }
-    let mut what = hit.kind.name().to_owned();
-    if let Some(tool) = &hit.tool {
+    let mut what = hit.part.kind.name().to_owned();
+    if let Some(tool) = &hit.part.tool {
         what.push_str(&format!(" ({tool})"));
     }
     head.push(what);
-    if let Some(t) = hit.time {
+    if let Some(t) = hit.part.time {
         head.push(minute(t));
     }
-    if let Some(by) = hit.shadowed_by {
+    if let Some(by) = hit.part.shadowed_by {
         head.push(format!("shadowed by seq {by}"));
     }
     writeln!(out, "{}", head.join("  "))?;
@@ -147,7 +157,12 @@ fn write_hit(out: &mut dyn Write, hit: &Hit, color: bool) -> std::io::Result<()>
     }
     writeln!(out, "  {session}")?;
     writeln!(out, "  {}", painted(&hit.snippet, color))?;
-    let open = open_command(&hit.file, &hit.encoding, &hit.session, Some(hit.seq));
+    let open = open_command(
+        &shown(&hit.file),
+        &hit.encoding,
+        &hit.session,
+        Some(hit.part.seq),
+    );
     writeln!(out, "  {}", paint(color, "2", &open))?;
     writeln!(out)
 }
@@ -173,7 +188,8 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     let mut index = crate::cmd::index::open(&args.index)?;
     let mut empty = false;
     if !args.no_update {
-        let s = crate::cmd::index::update(&mut index, &args.paths, args.quiet)?;
+        let say = crate::cmd::index::Say::unless(args.quiet);
+        let s = crate::cmd::index::update(&mut index, &args.paths, say)?;
         empty = !s.empty_dirs.is_empty();
     }
     let under = args
@@ -227,18 +243,23 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             title: h.title.clone(),
             file: h.file.display().to_string(),
             project: h.project.clone(),
-            turn: h.turn,
-            seq: h.seq,
-            role: h.kind.name(),
-            message_role: h.role.clone(),
-            source: h.source.clone(),
-            tool: h.tool.clone(),
-            time: h.time.map(utc),
-            shadowed_by: h.shadowed_by,
+            turn: h.part.turn,
+            seq: h.part.seq,
+            role: h.part.kind.name(),
+            message_role: h.part.role.clone(),
+            source: h.part.source.clone(),
+            tool: h.part.tool.clone(),
+            time: h.part.time.map(utc),
+            shadowed_by: h.part.shadowed_by,
             snippet: h.snippet.text.clone(),
             matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
             score: h.score,
-            open: open_command(&h.file, &h.encoding, &h.session, Some(h.seq)),
+            open: open_command(
+                &h.file.display().to_string(),
+                &h.encoding,
+                &h.session,
+                Some(h.part.seq),
+            ),
         })
         .collect();
     crate::render::write_rows(out, format, &rows, |_| Ok(()))
@@ -256,20 +277,26 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 file: s.file.display().to_string(),
                 project: s.cwd.clone(),
                 last_activity: s.last_time.map(utc),
-                seq: f.newest.seq,
-                time: f.newest.time.map(utc),
+                seq: f.newest.part.seq,
+                time: f.newest.part.time.map(utc),
                 snippet: f.newest.snippet.text.clone(),
-                open: open_command(&s.file, &s.encoding, &s.session, Some(f.newest.seq)),
+                open: open_command(
+                    &s.file.display().to_string(),
+                    &s.encoding,
+                    &s.session,
+                    Some(f.newest.part.seq),
+                ),
             }
         })
         .collect();
     crate::render::write_rows(out, format, &rows, |out| {
         for (r, f) in rows.iter().zip(found) {
             // One line each, like `grep -l`: the file (and session, for a store).
+            let file = shown(&f.session.file);
             let name = if f.session.encoding == "sqlite" {
-                crate::render::log_name(&r.file, Some(&r.session))
+                crate::render::log_name(&file, Some(&r.session))
             } else {
-                r.file.clone()
+                file
             };
             writeln!(out, "{name}")?;
         }

@@ -19,27 +19,28 @@ use dsh_session::wording::utc;
 /// `sessions --format json` layout: 2 renamed `id` to `session`.
 pub const SCHEMA_VERSION: u32 = 2;
 
+/// One session in `sessions --format json` (schema [`SCHEMA_VERSION`]).
 #[derive(Debug, Serialize)]
-struct Row {
-    schema_version: u32,
+pub(crate) struct Row {
+    pub(crate) schema_version: u32,
     #[serde(rename = "session")]
-    id: String,
+    pub(crate) id: String,
     /// The latest `session/title`; `null` when the log has none or cannot be read.
-    title: Option<String>,
-    created_at: Option<String>,
-    cwd: Option<String>,
-    parent_session: Option<String>,
-    seed_length: Option<i64>,
-    origin: Option<String>,
-    delegation_depth: Option<i64>,
+    pub(crate) title: Option<String>,
+    pub(crate) created_at: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) parent_session: Option<String>,
+    pub(crate) seed_length: Option<i64>,
+    pub(crate) origin: Option<String>,
+    pub(crate) delegation_depth: Option<i64>,
     /// Logical events (packed rows expanded); `null` when the session cannot be read.
-    events: Option<u64>,
-    turns: Option<u64>,
+    pub(crate) events: Option<u64>,
+    pub(crate) turns: Option<u64>,
     /// SQLite schema 17 only.
-    revision: Option<i64>,
-    status: &'static str,
+    pub(crate) revision: Option<i64>,
+    pub(crate) status: String,
     /// The file holding the session (JSONL roots only).
-    file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 fn row(
@@ -61,7 +62,9 @@ fn row(
         events: report.map(|(r, _)| r.events),
         turns: report.map(|(_, s)| s.turn_count),
         revision,
-        status: report.map_or("unreadable", |(r, _)| r.status.name()),
+        status: report
+            .map_or("unreadable", |(r, _)| r.status.name())
+            .to_owned(),
         file,
     }
 }

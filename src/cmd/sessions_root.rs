@@ -44,20 +44,8 @@ pub fn write_csv<T: Serialize>(out: &mut dyn Write, rows: &[T]) -> Result<()> {
 /// index adds.
 #[derive(Debug, Serialize)]
 struct Row {
-    schema_version: u32,
-    session: String,
-    title: Option<String>,
-    created_at: Option<String>,
-    cwd: Option<String>,
-    parent_session: Option<String>,
-    seed_length: Option<i64>,
-    origin: Option<String>,
-    delegation_depth: Option<i64>,
-    events: Option<u64>,
-    turns: Option<u64>,
-    revision: Option<i64>,
-    status: String,
-    file: Option<String>,
+    #[serde(flatten)]
+    base: crate::cmd::sessions::Row,
     last_activity: Option<String>,
     /// `provider/model` most assistant messages named.
     model: Option<String>,
@@ -75,30 +63,27 @@ struct Row {
 impl From<&SessionRow> for Row {
     fn from(s: &SessionRow) -> Self {
         let readable = s.status != "unreadable";
+        let name = |m: &dsh_session::index::ModelUse| format!("{}/{}", m.provider, m.model);
         Row {
-            schema_version: crate::cmd::sessions::SCHEMA_VERSION,
-            session: s.session.clone(),
-            title: s.title.clone(),
-            created_at: s.created_at.map(utc),
-            cwd: s.cwd.clone(),
-            parent_session: s.parent_session.clone(),
-            seed_length: s.seed_length,
-            origin: s.origin.clone(),
-            delegation_depth: s.delegation_depth,
-            events: readable.then_some(s.events),
-            turns: readable.then_some(s.turns),
-            revision: s.revision,
-            status: s.status.clone(),
-            file: Some(s.file.display().to_string()),
+            base: crate::cmd::sessions::Row {
+                schema_version: crate::cmd::sessions::SCHEMA_VERSION,
+                id: s.session.clone(),
+                title: s.title.clone(),
+                created_at: s.created_at.map(utc),
+                cwd: s.cwd.clone(),
+                parent_session: s.parent_session.clone(),
+                seed_length: s.seed_length,
+                origin: s.origin.clone(),
+                delegation_depth: s.delegation_depth,
+                events: readable.then_some(s.events),
+                turns: readable.then_some(s.turns),
+                revision: s.revision,
+                status: s.status.clone(),
+                file: Some(s.file.display().to_string()),
+            },
             last_activity: s.last_time.map(utc),
-            model: s
-                .main_model()
-                .map(|m| format!("{}/{}", m.provider, m.model)),
-            models: s
-                .models
-                .iter()
-                .map(|m| format!("{}/{}", m.provider, m.model))
-                .collect(),
+            model: s.main_model().map(name),
+            models: s.models.iter().map(name).collect(),
             tool_calls: s.tool_calls,
             generation: s.generation.clone(),
             rule: s.rule.clone(),
@@ -123,7 +108,12 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let path = &args.store;
     let mut index = crate::cmd::index::open(&args.index)?;
     if !args.no_update {
-        let s = crate::cmd::index::update(&mut index, std::slice::from_ref(path), true)?;
+        // Logs that cannot be read are rows of the listing: no notes for them.
+        let say = crate::cmd::index::Say {
+            progress: true,
+            notes: false,
+        };
+        let s = crate::cmd::index::update(&mut index, std::slice::from_ref(path), say)?;
         if !s.empty_dirs.is_empty() {
             return Ok(ExitCode::from(2));
         }
@@ -172,14 +162,14 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ]);
         for (r, s) in rows.iter().zip(&sessions) {
             t.add_row(vec![
-                r.session.clone(),
-                opt(r.title.as_deref()),
-                opt(r.cwd.as_deref()),
+                r.base.id.clone(),
+                opt(r.base.title.as_deref()),
+                opt(r.base.cwd.as_deref()),
                 opt(s.created_at.map(minute)),
                 opt(s.last_time.map(minute)),
-                opt(r.turns),
+                opt(r.base.turns),
                 opt(r.model.as_deref()),
-                r.status.clone(),
+                r.base.status.clone(),
                 crate::cmd::index::bytes(r.size),
             ]);
         }

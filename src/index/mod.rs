@@ -18,6 +18,13 @@
 //! written in batches, one transaction per batch. Two processes may update one index at
 //! once: each writes a log's rows only if nobody changed that log's row since it looked.
 //!
+//! In process (a TUI, an MCP server): [`Index::open`] (or [`default_path`]), then
+//! [`Index::update`] with a progress callback, [`Index::sessions`] with a
+//! [`SessionFilter`], [`Index::search`] / [`Index::search_sessions`] with a [`Query`], and
+//! [`Index::messages`] for a session's messages by seq range, in surface order. An
+//! [`Index`] is one SQLite connection (`Send`, not `Sync`): open one per thread; any number
+//! of them, in any number of processes, share the file (WAL).
+//!
 //! This module writes only its own index file (the cache), never a log.
 
 mod ingest;
@@ -31,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use query::{MessageRow, ModelUse, SessionFilter, SessionRow, Tokens};
+pub use query::{MessagePart, MessageRow, ModelUse, SessionFilter, SessionRow, Tokens};
 pub use schema::{SCHEMA_VERSION, TOKENIZER};
 pub use search::{CANDIDATES, Hit, Query, SessionHits, Snippet};
 pub use update::{Progress, UpdateOptions, UpdateSummary};

@@ -122,30 +122,57 @@ impl SessionRow {
     }
 }
 
-/// One message part of a session ([`Index::messages`]).
+/// One message part as the index keeps it, without its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessageRow {
+pub struct MessagePart {
     /// The message's seq.
     pub seq: u64,
     /// Its place on the surface: messages in `pos` order (then seq) are the derived
     /// history; a replace takes the place of the first entry it shadowed.
     pub pos: i64,
-    /// The turn.
+    /// The `data.turn` of the turn it is in.
     pub turn: Option<i64>,
     /// The event type.
     pub event_type: String,
-    /// What part this is.
+    /// What part of the message this is.
     pub kind: PartKind,
     /// The message's role.
     pub role: String,
     /// The message's source kind.
     pub source: Option<String>,
-    /// The tool.
+    /// The tool (of a tool part), names joined by `,` when the message has several.
     pub tool: Option<String>,
-    /// The event's time.
+    /// The event's time, ms since the Unix epoch.
     pub time: Option<i64>,
-    /// The replace that took it off the surface.
+    /// The seq of the replace that took it off the surface, when one did.
     pub shadowed_by: Option<u64>,
+}
+
+/// The columns [`part_row`] reads, of `messages m`.
+pub(super) const PART_COLUMNS: &str =
+    "m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by";
+
+/// A [`MessagePart`] from the columns [`PART_COLUMNS`] at `at`.
+pub(super) fn part_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MessagePart> {
+    Ok(MessagePart {
+        seq: r.get::<_, i64>(at)? as u64,
+        pos: r.get(at + 1)?,
+        turn: r.get(at + 2)?,
+        event_type: r.get(at + 3)?,
+        kind: PartKind::from_name(&r.get::<_, String>(at + 4)?).unwrap_or(PartKind::User),
+        role: r.get(at + 5)?,
+        source: r.get(at + 6)?,
+        tool: r.get(at + 7)?,
+        time: r.get(at + 8)?,
+        shadowed_by: r.get::<_, Option<i64>>(at + 9)?.map(|s| s as u64),
+    })
+}
+
+/// One message part of a session with its text ([`Index::messages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageRow {
+    /// The part.
+    pub part: MessagePart,
     /// The text (each part cut at [`crate::view::message_rows::MAX_PART_BYTES`]).
     pub text: String,
 }
@@ -302,7 +329,7 @@ impl Index {
     ) -> Result<Vec<MessageRow>, IndexError> {
         let end = i64::try_from(*seqs.end()).unwrap_or(i64::MAX);
         let sql = format!(
-            "SELECT m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, m.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
+            "SELECT {PART_COLUMNS}, m.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
             if include_shadowed {
                 ""
             } else {
@@ -316,17 +343,7 @@ impl Index {
                 rusqlite::params![file.to_string_lossy(), session, start, end],
                 |r| {
                     Ok(MessageRow {
-                        seq: r.get::<_, i64>(0)? as u64,
-                        pos: r.get(1)?,
-                        turn: r.get(2)?,
-                        event_type: r.get(3)?,
-                        kind: PartKind::from_name(&r.get::<_, String>(4)?)
-                            .unwrap_or(PartKind::User),
-                        role: r.get(5)?,
-                        source: r.get(6)?,
-                        tool: r.get(7)?,
-                        time: r.get(8)?,
-                        shadowed_by: r.get::<_, Option<i64>>(9)?.map(|s| s as u64),
+                        part: part_row(r, 0)?,
                         text: super::schema::unpack_text(r.get_ref(10)?),
                     })
                 },

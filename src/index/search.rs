@@ -16,7 +16,10 @@ use std::path::PathBuf;
 
 use rusqlite::types::Value;
 
-use super::query::{SESSION_COLUMNS, SessionFilter, SessionRow, Where, session_row};
+use super::query::{
+    MessagePart, PART_COLUMNS, SESSION_COLUMNS, SessionFilter, SessionRow, Where, part_row,
+    session_row,
+};
 use super::{Index, IndexError};
 use crate::view::message_rows::PartKind;
 
@@ -70,22 +73,8 @@ pub struct Hit {
     pub title: Option<String>,
     /// The session's project (`cwd`).
     pub project: Option<String>,
-    /// The turn the message is in.
-    pub turn: Option<i64>,
-    /// The message's seq.
-    pub seq: u64,
-    /// What part of the message matched.
-    pub kind: PartKind,
-    /// The message's role.
-    pub role: String,
-    /// The message's source kind.
-    pub source: Option<String>,
-    /// The tool (of a tool part).
-    pub tool: Option<String>,
-    /// The event's time, ms since the Unix epoch.
-    pub time: Option<i64>,
-    /// The seq of the replace that took it off the surface, when one did.
-    pub shadowed_by: Option<u64>,
+    /// The part that matched.
+    pub part: MessagePart,
     /// The matching text.
     pub snippet: Snippet,
     /// How well the part matches, higher is better (see [`Index::search`]).
@@ -389,7 +378,7 @@ impl Index {
             }
             let (mut newest, text) = hit_row(r, 1).map_err(|e| self.error(e))?;
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 15).map_err(|e| self.error(e))?;
+            let session = session_row(r, 17).map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -464,15 +453,14 @@ impl Index {
                 "m.id DESC",
             )
         };
-        let hit = "f.path, f.encoding, s.session, s.title, s.cwd, m.turn, m.seq, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by, m.text";
         let sql = if by_session {
             format!(
-                "SELECT s.id, {hit}, {SESSION_COLUMNS} {from} WHERE {} ORDER BY {order}",
+                "SELECT s.id, {HIT_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS} {from} WHERE {} ORDER BY {order}",
                 w.sql()
             )
         } else {
             format!(
-                "SELECT {hit} {from} WHERE {} ORDER BY {order} LIMIT ?",
+                "SELECT {HIT_COLUMNS}, {PART_COLUMNS} {from} WHERE {} ORDER BY {order} LIMIT ?",
                 w.sql()
             )
         };
@@ -503,23 +491,20 @@ struct Matches {
     terms: Vec<String>,
 }
 
-/// A hit (no snippet or score yet) and its text, from the columns at `at`.
+/// The columns [`hit_row`] reads.
+const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text";
+
+/// A hit (no snippet or score yet) and its text, from [`HIT_COLUMNS`] then
+/// [`PART_COLUMNS`] at `at`.
 fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> {
-    let text = super::schema::unpack_text(r.get_ref(at + 13)?);
+    let text = super::schema::unpack_text(r.get_ref(at + 5)?);
     let hit = Hit {
         file: PathBuf::from(r.get::<_, String>(at)?),
         encoding: r.get(at + 1)?,
         session: r.get(at + 2)?,
         title: r.get(at + 3)?,
         project: r.get(at + 4)?,
-        turn: r.get(at + 5)?,
-        seq: r.get::<_, i64>(at + 6)? as u64,
-        kind: PartKind::from_name(&r.get::<_, String>(at + 7)?).unwrap_or(PartKind::User),
-        role: r.get(at + 8)?,
-        source: r.get(at + 9)?,
-        tool: r.get(at + 10)?,
-        time: r.get(at + 11)?,
-        shadowed_by: r.get::<_, Option<i64>>(at + 12)?.map(|s| s as u64),
+        part: part_row(r, at + 6)?,
         snippet: Snippet::default(),
         score: 0.0,
     };

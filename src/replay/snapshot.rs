@@ -12,18 +12,9 @@
 //! either: a fold taken up again lists only the replaces it folds itself.
 
 use super::Replay;
-use super::arena::{Fields, NIL};
+use super::arena::{Fields, NIL, WIRE_ROLES};
 use crate::provider::{CallIds, Shape, WireRole};
 use crate::saved::{In, Out};
-
-/// The wire roles in the order their saved number gives.
-const WIRE_ROLES: [WireRole; 5] = [
-    WireRole::System,
-    WireRole::Developer,
-    WireRole::User,
-    WireRole::Assistant,
-    WireRole::Tool,
-];
 
 /// One entry read back from a saved state (owned, as [`Fields`] borrows).
 struct Entry {
