@@ -669,3 +669,38 @@ fn the_library_answers_in_process() {
     assert_eq!(some.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [9, 12]);
     assert_eq!(some[0].part.tool.as_deref(), Some("bash"));
 }
+
+#[test]
+fn a_search_with_no_path_updates_the_roots_indexed_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let (code, _, err) = run(&index, &["search", "anything"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing indexed yet"), "{err}");
+    session(
+        &root,
+        "a",
+        &compaction_log("s-a", "a.txt says hello", "a.txt says wombat9"),
+    );
+    index_json(&index, &root);
+    // A session added under the root later is found by a search that names no path.
+    session(
+        &root,
+        "b",
+        &compaction_log("s-b", "a.txt says hello", "a.txt says wombat9"),
+    );
+    let (code, hits) = search(&index, &["wombat9"]);
+    let mut sessions: Vec<String> = places(&hits).into_iter().map(|p| p.0).collect();
+    sessions.sort();
+    assert_eq!(
+        (code, sessions),
+        (0, vec!["s-a".to_owned(), "s-b".to_owned()])
+    );
+    // A root gone from disk is dropped with everything under it.
+    std::fs::remove_dir_all(&root).unwrap();
+    let (code, _) = search(&index, &["wombat9"]);
+    assert_eq!(code, 1);
+    let (code, _, err) = run(&index, &["index"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing indexed yet"), "{err}");
+}

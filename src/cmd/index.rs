@@ -37,7 +37,8 @@ pub fn open(location: &IndexLocation) -> Result<Index> {
     Ok(index)
 }
 
-/// What [`update`] says on standard error besides the directories with no logs.
+/// What [`update`] says on standard error besides the directories with no logs, and
+/// whether an index another process keeps busy is an error.
 #[derive(Debug, Clone, Copy)]
 pub struct Say {
     /// A progress bar on a terminal for a long update.
@@ -45,14 +46,18 @@ pub struct Say {
     /// Which logs could not be read, what the walk passed over, what another process
     /// indexed meanwhile.
     pub notes: bool,
+    /// When another process keeps writing the index past the busy timeout, go on with the
+    /// index as it is (with a note) instead of failing (`search`, `sessions`).
+    pub as_is_when_busy: bool,
 }
 
 impl Say {
-    /// Everything, or (`quiet`) nothing.
+    /// Everything, or (`quiet`) nothing; going on when the index is busy.
     pub fn unless(quiet: bool) -> Say {
         Say {
             progress: !quiet,
             notes: !quiet,
+            as_is_when_busy: true,
         }
     }
 }
@@ -98,7 +103,16 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     if let Some(b) = bar.borrow_mut().take() {
         b.finish_and_clear();
     }
-    let summary = summary?;
+    let summary = match summary {
+        Err(dsh_session::index::IndexError::Busy(path)) if say.as_is_when_busy => {
+            eprintln!(
+                "dsh-session: {}: another dsh-session has been writing the index for over a minute; answering from the index as it is",
+                path.display()
+            );
+            UpdateSummary::default()
+        }
+        other => other?,
+    };
     if say.notes {
         for (path, why) in &summary.unreadable {
             eprintln!("dsh-session: {}: not indexed: {why}", path.display());
@@ -162,7 +176,11 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.rebuild {
         index.rebuild()?;
     }
-    let s = update(&mut index, &args.paths, Say::unless(args.quiet))?;
+    let say = Say {
+        as_is_when_busy: false,
+        ..Say::unless(args.quiet)
+    };
+    let s = update(&mut index, &args.paths, say)?;
     let code = if s.empty_dirs.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -112,6 +112,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         let say = crate::cmd::index::Say {
             progress: true,
             notes: false,
+            as_is_when_busy: true,
         };
         let s = crate::cmd::index::update(&mut index, std::slice::from_ref(path), say)?;
         if !s.empty_dirs.is_empty() {

@@ -72,6 +72,12 @@ pub enum IndexError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// Another process has been writing the index for longer than the busy timeout (a
+    /// minute): nothing was written; the index can still be read as it is.
+    #[error(
+        "{}: another dsh-session has been writing the index for over a minute", .0.display()
+    )]
+    Busy(PathBuf),
     /// A search query FTS5 cannot parse.
     #[error(
         "the query {query:?} is not valid FTS5 syntax ({reason}); quote words that hold punctuation, as in '\"foo-bar\"'"

@@ -150,18 +150,19 @@ impl Index {
             .into_iter()
             .filter(|(path, _)| !seen.contains(path))
             .collect();
-        if !jobs.is_empty() || !removed.is_empty() || !gone_roots.is_empty() {
-            self.run(jobs, &removed, &gone_roots, options, &mut summary)?;
-        }
+        // Paths given for the first time become roots (written with the rest).
+        let mut new_roots = Vec::new();
         if !paths.is_empty() {
-            for root in &inputs {
-                self.conn
-                    .execute(
-                        "INSERT OR IGNORE INTO roots (path) VALUES (?1)",
-                        [root.to_string_lossy()],
-                    )
-                    .map_err(|e| self.error(e))?;
-            }
+            let roots = self.roots()?;
+            new_roots.extend(inputs.iter().filter(|p| !roots.contains(p)).cloned());
+        }
+        let changes = Changes {
+            removed: &removed,
+            gone_roots: &gone_roots,
+            new_roots: &new_roots,
+        };
+        if !jobs.is_empty() || !changes.is_empty() {
+            self.run(jobs, &changes, options, &mut summary)?;
         }
         Ok(summary)
     }
@@ -227,12 +228,11 @@ impl Index {
         }))
     }
 
-    /// Reads `jobs` on every core while this thread writes what they read.
+    /// Reads `jobs` on every core while this thread writes what they read and `changes`.
     fn run(
         &mut self,
         mut jobs: Vec<Job>,
-        removed: &[(String, Known)],
-        gone_roots: &[PathBuf],
+        changes: &Changes<'_>,
         options: &UpdateOptions<'_>,
         summary: &mut UpdateSummary,
     ) -> Result<(), IndexError> {
@@ -257,18 +257,26 @@ impl Index {
         };
         tell();
         let path = self.path.clone();
-        let sql = move |source| IndexError::Sqlite {
-            path: path.clone(),
-            source,
+        let sql = move |source: rusqlite::Error| {
+            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) {
+                return IndexError::Busy(path.clone());
+            }
+            IndexError::Sqlite {
+                path: path.clone(),
+                source,
+            }
         };
         let mut writer = Writer::begin(&self.conn).map_err(&sql)?;
-        for (path, known) in removed {
+        for (path, known) in changes.removed {
             if writer.remove(path, *known).map_err(&sql)? {
                 summary.removed += 1;
             }
         }
-        for root in gone_roots {
+        for root in changes.gone_roots {
             writer.forget_root(root).map_err(&sql)?;
+        }
+        for root in changes.new_roots {
+            writer.add_root(root).map_err(&sql)?;
         }
         // A window's reads wait here while the next window is read.
         let (sender, received) = std::sync::mpsc::sync_channel::<(usize, FileRead)>(WINDOW_FILES);
@@ -308,6 +316,22 @@ impl Index {
         })?;
         writer.commit().map_err(&sql)?;
         Ok(())
+    }
+}
+
+/// What an update writes besides the logs it read.
+struct Changes<'a> {
+    /// Files gone from disk, as the update found their rows.
+    removed: &'a [(String, Known)],
+    /// Roots gone from disk.
+    gone_roots: &'a [PathBuf],
+    /// Paths given for the first time.
+    new_roots: &'a [PathBuf],
+}
+
+impl Changes<'_> {
+    fn is_empty(&self) -> bool {
+        self.removed.is_empty() && self.gone_roots.is_empty() && self.new_roots.is_empty()
     }
 }
 

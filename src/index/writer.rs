@@ -79,6 +79,15 @@ impl<'c> Writer<'c> {
         Ok(())
     }
 
+    /// Records a root.
+    pub fn add_root(&self, root: &Path) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO roots (path) VALUES (?1)",
+            [root.to_string_lossy()],
+        )?;
+        Ok(())
+    }
+
     /// The `files` row of `path` now.
     fn current(&self, path: &str) -> rusqlite::Result<Option<Known>> {
         self.conn
