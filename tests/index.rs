@@ -704,3 +704,55 @@ fn a_search_with_no_path_updates_the_roots_indexed_before() {
     assert_eq!(code, 2);
     assert!(err.contains("nothing indexed yet"), "{err}");
 }
+
+#[test]
+fn a_frozen_predecessor_is_dropped_and_a_named_log_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let session_dir = root.join("proj").join("s");
+    std::fs::create_dir_all(&session_dir).unwrap();
+    let generation = |n: u32| fixture(&format!("generations/v{n}/session.v{n}.jsonl"));
+    std::fs::copy(generation(3), session_dir.join("session.v3.jsonl")).unwrap();
+    let loose = root.join("loose.jsonl");
+    std::fs::write(
+        &loose,
+        compaction_log("s-loose", "a.txt says hello", "a.txt says wombat9"),
+    )
+    .unwrap();
+    // The log under another name is indexed when named, and stays when the root is walked.
+    index_json(&index, &loose);
+    index_json(&index, &root);
+    let (code, hits) = search(&index, &["wombat9"]);
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-loose".to_owned(), 20, "user".to_owned())])
+    );
+    // The session moves to v4: its v3 file is a frozen predecessor, no longer indexed.
+    std::fs::copy(generation(4), session_dir.join("session.v4.jsonl")).unwrap();
+    let s = index_json(&index, &root);
+    assert_eq!(
+        (s["added"].as_u64(), s["removed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let (_, out, _) = run(
+        &index,
+        &[
+            "sessions",
+            "--format",
+            "jsonl",
+            "--no-update",
+            root.to_str().unwrap(),
+        ],
+    );
+    let ids: Vec<String> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["session"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    // s-v3 is gone; the named log is listed too, being under the root.
+    assert_eq!(ids, ["s-demo4", "s-loose"]);
+}

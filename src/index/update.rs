@@ -146,14 +146,22 @@ impl Index {
                 previous,
             });
         }
+        // Dropped: what is gone from disk, and what the walk of a directory no longer
+        // takes (a frozen predecessor once a session moved to a later generation), unless
+        // it was named itself (a log under another name, given as a path).
+        let roots = self.roots()?;
         let removed: Vec<(String, Known)> = known
             .into_iter()
-            .filter(|(path, _)| !seen.contains(path))
+            .filter(|(path, _)| {
+                let p = Path::new(path);
+                !seen.contains(path)
+                    && (!p.exists()
+                        || !(roots.iter().any(|r| r == p) || inputs.iter().any(|i| i == p)))
+            })
             .collect();
         // Paths given for the first time become roots (written with the rest).
         let mut new_roots = Vec::new();
         if !paths.is_empty() {
-            let roots = self.roots()?;
             new_roots.extend(inputs.iter().filter(|p| !roots.contains(p)).cloned());
         }
         let changes = Changes {
