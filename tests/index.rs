@@ -191,26 +191,17 @@ fn filters_pick_roles_tools_sessions_and_times() {
         (code, places(&hits)),
         (0, vec![("s-b".to_owned(), 7, "tool".to_owned())])
     );
-    let (code, _) = search(
-        &index,
-        &["--include-shadowed", "--role", "reasoning", "command"],
-    );
-    assert_eq!(code, 1);
-    let (code, _) = search(
-        &index,
-        &["--include-shadowed", "--tool", "python", "command"],
-    );
-    assert_eq!(code, 1);
-    let (code, _) = search(
-        &index,
-        &["--include-shadowed", "--since", "2026-01-01", "command"],
-    );
-    assert_eq!(code, 1);
-    let (code, _) = search(
-        &index,
-        &["--include-shadowed", "--project", "bob", "command"],
-    );
-    assert_eq!(code, 1);
+    // Each of these filters leaves nothing.
+    for filter in [
+        ["--role", "reasoning"],
+        ["--tool", "python"],
+        ["--since", "2026-01-01"],
+        ["--project", "bob"],
+    ] {
+        let mut args = vec!["--include-shadowed", "command"];
+        args.extend(filter);
+        assert_eq!(search(&index, &args).0, 1, "{filter:?}");
+    }
     let (code, hits) = search(
         &index,
         &[
