@@ -80,7 +80,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l at -d 'Derive the messages of the surface right after the event with this seq' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l format -d 'Output format: json (one array) or jsonl (one message per line)' -r -f -a "json\t'One JSON array of messages'
 jsonl\t'One message per line'"
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l provider -d 'The history this provider would receive after `repair --provider NAME`: DSH\'s closers and the heals, computed in memory (nothing is written). Each change goes to standard error, or with `--format json` into a `changes` array beside `messages`' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l provider -d 'The history this provider would receive after `repair --provider NAME`: DSH\'s closers and the heals, computed in memory (nothing is written). The same output as `messages`; each change is a note on standard error (as data: `repair --dry-run --provider NAME --format json`)' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
 openai\t'OpenAI chat completions and OpenAI-compatible gateways: P1, P2, P3, P5'
 deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mode): P1-P5'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r

@@ -82,7 +82,7 @@ _arguments "${_arguments_options[@]}" : \
 '--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
 '--format=[Output format\: json (one array) or jsonl (one message per line)]:FORMAT:((json\:"One JSON array of messages"
 jsonl\:"One message per line"))' \
-'(--at)--provider=[The history this provider would receive after \`repair --provider NAME\`\: DSH'\''s closers and the heals, computed in memory (nothing is written). Each change goes to standard error, or with \`--format json\` into a \`changes\` array beside \`messages\`]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+'(--at)--provider=[The history this provider would receive after \`repair --provider NAME\`\: DSH'\''s closers and the heals, computed in memory (nothing is written). The same output as \`messages\`; each change is a note on standard error (as data\: \`repair --dry-run --provider NAME --format json\`)]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
 openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \

@@ -1,8 +1,8 @@
 //! Deterministic generator of realistic DSH sessions for benchmarks and tests.
 //!
 //! ```sh
-//! cargo run --release --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
-//! cargo run --release --example gen-session -- --small --turns 12000 --out small-events.jsonl.zstd --zstd --frame-records 1-2
+//! cargo run --profile dist --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
+//! cargo run --profile dist --example gen-session -- --small --turns 12000 --out small-events.jsonl.zstd --zstd --frame-records 1-2
 //! ```
 //!
 //! Each turn holds a user message, streamed chunks (runs of three or more deltas packed

@@ -353,8 +353,9 @@ pub struct MessagesArgs {
     pub format: MessageFormat,
 
     /// The history this provider would receive after `repair --provider NAME`: DSH's
-    /// closers and the heals, computed in memory (nothing is written). Each change goes to
-    /// standard error, or with `--format json` into a `changes` array beside `messages`.
+    /// closers and the heals, computed in memory (nothing is written). The same output as
+    /// `messages`; each change is a note on standard error (as data: `repair --dry-run
+    /// --provider NAME --format json`).
     #[arg(long, value_enum, value_name = "NAME", conflicts_with = "at")]
     pub provider: Option<ProviderName>,
 

@@ -218,6 +218,39 @@ pub const V0_ALPHA_TYPES: [&str; 3] = [
     "subagent/model-selection-policy",
 ];
 
+/// Whether an event type is in DSH's own namespace: the part before its first `/` is one
+/// that a type of DSH's vocabulary, in any generation, starts with (`turn/`, `tool/`,
+/// `session/`, …). A type outside it (`pentest/submit`) is a plugin's or another tool's.
+pub fn in_dsh_namespace(ty: &str) -> bool {
+    let Some((space, _)) = ty.split_once('/') else {
+        return false;
+    };
+    HEAD_KNOWN_TYPES
+        .iter()
+        .chain(V1_V2_EXTRA_TYPES)
+        .chain(RELEASED_V3_TYPES)
+        .chain(V4_EXTRA_TYPES)
+        .chain(&V0_ALPHA_TYPES)
+        .any(|t| t.split_once('/').is_some_and(|(s, _)| s == space))
+}
+
+/// U1's message (FORMAT.md §2.2) for an event type this vocabulary does not know, written
+/// without `ignorable: true` (`raw`: the type as stored, `ty` its text): in DSH's namespace
+/// the log was probably written by a newer harness; any other type is not DSH's, DSH will
+/// not load the log, and the way out is a recovered copy or marking the plugin's events
+/// ignorable, which DSH 0.1.1 then skips.
+pub fn unknown_type_message(raw: &str, ty: &str) -> String {
+    if in_dsh_namespace(ty) {
+        format!(
+            "unknown event type {raw} without ignorable: true; the type is in DSH's own namespace, so the log was probably written by a newer harness: upgrade DSH and dsh-session"
+        )
+    } else {
+        format!(
+            "event type {raw} is not a DSH event type (a plugin's or another tool's) and is not marked ignorable: true, so DSH will not load this log; `dsh-session recover` writes a copy DSH loads, or the plugin can mark its events \"ignorable\": true, which DSH 0.1.1 then skips"
+        )
+    }
+}
+
 /// The rules and vocabulary of one era, as data.
 #[derive(Debug)]
 pub struct Dialect {

@@ -24,3 +24,13 @@ pub struct Header {
     /// `agentPreset`.
     pub agent_preset: Option<String>,
 }
+
+/// An agent preset as `show` and `export` name it: the id, with a note when it is one DSH
+/// later renamed. `code` became `ptc` at v3: the v2→v3 edge rewrites it in the header and
+/// in every `agent-preset/selected` (GENERATIONS.md §6).
+pub fn agent_preset_shown(preset: &str) -> String {
+    match preset {
+        "code" => "code, renamed ptc at v3".to_owned(),
+        other => other.to_owned(),
+    }
+}

@@ -1,5 +1,14 @@
 //! `dsh-session`: exit codes, error printing and a quiet exit on a closed pipe.
 
+/// `stderr!` that never panics: a message that cannot be written (standard error closed,
+/// `2>/dev/full`) is dropped, and the command goes on to its own exit code. `stderr!`
+/// panics on a write error, which inside the panic hook aborted with exit 134.
+macro_rules! stderr {
+    ($($arg:tt)*) => {
+        $crate::write_stderr(format_args!($($arg)*))
+    };
+}
+
 mod cli;
 mod cmd;
 mod render;
@@ -10,6 +19,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+
+/// Writes one line to standard error, ignoring a write error (see [`stderr!`]).
+fn write_stderr(args: std::fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
 
 fn main() -> ExitCode {
     // A panic is a bug in dsh-session, never a verdict on the input: report it in one line
@@ -25,7 +40,7 @@ fn main() -> ExitCode {
             .map(|s| (*s).to_owned())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        eprintln!(
+        stderr!(
             "dsh-session: internal error{at}: {what}; please report it with the input that caused it"
         );
     }));
@@ -44,7 +59,11 @@ fn run_cli() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            // `--help` into a full disk is an error; into a closed pipe, a quiet end.
+            let written = e.print();
+            if written.is_err_and(|w| w.kind() != io::ErrorKind::BrokenPipe) {
+                return ExitCode::from(2);
+            }
             return ExitCode::from(code);
         }
     };
@@ -66,13 +85,13 @@ fn run_cli() -> ExitCode {
             let _ = out.flush();
             // The first line is `<file>: <what>` with or without -v; -v then lists the
             // causes one per line, leaving out a cause that only repeats the one before it.
-            eprintln!("dsh-session: {}", in_our_words(&e));
+            stderr!("dsh-session: {}", in_our_words(&e));
             if verbose {
                 let mut previous = e.to_string();
                 for (depth, cause) in e.chain().enumerate().skip(1) {
                     let text = cause_text(cause);
                     if text != previous {
-                        eprintln!("  cause {depth}: {text}");
+                        stderr!("  cause {depth}: {text}");
                     }
                     previous = text;
                 }
@@ -109,27 +128,15 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The error chain as `{:#}` joins it (`<file>: <what>`), with I/O errors in the tool's
-/// words (`no such file or directory`, not `No such file or directory (os error 2)`) and a
-/// cause that only repeats the one before it left out.
+/// The error chain as `{:#}` joins it (`<file>: <what>`), each cause said once and in the
+/// tool's words ([`dsh_session::wording::error_line`]).
 fn in_our_words(e: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in e.chain() {
-        let text = cause_text(cause);
-        if parts.last() != Some(&text) && !parts.last().is_some_and(|p| p.ends_with(&text)) {
-            parts.push(text);
-        }
-    }
-    parts.join(": ")
+    dsh_session::wording::error_line(e.chain())
 }
 
 /// One cause of an error chain, I/O errors said in the tool's words.
 fn cause_text(cause: &(dyn std::error::Error + 'static)) -> String {
-    match cause.downcast_ref::<io::Error>() {
-        Some(io) => dsh_session::wording::io_error(io),
-        // Wrappers that show an I/O error as their own text.
-        None => dsh_session::wording::without_os_error(&cause.to_string()),
-    }
+    dsh_session::wording::cause_text(cause)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -141,6 +141,7 @@ mod tests {
             cache_read: 4_000_000,
             cache_write: 0,
             reasoning: 500_000,
+            ..Usage::default()
         };
         let c = cost(&usage, &price).expect("priced");
         assert!((c - (0.54 + 1.10 + 0.28)).abs() < 1e-9, "{c}");

@@ -199,6 +199,142 @@ where
     Ok(())
 }
 
+/// How a column of a table gives way when the table is wider than the terminal
+/// ([`write_fitted`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Give {
+    /// Kept whole: ids, dates, numbers, whatever a user copies.
+    Never,
+    /// Free text: cut to fit, ending in `…`, before any column is left out; left out at
+    /// this rank if cutting is not enough.
+    Shorten(u8),
+    /// Left out when shortening the free text is not enough; lower ranks go first (the
+    /// rightmost of a rank first).
+    Drop(u8),
+}
+
+/// The terminal's width in columns, when standard output is one.
+pub fn terminal_columns() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Table::new().width().map(usize::from)
+}
+
+/// Writes a table in the layout [`table`] gives when piped, fitted to `columns` terminal
+/// columns (`None`: piped, every row whole on one line). An id, a date or a number is never
+/// broken: free text ([`Give::Shorten`]) is cut first, down to its header or 10 columns;
+/// if the table is still too wide, columns are left out by rank ([`Give::Drop`], then
+/// free text), lowest first, until it fits; what is [`Give::Never`] stays, even wider
+/// than the terminal. A header cell may hold several lines (`tool\ncalls`). Returns the
+/// headers left out (one line each), for the caller to say so under the table.
+///
+/// # Errors
+/// Writing failed.
+pub fn write_fitted(
+    out: &mut dyn Write,
+    header: &[&str],
+    gives: &[Give],
+    right_from: usize,
+    rows: &[Vec<String>],
+    columns: Option<usize>,
+) -> std::io::Result<Vec<String>> {
+    let head_width = |h: &str| h.lines().map(UnicodeWidthStr::width).max().unwrap_or(0);
+    let mut natural: Vec<usize> = header.iter().map(|h| head_width(h)).collect();
+    for row in rows {
+        for (w, cell) in natural.iter_mut().zip(row) {
+            *w = (*w).max(cell.width());
+        }
+    }
+    let give = |i: usize| gives.get(i).copied().unwrap_or(Give::Never);
+    let mut kept: Vec<usize> = (0..header.len()).collect();
+    // Each column takes its width plus a space either side, and one between columns.
+    let total = |widths: &[usize], kept: &[usize]| -> usize {
+        kept.iter()
+            .map(|&i| widths[i] + 3)
+            .sum::<usize>()
+            .saturating_sub(1)
+    };
+    let mut widths = natural.clone();
+    if let Some(columns) = columns {
+        loop {
+            widths.clone_from(&natural);
+            // Shorten the widest free text first, one column at a time.
+            while total(&widths, &kept) > columns {
+                let floor = |i: usize| head_width(header[i]).max(10).min(natural[i]);
+                let Some(&i) = kept
+                    .iter()
+                    .filter(|&&i| matches!(give(i), Give::Shorten(_)) && widths[i] > floor(i))
+                    .max_by_key(|&&i| widths[i])
+                else {
+                    break;
+                };
+                widths[i] -= 1;
+            }
+            if total(&widths, &kept) <= columns {
+                break;
+            }
+            let lowest = kept
+                .iter()
+                .filter_map(|&i| match give(i) {
+                    Give::Drop(rank) | Give::Shorten(rank) => Some((rank, std::cmp::Reverse(i))),
+                    Give::Never => None,
+                })
+                .min();
+            match lowest {
+                Some((_, std::cmp::Reverse(i))) => kept.retain(|&k| k != i),
+                // Nothing left to give: wider than the terminal, but nothing broken.
+                None => break,
+            }
+        }
+    }
+    let line = |out: &mut dyn Write, cells: &[&str]| -> std::io::Result<()> {
+        let text: Vec<String> = kept
+            .iter()
+            .map(|&i| {
+                let (c, w) = (cells.get(i).copied().unwrap_or(""), widths[i]);
+                let n = c.width();
+                if n > w {
+                    let (cut, used) = cut_to_width(c, w.saturating_sub(1));
+                    format!(" {cut}…{} ", " ".repeat(w.saturating_sub(1 + used)))
+                } else if i >= right_from {
+                    format!(" {}{c} ", " ".repeat(w - n))
+                } else {
+                    format!(" {c}{} ", " ".repeat(w - n))
+                }
+            })
+            .collect();
+        writeln!(out, "{}", text.join(" ").trim_end())
+    };
+    let header_lines = header.iter().map(|h| h.lines().count()).max().unwrap_or(1);
+    for n in 0..header_lines {
+        let cells: Vec<&str> = header
+            .iter()
+            .map(|h| h.lines().nth(n).unwrap_or(""))
+            .collect();
+        line(out, &cells)?;
+    }
+    let rule: Vec<String> = kept.iter().map(|&i| "-".repeat(widths[i] + 2)).collect();
+    writeln!(out, "{}", rule.join(" "))?;
+    for row in rows {
+        let cells: Vec<&str> = row.iter().map(String::as_str).collect();
+        line(out, &cells)?;
+    }
+    Ok((0..header.len())
+        .filter(|i| !kept.contains(i))
+        .map(|i| header[i].replace('\n', " "))
+        .collect())
+}
+
+/// The note under a table [`write_fitted`] left columns out of.
+pub fn left_out_note(left_out: &[String], columns: Option<usize>) -> Option<String> {
+    let columns = columns.filter(|_| !left_out.is_empty())?;
+    Some(format!(
+        "left out to fit {columns} columns: {} (a wider terminal, a pipe or --format json shows them)",
+        left_out.join(", ")
+    ))
+}
+
 /// The longest start of `text` that takes at most `columns` terminal columns, and the
 /// columns it takes.
 fn cut_to_width(text: &str, columns: usize) -> (&str, usize) {

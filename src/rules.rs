@@ -281,8 +281,11 @@ impl Rule {
             J1 | H1 | Z1 | Z2 | Z4 => {
                 "the file is not a DSH log, or was cut before its header: check the path"
             }
-            G1 | H3 | U1 => {
-                "written by a newer harness, a fork or a plugin this reader does not know: upgrade DSH or dsh-session; a plugin's own events should carry `ignorable: true`"
+            G1 | H3 => {
+                "written by a newer harness or a fork this reader does not know: upgrade DSH or dsh-session"
+            }
+            U1 => {
+                "a plugin's own event type: `dsh-session recover` writes a copy DSH loads, or the plugin marks its events `ignorable: true` (DSH 0.1.1 skips them); a type in DSH's namespace: written by a newer harness, upgrade DSH and dsh-session"
             }
             D1 | D2 | D3 | D5 | D6 => {
                 "the SQLite file is not a DSH store of a schema this reader knows: check the path; upgrade if the schema is newer"

@@ -57,6 +57,54 @@ pub fn without_os_error(text: &str) -> String {
     }
 }
 
+/// One cause of an error chain in the tool's words: an I/O error as [`io_error`] says it,
+/// any other without a trailing OS error number ([`without_os_error`]).
+pub fn cause_text(cause: &(dyn std::error::Error + 'static)) -> String {
+    match cause.downcast_ref::<std::io::Error>() {
+        Some(io) => io_error(io),
+        None => without_os_error(&cause.to_string()),
+    }
+}
+
+/// An error and its causes in one line, `what: why: why`, each said once and in the tool's
+/// words: a cause whose text its parent already ends with (the `{0}` of a wrapper), or that
+/// only adds a code before its parent's words, is not repeated, and the parent then ends in
+/// the cause's words (`cannot read the prices: no
+/// such file or directory`, never `…: No such file or directory: no such file or
+/// directory`).
+pub fn error_line<'a>(
+    chain: impl IntoIterator<Item = &'a (dyn std::error::Error + 'static)>,
+) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in chain {
+        let text = cause_text(cause);
+        if let Some(last) = parts.last_mut() {
+            let raw = cause.to_string();
+            let bare = raw
+                .rfind(" (os error ")
+                .map_or(raw.as_str(), |at| &raw[..at]);
+            if !bare.is_empty() && last.ends_with(bare) {
+                let keep = last.len() - bare.len();
+                last.truncate(keep);
+                last.push_str(&text);
+                continue;
+            }
+            // The same words again, or with a code before them (SQLite's `Error code 26:
+            // file is not a database` under `file is not a database`).
+            if last.ends_with(&text) || text.ends_with(last.as_str()) {
+                continue;
+            }
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
+
+/// [`error_line`] of `e` and its sources.
+pub fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
+    error_line(std::iter::successors(Some(e), |c| c.source()))
+}
+
 /// `2025-10-09T08:53:20.000Z` for a time in ms since the Unix epoch; `<ms> ms` outside
 /// years 1970 to 9999, which RFC 3339 cannot spell.
 pub fn utc(ms: i64) -> String {
@@ -89,6 +137,20 @@ mod tests {
         assert_eq!(count(3, "day"), "3 days");
         assert_eq!(count(2, "byte"), "2 bytes");
         assert_eq!(count(2, "match"), "2 matches");
+    }
+
+    #[test]
+    fn a_cause_its_parent_repeats_is_said_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read the prices: {0}")]
+        struct Read(#[source] std::io::Error);
+        let e = Read(std::io::Error::from_raw_os_error(2));
+        assert_eq!(
+            error_text(&e),
+            "cannot read the prices: no such file or directory"
+        );
+        let e = std::io::Error::from_raw_os_error(13);
+        assert_eq!(error_text(&e), "permission denied");
     }
 
     #[test]

@@ -114,7 +114,7 @@ fn bash_completes_after_the_subcommand() {
     ];
     for (line, want) in cases {
         let Some(got) = complete(&script, line) else {
-            eprintln!("skipped: no `bash` on PATH to source the completion script in");
+            common::require("bash", false, "the completion script is sourced in bash");
             return;
         };
         assert_eq!(got, *want, "completing {line:?}");
@@ -167,7 +167,7 @@ fn complete_elvish(dir: &Path, words: &[&str]) -> Option<Vec<String>> {
 }
 
 /// Elvish filters the candidates by the typed prefix itself, so the completer hands back
-/// every candidate of the state. Runs only where `elvish` is installed (CI has none).
+/// every candidate of the state. Needs `elvish` (skipped without it, but in CI).
 #[test]
 fn elvish_completes_option_values() {
     let dir = elvish_module();
@@ -211,7 +211,11 @@ fn elvish_completes_option_values() {
     ];
     for (words, want) in cases {
         let Some(got) = complete_elvish(&dir, words) else {
-            eprintln!("skipped: no `elvish` on PATH to run the completion script in");
+            common::require(
+                "elvish",
+                false,
+                "the elvish completion script runs in elvish (`apt-get install elvish`, as .ci/run does)",
+            );
             return;
         };
         assert_eq!(got, *want, "completing {words:?}");

@@ -148,6 +148,18 @@ fn from_start_prints_every_happening_then_the_summary() {
     ));
 }
 
+/// A June 2026 `tool/result` names its call only in its block (`toolCallId`): the line
+/// names the call and its tool (it printed `tool result ?: ok (, …)`).
+#[test]
+fn a_june_2026_tool_result_names_its_call() {
+    let log = common::fixture("june-2026.jsonl");
+    let name = log.display().to_string();
+    let f = Following::start(&["--from-start", &name]);
+    f.expect("turn 1 started (seq 0, line 2)");
+    f.expect("tool call bash (call_1, seq 6, line 8)");
+    f.expect("tool result bash: ok (call_1, seq 7, line 9)");
+}
+
 #[test]
 fn a_torn_line_completed_later_is_no_finding() {
     let dir = tempfile::tempdir().unwrap();
@@ -472,6 +484,9 @@ fn a_session_directory_switches_to_a_higher_generation() {
 /// scan waits for, left out).
 #[test]
 fn the_live_scan_line_by_line_agrees_with_the_one_pass_scan() {
+    if !common::have_samples() {
+        return;
+    }
     use dsh_session::load::{Input, Line};
     use dsh_session::scan::live::Live;
     use dsh_session::scan::{ScanOptions, Status, scan_path};

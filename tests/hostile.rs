@@ -1002,8 +1002,8 @@ fn permission_denied_file_is_unreadable_exit_2() {
 fn unknown_type_is_refused_unless_ignorable() {
     let v = expect("unknown-type-required.jsonl", "refused U1 3 5", 1);
     assert!(
-        message(&v).contains("unknown event type \"future/thing\" without ignorable: true")
-            && message(&v).contains("newer harness"),
+        message(&v).contains("event type \"future/thing\" is not a DSH event type")
+            && message(&v).contains("is not marked ignorable: true"),
         "{v}"
     );
     // With `ignorable: true` DSH 0.1.1 keeps it (it occupies seq 3) and skips it.

@@ -128,6 +128,9 @@ fn messages_and_surface_past_the_memory_limit_print_everything_in_order() {
     assert_eq!(shadowed, 4_000 - surface.len());
 
     // On an 80-column terminal every row fits: the previews are cut, ending in "…".
+    if !common::have_script() {
+        return;
+    }
     let shown = on_a_terminal(80, &format!("surface {}", path.display()));
     assert_eq!(shown.lines().count(), 2 + surface.len());
     assert!(shown.lines().all(|l| l.chars().count() <= 80), "{shown}");

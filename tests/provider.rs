@@ -193,7 +193,7 @@ fn json_and_github_carry_the_provider_findings_with_their_lines() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "::error file={},line=5,title=P2 refused by deepseek::seq 3: tool result for call \"call_9\" answers no tool call before it\n",
+            "::error file={},line=5,title=P2 refused by deepseek::seq 3: tool result for call \"call_9\" answers no tool call before it\n::notice title=dsh-session validate::1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 refused by deepseek\n",
             path.display()
         )
     );
@@ -201,6 +201,9 @@ fn json_and_github_carry_the_provider_findings_with_their_lines() {
 
 #[test]
 fn real_and_valid_samples_give_no_provider_finding() {
+    if !common::have_samples() {
+        return;
+    }
     let mut logs: Vec<std::path::PathBuf> = std::fs::read_dir(samples().join("real"))
         .expect("real samples")
         .map(|e| e.expect("entry").path())
@@ -395,15 +398,23 @@ fn a_thinking_session_whose_tool_steps_produced_no_reasoning_is_accepted() {
         .arg(&path)
         .output()
         .expect("runs");
+    // A drop-in history on standard output; what was added, as notes on standard error.
     let healed: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let kinds: Vec<&str> = healed["changes"]
-        .as_array()
-        .expect("changes")
-        .iter()
-        .map(|c| c["kind"].as_str().unwrap_or_default())
+    assert_eq!(healed.as_array().map(Vec::len), Some(9), "{healed}");
+    let notes = String::from_utf8_lossy(&out.stderr);
+    let added: Vec<&str> = notes
+        .lines()
+        .filter_map(|l| l.split("DSH's crash repair appends ").nth(1))
         .collect();
-    assert_eq!(kinds, ["closer", "closer", "closer"]);
-    assert_eq!(healed["messages"].as_array().map(Vec::len), Some(9));
+    assert_eq!(
+        added,
+        [
+            "a tool/result for the interrupted call \"call_3\"",
+            "step/end",
+            "turn/end (interrupted)"
+        ],
+        "{notes}"
+    );
     // `show` gives no provider warning either, and says what DSH does with the open turn.
     let out = dsh().args(["show"]).arg(&path).output().expect("runs");
     let text = String::from_utf8_lossy(&out.stdout);

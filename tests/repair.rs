@@ -48,6 +48,9 @@ fn ok(out: &std::process::Output) -> String {
 
 #[test]
 fn plain_jsonl_repairs_match_dsh_byte_for_byte() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for family in FAMILIES {
         for case in CASES {
@@ -80,6 +83,9 @@ fn plain_jsonl_repairs_match_dsh_byte_for_byte() {
 
 #[test]
 fn committed_corruption_is_refused_and_untouched() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for family in FAMILIES {
         let (log, _) = crashed(family, "d-garbage-committed");
@@ -107,6 +113,9 @@ fn committed_corruption_is_refused_and_untouched() {
 
 #[test]
 fn dry_run_prints_the_plan_and_writes_nothing() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "c-torn-final-line");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -141,6 +150,9 @@ fn dry_run_prints_the_plan_and_writes_nothing() {
 
 #[test]
 fn a_backup_keeps_the_original_bytes() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("hook-cc-pretool-deny", "e-garbage-uncommitted-tail");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -227,6 +239,9 @@ fn open_turn_shapes_get_the_exact_closers() {
 /// are written again, with the closers, in one new frame after the last complete one.
 #[test]
 fn zstd_repair_rewrites_only_the_torn_frame() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -281,6 +296,9 @@ fn zstd_repair_rewrites_only_the_torn_frame() {
 
 #[test]
 fn zstd_healthy_log_with_an_open_turn_gets_one_closer_frame() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("hook-cc-pretool-deny", "b-cut-after-assistant-tool-calls");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -297,6 +315,9 @@ fn zstd_healthy_log_with_an_open_turn_gets_one_closer_frame() {
 
 #[test]
 fn sqlite_repairs_match_a_store_of_the_expected_log() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for schema in [17, 4] {
         for case in ["a-cut-after-tool-call", "b-cut-after-assistant-tool-calls"] {
@@ -343,6 +364,9 @@ fn session_id(db: &Path) -> String {
 
 #[test]
 fn sqlite_torn_rows_are_deleted_in_the_same_transaction() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let db = dir.path().join("s.db");
@@ -386,6 +410,9 @@ fn sqlite_torn_rows_are_deleted_in_the_same_transaction() {
 /// always the bytes a single uninterrupted repair gives.
 #[test]
 fn a_crash_after_any_step_is_completed_by_a_second_repair() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, expected) = crashed("packed-chunks", "e-garbage-uncommitted-tail");
     let expected_bytes = std::fs::read(&expected).unwrap();
@@ -479,6 +506,9 @@ fn a_crash_after_any_step_is_completed_by_a_second_repair() {
 
 #[test]
 fn a_log_that_changes_between_scan_and_write_is_not_touched() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
     let path = copy_to(dir.path(), &log, "session.jsonl");
@@ -508,6 +538,9 @@ fn standard_input_cannot_be_repaired() {
 /// the repair is recognised as complete and only the journal is removed.
 #[test]
 fn a_leftover_journal_never_cuts_newer_data() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
     let plain = std::fs::read_to_string(&log).unwrap();
@@ -610,6 +643,9 @@ fn a_non_string_call_id_is_refused_not_a_crash() {
 /// crash right after the journal must still end in the cut log, not in "done".
 #[test]
 fn an_interrupted_cut_with_nothing_to_append_is_completed() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let (_, expected) = crashed("packed-chunks", "a-cut-after-tool-call");
     let closed = std::fs::read_to_string(&expected).unwrap();
@@ -638,4 +674,131 @@ fn an_interrupted_cut_with_nothing_to_append_is_completed() {
                 .exists()
         );
     }
+}
+
+/// `dsh-session repair EXTRA PATH` as a user the file modes apply to: root writes whatever
+/// the modes say, so as root it runs as `nobody` through util-linux `setpriv`. `None` when
+/// that is needed and missing (skipped, or a failure in CI: [`common::require`]).
+#[cfg(unix)]
+fn repair_unprivileged(path: &Path, extra: &[&str]) -> Option<std::process::Output> {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    let root = probe.as_file().metadata().unwrap().uid() == 0;
+    let bin = assert_cmd::cargo::cargo_bin("dsh-session");
+    let mut cmd = if root {
+        if !common::have_program(
+            "setpriv",
+            "util-linux, to run a test as a user without root's rights",
+        ) {
+            return None;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin);
+        c
+    } else {
+        std::process::Command::new(bin)
+    };
+    Some(cmd.arg("repair").args(extra).arg(path).output().unwrap())
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[cfg(unix)]
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A log with an open turn as `logs/s.jsonl` in a temporary directory that `nobody` can
+/// reach: (the directory's guard, `logs`, the log).
+#[cfg(unix)]
+fn open_turn_in_a_directory() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    chmod(tmp.path(), 0o755);
+    let dir = tmp.path().join("logs");
+    std::fs::create_dir(&dir).unwrap();
+    let log = copy_to(&dir, &fixture("open-turn-after-tool-call.jsonl"), "s.jsonl");
+    (tmp, dir, log)
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_log_is_named_with_the_way_out_and_leaves_nothing_behind() {
+    let (_tmp, dir, log) = open_turn_in_a_directory();
+    let original = std::fs::read(&log).unwrap();
+    chmod(&log, 0o444);
+    chmod(&dir, 0o777);
+    // Each try once left a backup behind before it failed.
+    for _ in 0..2 {
+        let Some(out) = repair_unprivileged(&log, &[]) else {
+            return;
+        };
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "dsh-session: {0}: cannot repair: the log cannot be written (permission denied); nothing was written. Make it writable (`chmod u+w {0}`), or copy the log to a directory you can write and repair the copy\n",
+                log.display()
+            )
+        );
+        assert_eq!(names_in(&dir), ["s.jsonl"]);
+        assert_eq!(std::fs::read(&log).unwrap(), original);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_directory_is_named_with_the_way_out() {
+    let (_tmp, dir, log) = open_turn_in_a_directory();
+    let (zstd, _) = zstd_log(&std::fs::read_to_string(&log).unwrap(), 4);
+    let zlog = dir.join("z.jsonl.zstd");
+    std::fs::write(&zlog, zstd).unwrap();
+    chmod(&log, 0o666);
+    chmod(&zlog, 0o666);
+    chmod(&dir, 0o555);
+    let Some(out) = repair_unprivileged(&log, &[]) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "dsh-session: {0}: cannot repair: no file can be created in {1} (permission denied), where the backup goes; nothing was written. Make the directory writable (`chmod u+w {1}`), repair without a backup (`--no-backup`), or copy the log to a directory you can write and repair the copy\n",
+            log.display(),
+            dir.display()
+        )
+    );
+    // A zstd repair writes its journal beside the log even without a backup.
+    let out = repair_unprivileged(&zlog, &["--no-backup"]).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "cannot repair: no file can be created in {} (permission denied), where the repair journal goes; nothing was written. Make the directory writable",
+            dir.display()
+        )) && !err.contains("--no-backup"),
+        "{err}"
+    );
+    assert_eq!(names_in(&dir), ["s.jsonl", "z.jsonl.zstd"]);
+    // A plain log needs nothing beside it without a backup: the way out works.
+    let out = repair_unprivileged(&log, &["--no-backup"]).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&log).unwrap().ends_with(
+        "{\"type\":\"turn/end\",\"seq\":21,\"time\":1760000000450,\"data\":{\"turn\":1,\"reason\":{\"kind\":\"interrupted\"}}}\n"
+    ));
+    chmod(&dir, 0o755);
 }

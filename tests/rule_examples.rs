@@ -54,6 +54,9 @@ fn every_rule_has_an_example_or_a_reason() {
 
 #[test]
 fn examples_are_what_validate_prints() {
+    if !common::have_samples() {
+        return;
+    }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     files_under(&root.join("fixtures"), &mut files);

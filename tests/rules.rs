@@ -291,10 +291,10 @@ fn messages_say_what_broke() {
         m.contains(r#"seq is not a non-negative safe integer (got "2", expected 2)"#),
         "{m}"
     );
-    // §2.2: the type and the newer-harness hint.
+    // §2.2: the type, and that it is not DSH's (outside DSH's namespace).
     let m = message("U1-unknown-type.jsonl");
     assert!(
-        m.contains("\"future/thing\"") && m.contains("newer harness"),
+        m.contains("\"future/thing\"") && m.contains("not a DSH event type"),
         "{m}"
     );
     // §3.2 S9: positions on the surface, not seq values.

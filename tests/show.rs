@@ -45,7 +45,7 @@ fn a_result_after_step_end_answers_its_call() {
     let path = fixture("result-after-step-end.jsonl");
     let lines = summary_lines(&path);
     assert!(
-        lines.contains(&"tool calls:   1 calls, 1 results, 0 unanswered".to_owned()),
+        lines.contains(&"tool calls:   1 call, 1 result, 0 unanswered".to_owned()),
         "{lines:#?}"
     );
     assert!(
@@ -79,6 +79,9 @@ fn real(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn real_v4_session_shows_its_title_model_presets_and_children() {
+    if !common::have_samples() {
+        return;
+    }
     let path = real("capital-generation.session.v4.jsonl");
     let lines = summary_lines(&path);
     assert_eq!(
@@ -122,6 +125,9 @@ fn real_v4_session_shows_its_title_model_presets_and_children() {
 
 #[test]
 fn real_v3_prefix_without_title_or_model_leaves_them_out() {
+    if !common::have_samples() {
+        return;
+    }
     // The prefix ends before the first title and the first assistant message.
     let path = real("dumen.prefix.session.v3.jsonl");
     let lines = summary_lines(&path);
@@ -132,7 +138,7 @@ fn real_v3_prefix_without_title_or_model_leaves_them_out() {
         );
     }
     for line in [
-        "agent preset: standard (header: code)",
+        "agent preset: standard (header: code, renamed ptc at v3)",
         "permission:   danger-full-access",
         "sandbox:      danger-full-access",
         "approval:     never",
@@ -224,6 +230,9 @@ fn a_v0_log_names_its_model_from_the_assistant_source() {
 
 #[test]
 fn sessions_of_a_jsonl_root_show_the_title() {
+    if !common::have_samples() {
+        return;
+    }
     // A copy under a root directory, as `sessions` lists it (the sample itself is read in
     // place everywhere else).
     let dir = tempfile::tempdir().unwrap();

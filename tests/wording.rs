@@ -131,6 +131,9 @@ fn a_walk_names_the_command_that_walked() {
 
 #[test]
 fn sessions_of_a_directory_of_stores_names_one_to_list() {
+    if !common::have_samples() {
+        return;
+    }
     let dir = common::samples().join("sqlite");
     let out = dsh().arg("sessions").arg(&dir).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -152,19 +152,28 @@ impl Stages {
                         UNKNOWN,
                         at(Rule::U1, format!("unknown event type {ty} without ignorable: true: it is not in the released {} vocabulary, and DSH refuses it", dialect.era.name())),
                     ),
-                    UnknownTypes::Refuse => self.fail(
-                        UNKNOWN,
-                        at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
+                UnknownTypes::Refuse => self.fail(
+                    UNKNOWN,
+                    at(
+                        Rule::U1,
+                        crate::event::unknown_type_message(ty, logical.type_str()),
                     ),
-                    UnknownTypes::Warn => {
-                        if self.unknown_seen.insert(ty.to_owned()) {
-                            let mut w = at(Rule::W3, format!("event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque", dialect.era.name()));
-                            w.class = Class::Warning;
-                            warnings.push(w);
-                        }
+                ),
+                UnknownTypes::Warn => {
+                    if self.unknown_seen.insert(ty.to_owned()) {
+                        let mut w = at(
+                            Rule::W3,
+                            format!(
+                                "event type {ty} is not in this reader's {} vocabulary and not marked ignorable; it is read as opaque",
+                                dialect.era.name()
+                            ),
+                        );
+                        w.class = Class::Warning;
+                        warnings.push(w);
                     }
-                    UnknownTypes::Accept => {}
                 }
+                UnknownTypes::Accept => {}
+            }
         }
         // P6: the closer scan dereferences data of three types.
         if check::envelope::breaks_closer_scan(&logical) {

@@ -14,12 +14,13 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
-use dsh_session::replay::Keep;
-use dsh_session::scan::{self, ScanOptions, Status};
+use dsh_session::replay::{Keep, Replay, SurfaceChange};
+use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::provider::ProviderRules;
 use dsh_session::view::replacements::Replacements;
 use dsh_session::view::stats::Stats;
 use dsh_session::view::transcript::TranscriptFacts;
+use dsh_session::view::{Checked, PackedChunks, View};
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::cmd::Rejected;
@@ -34,9 +35,10 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "--out ROOT is for --format dsh-jsonl; a transcript goes to standard output or -o FILE"
         );
     }
-    let mut stats = Stats::with_turn_rows();
+    // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
+    let mut stats = UpToDefect::new(Stats::with_turn_rows());
     let mut provider = ProviderRules::default();
-    let mut facts = TranscriptFacts::default();
+    let mut facts = UpToDefect::new(TranscriptFacts::default());
     let mut replacements = Replacements::default();
     let mut keep = Keep {
         messages: true,
@@ -71,8 +73,8 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             file: &file,
             report: &report,
             replacements: &replacements.list,
-            stats: &stats,
-            facts: &facts,
+            stats: &stats.view,
+            facts: &facts.view,
         },
         Redactor::new(!args.no_redact),
     )
@@ -89,16 +91,72 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let (Status::Refused, Some(f)) = (report.status, &report.finding)
         && f.rule.is_edge()
     {
-        eprintln!("dsh-session: {file}: warning: refused {f}; exported as DSH 0.1.1 loads it");
+        stderr!("dsh-session: {file}: warning: refused {f}; exported as DSH 0.1.1 loads it");
     } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         out.flush()?;
-        eprintln!(
+        stderr!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",
             report.status.name()
         );
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A view that sees the events up to the first one the fold did not take (a corrupt or
+/// refused log's defect), as `stats` counts a log ([`dsh_session::view::usage::UsageView`]):
+/// the header, the turns and their counts are what the transcript shows, never events read
+/// past the defect.
+struct UpToDefect<V> {
+    view: V,
+    stopped: bool,
+}
+
+impl<V: View> UpToDefect<V> {
+    fn new(view: V) -> Self {
+        UpToDefect {
+            view,
+            stopped: false,
+        }
+    }
+}
+
+impl<V: View> View for UpToDefect<V> {
+    fn keeps(&self) -> Keep {
+        self.view.keeps()
+    }
+
+    fn on_surface(&mut self, change: &SurfaceChange<'_>) {
+        if !self.stopped {
+            self.view.on_surface(change);
+        }
+    }
+
+    fn needs_closed_history(&self) -> bool {
+        self.view.needs_closed_history()
+    }
+
+    fn on_closed_history(&mut self, replay: &Replay) {
+        self.view.on_closed_history(replay);
+    }
+
+    fn on_event(&mut self, event: &Checked<'_, '_>) {
+        self.stopped |= !event.folded;
+        if !self.stopped {
+            self.view.on_event(event);
+        }
+    }
+
+    fn on_packed_chunks(&mut self, chunks: &PackedChunks<'_>) {
+        self.stopped |= !chunks.folded;
+        if !self.stopped {
+            self.view.on_packed_chunks(chunks);
+        }
+    }
+
+    fn finish(&mut self, report: &mut Report) {
+        self.view.finish(report);
+    }
 }
 
 /// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
@@ -166,7 +224,7 @@ fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     out.flush()?;
     for r in &refused {
-        eprintln!("dsh-session: {r}");
+        stderr!("dsh-session: {r}");
     }
     Ok(ExitCode::from(1))
 }

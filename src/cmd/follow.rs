@@ -607,6 +607,21 @@ fn sessions_below(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// `--session` on a JSONL log must name the session its header names, as for the other
+/// readers ([`dsh_session::load::Input::lines`]); a store checks it when it is opened, and a
+/// framing defect is reported by the follow as it lands.
+fn named_session(log: &Path, session: &str) -> Result<()> {
+    use dsh_session::load::{Input, Line, SourceError};
+    let input = Input::open(log).with_context(|| log.display().to_string())?;
+    let Ok(mut lines) = input.lines(Some(session)) else {
+        return Ok(());
+    };
+    match lines.next_line(&mut Line::default()) {
+        Err(SourceError::Session(what)) => Err(anyhow::anyhow!("{}: {what}", log.display())),
+        _ => Ok(()),
+    }
+}
+
 /// Runs `follow` until Ctrl-C (exit 0 with a summary), a closed pipe (exit 0), or with
 /// `--exit-on-finding` the first corrupt or refused finding (exit 1).
 pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -616,6 +631,9 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         settle: Duration::try_from_secs_f64(args.settle.max(0.0)).unwrap_or(Duration::MAX),
     };
     let target = target(&args.path)?;
+    if let (Target::Log(log), Some(session)) = (&target, &args.session) {
+        named_session(log, session)?;
+    }
     let mut printer = Printer {
         out,
         format: args.format,

@@ -32,7 +32,7 @@ pub fn open(location: &IndexLocation) -> Result<Index> {
     };
     let (index, notes) = Index::open(&path)?;
     for n in notes {
-        eprintln!("dsh-session: {n}");
+        stderr!("dsh-session: {n}");
     }
     Ok(index)
 }
@@ -105,7 +105,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     }
     let summary = match summary {
         Err(dsh_session::index::IndexError::Busy(path)) if say.as_is_when_busy => {
-            eprintln!(
+            stderr!(
                 "dsh-session: {}: another dsh-session has been writing the index for over a minute; answering from the index as it is",
                 path.display()
             );
@@ -115,16 +115,16 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     };
     if say.notes {
         for (path, why) in &summary.unreadable {
-            eprintln!("dsh-session: {}: not indexed: {why}", path.display());
+            stderr!("dsh-session: {}: not indexed: {why}", path.display());
         }
         if !summary.passed_over.is_empty() {
-            eprintln!(
+            stderr!(
                 "dsh-session: {} passed over by the walk (frozen predecessors, logs under other names); `dsh-session validate` on the same paths names them",
                 count(summary.passed_over.len() as u64, "file")
             );
         }
         if summary.raced > 0 {
-            eprintln!(
+            stderr!(
                 "dsh-session: {} indexed meanwhile by another dsh-session: kept as it wrote them",
                 count(summary.raced, "log")
             );
@@ -133,7 +133,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     // Like `validate DIR`: nothing found where logs were expected is a usage error (the
     // caller exits 2 once it has done the rest).
     for dir in &summary.empty_dirs {
-        eprintln!("dsh-session: {}", crate::cmd::no_logs_in(dir));
+        stderr!("dsh-session: {}", crate::cmd::no_logs_in(dir));
     }
     Ok(summary)
 }
@@ -170,7 +170,7 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> Result<ExitCode> {
         let (checked, note) = index.check()?;
         index = checked;
         if let Some(n) = note {
-            eprintln!("dsh-session: {n}");
+            stderr!("dsh-session: {n}");
         }
     }
     if args.rebuild {

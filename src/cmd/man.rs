@@ -14,7 +14,22 @@ use crate::cli::{Cli, EXIT_CODES, ManArgs};
 pub fn run(args: &ManArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let cli = Cli::command();
     if let Some(dir) = &args.dir {
-        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+        // Only the directory named is made, never its parents: a mistyped path is an error,
+        // not a tree of new directories.
+        if !dir.is_dir() {
+            if let Some(parent) = dir
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty() && !p.is_dir())
+            {
+                bail!(
+                    "{}: its parent {} does not exist; `man --dir` makes only the last directory (`mkdir -p {}` first if you mean it)",
+                    dir.display(),
+                    parent.display(),
+                    dir.display()
+                );
+            }
+            std::fs::create_dir(dir).with_context(|| dir.display().to_string())?;
+        }
         let mut names = vec![None];
         names.extend(cli.get_subcommands().map(|c| Some(c.get_name().to_owned())));
         for name in names {

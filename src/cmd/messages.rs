@@ -8,8 +8,6 @@ use dsh_session::repair::{self, RepairError};
 use dsh_session::replay::{Keep, Replay};
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
-use serde::Serialize;
-use serde_json::json;
 
 use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
 use crate::cmd::{Rejected, readable, scan_readable, scan_readable_as, spool_stdin};
@@ -98,19 +96,13 @@ fn write_array(out: &mut dyn Write, messages: impl Iterator<Item = Result<String
     Ok(())
 }
 
-/// One change `--provider` makes to the history: a closer DSH appends on load, or a heal.
-#[derive(Debug, Serialize)]
-struct Change<'a> {
-    seq: u64,
-    /// `closer` or `heal`.
-    kind: &'static str,
-    rules: Vec<&'static str>,
-    shadowed: &'a [u64],
-    change: String,
-}
-
 /// `messages --provider NAME`: the history after `repair --provider NAME`, computed in
 /// memory from the same plan ([`dsh_session::repair::healed_history`]); nothing is written.
+///
+/// A drop-in for `messages`: standard output is what `messages` prints of the healed log, in
+/// either format, and each change (a closer DSH appends on load, a heal, a finding left
+/// unhealed) is a note on standard error. The changes as data come from
+/// `repair --dry-run --provider NAME --format json`.
 fn run_healed(
     args: &MessagesArgs,
     provider: ProviderName,
@@ -119,12 +111,20 @@ fn run_healed(
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
     let profile = provider.profile();
+    let name = args.file.display();
     let (planned, history) = match repair::healed_history(path, args.session.as_deref(), profile) {
         Ok(planned) => planned,
-        Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
-            return Err(Rejected(format!("{}: {e}", args.file.display())).into());
+        // Worded as `messages` words a log it cannot read: nothing is written here anyway.
+        Err(RepairError::Refused { status, finding }) => {
+            return Err(Rejected(format!("{name}: {status} {finding}")).into());
         }
-        Err(e) => return Err(anyhow::Error::new(e).context(args.file.display().to_string())),
+        Err(RepairError::Heal(why)) => {
+            return Err(Rejected(format!(
+                "{name}: the healed history would not validate ({why}); please report this"
+            ))
+            .into());
+        }
+        Err(e) => return Err(anyhow::Error::new(e).context(name.to_string())),
     };
     let options = ScanOptions {
         session: args.session.clone(),
@@ -141,73 +141,25 @@ fn run_healed(
             scan_readable_as(path, &args.file, &options, &mut [&mut keep])?
         }
     };
-    let name = args.file.display();
-    let messages = kept_messages(&report.replay, &name);
+    write_messages(out, args.format, kept_messages(&report.replay, &name))?;
+    let provider = profile.name();
     let first_closer = report.events - (planned.plan.closers.len() + planned.heals.len()) as u64;
-    let mut changes: Vec<Change<'_>> = planned
-        .plan
-        .closers
-        .iter()
-        .zip(first_closer..)
-        .map(|(record, seq)| Change {
-            seq,
-            kind: "closer",
-            rules: Vec::new(),
-            shadowed: &[],
-            change: format!("DSH's crash repair appends {}", closer_what(record)),
-        })
-        .collect();
-    changes.extend(planned.heals.iter().map(|h| Change {
-        seq: h.seq,
-        kind: "heal",
-        rules: h.rules.iter().map(|r| r.id()).collect(),
-        shadowed: &h.shadowed,
-        change: h.change.clone(),
-    }));
-    let name = args.file.display();
-    let unhealed = planned.unhealed.iter().map(|u| {
-        json!({
-            "rule": u.finding.rule.id(),
-            "seq": u.finding.seq,
-            "message": u.finding.message,
-            "why": u.why,
-        })
-    });
-    match args.format {
-        MessageFormat::Json => {
-            // The array `messages` prints, inside an object.
-            out.write_all(b"{\"messages\":")?;
-            write_array(out, messages)?;
-            let rest = json!({
-                "schema_version": 1,
-                "provider": profile.name(),
-                "changes": changes,
-                "unhealed": unhealed.collect::<Vec<_>>(),
-            });
-            let rest = serde_json::to_string(&rest)?;
-            // `{"messages":[…],` then the other members of `rest`.
-            writeln!(out, ",{}", &rest[1..])?;
-        }
-        MessageFormat::Jsonl => {
-            write_messages(out, MessageFormat::Jsonl, messages)?;
-            for c in &changes {
-                eprintln!(
-                    "dsh-session: {name}: {}: seq {}: {}",
-                    profile.name(),
-                    c.seq,
-                    c.change
-                );
-            }
-            for u in &planned.unhealed {
-                eprintln!(
-                    "dsh-session: {name}: {}: {} at seq {} is not healed: {}",
-                    profile.name(),
-                    u.finding.rule.id(),
-                    u.finding.seq.unwrap_or_default(),
-                    u.why
-                );
-            }
-        }
+    for (record, seq) in planned.plan.closers.iter().zip(first_closer..) {
+        stderr!(
+            "note: {name}: {provider}: seq {seq}: DSH's crash repair appends {}",
+            closer_what(record)
+        );
+    }
+    for h in &planned.heals {
+        stderr!("note: {name}: {provider}: seq {}: {}", h.seq, h.change);
+    }
+    for u in &planned.unhealed {
+        stderr!(
+            "note: {name}: {provider}: {} at seq {} is not healed: {}",
+            u.finding.rule.id(),
+            u.finding.seq.unwrap_or_default(),
+            u.why
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

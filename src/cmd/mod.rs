@@ -36,7 +36,7 @@ pub fn log_path(path: PathBuf) -> Result<PathBuf> {
     }
     let log = dsh_session::load::layout::current_generation(&path)
         .with_context(|| path.display().to_string())?;
-    eprintln!(
+    stderr!(
         "dsh-session: reading {} (the current generation of the session directory)",
         log.display()
     );
@@ -109,7 +109,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     {
         // Intact, and read as DSH 0.1.1 loads it: the command goes on, and says what the
         // later DSH does with the log.
-        eprintln!(
+        stderr!(
             "dsh-session: {}: warning: refused {f}; shown as DSH 0.1.1 loads it",
             path.display()
         );
@@ -119,7 +119,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     if let Some(torn) = &report.torn {
         let name = path.display();
         match torn.counted() {
-            Some((lines, events)) => eprintln!(
+            Some((lines, events)) => stderr!(
                 "dsh-session: {name}: warning: torn tail ({}) from line {}: {} and {} after byte offset {} are left out",
                 torn.rule,
                 torn.line,
@@ -127,7 +127,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
                 count(events, "event"),
                 torn.offset
             ),
-            None => eprintln!(
+            None => stderr!(
                 "dsh-session: {name}: warning: torn tail ({}) from line {}: the {} after byte offset {} are left out; {}",
                 torn.rule,
                 torn.line,
@@ -150,13 +150,13 @@ pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
     // Each note starts with its path: in path order, whatever order the walk met them.
     skipped.sort();
     for s in &skipped {
-        eprintln!("dsh-session: {s}");
+        stderr!("dsh-session: {s}");
     }
     let mut empty_dirs = 0;
     for dir in inputs.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
-            eprintln!("dsh-session: {}", no_logs_in(dir));
+            stderr!("dsh-session: {}", no_logs_in(dir));
         }
     }
     (paths, empty_dirs)

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use dsh_session::heal::Unhealed;
+use dsh_session::load::Encoding;
 use dsh_session::provider::providers_of;
 use dsh_session::repair::stays::Staying;
 use dsh_session::repair::{self, Repair, RepairError};
@@ -174,12 +175,37 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
     } else if args.dry_run {
         "would repair"
     } else {
+        preflight(&planned.plan, !args.no_backup)?;
+        let before = std::fs::metadata(path)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()));
         match write::apply(&mut planned.plan, !args.no_backup) {
             Ok(()) => "repaired",
             Err(e @ WriteError::Changed(_)) => {
                 return Err(Rejected(format!("{}: {e}", path.display())).into());
             }
-            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+            Err(e) => {
+                let after = std::fs::metadata(path)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()));
+                let why = dsh_session::wording::error_text(&e);
+                match &planned.plan.backup {
+                    // Nothing of the log changed: the backup is a copy of it, not needed.
+                    Some(_) if after == before => {
+                        remove_backup(&planned.plan);
+                        bail!(
+                            "{}: cannot repair: {why}; nothing was written (the backup made first is removed)",
+                            path.display()
+                        );
+                    }
+                    Some(b) => bail!(
+                        "{}: the repair stopped part way: {why}; the original is kept in {}, and `dsh-session repair` run again completes it",
+                        path.display(),
+                        b.display()
+                    ),
+                    None => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+                }
+            }
         }
     };
     let o = outcome(&planned, status, args.provider);
@@ -195,6 +221,79 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks, before anything is written, that the repair can write what it will: the log
+/// itself, and files beside it in its directory (the backup, the repair journal
+/// `FILE.repair` of a zstd log or a plain log that heals, SQLite's rollback journal). A
+/// read-only log or directory is then an error naming the path, with the way out, instead of
+/// a backup left behind on every try.
+///
+/// # Errors
+/// The log cannot be opened for writing, or no file can be created in its directory.
+fn preflight(plan: &write::Plan, backup: bool) -> Result<()> {
+    let path = &plan.path;
+    let way_out = "or copy the log to a directory you can write and repair the copy";
+    if let Err(e) = std::fs::OpenOptions::new().write(true).open(path) {
+        bail!(
+            "{}: cannot repair: the log cannot be written ({}); nothing was written. Make it writable (`chmod u+w {}`), {way_out}",
+            path.display(),
+            dsh_session::wording::io_error(&e),
+            path.display()
+        );
+    }
+    let wal = |ext: &str| {
+        let mut name = path.clone().into_os_string();
+        name.push(ext);
+        Path::new(&name).exists()
+    };
+    let mut beside = Vec::new();
+    if backup {
+        beside.push("the backup");
+    }
+    match plan.encoding {
+        Encoding::Zstd => beside.push("the repair journal"),
+        Encoding::Plain if !plan.heals.is_empty() || plan.resume.is_some() => {
+            beside.push("the repair journal");
+        }
+        Encoding::Sqlite if !(wal("-wal") && wal("-shm")) => beside.push("SQLite's journal"),
+        _ => {}
+    }
+    if beside.is_empty() {
+        return Ok(());
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // A probe file, removed at once: the only test that holds under ACLs, read-only
+    // mounts and root squashing alike.
+    if let Err(e) = tempfile::Builder::new()
+        .prefix(".dsh-session-probe")
+        .tempfile_in(dir)
+    {
+        let no_backup = if beside == ["the backup"] {
+            ", repair without a backup (`--no-backup`)"
+        } else {
+            ""
+        };
+        bail!(
+            "{}: cannot repair: no file can be created in {} ({}), where {} goes; nothing was written. Make the directory writable (`chmod u+w {}`){no_backup}, {way_out}",
+            path.display(),
+            dir.display(),
+            dsh_session::wording::io_error(&e),
+            beside.join(" and "),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Removes the backup a failed repair made, when the log is as it was.
+fn remove_backup(plan: &write::Plan) {
+    if let Some(b) = &plan.backup {
+        let _ = std::fs::remove_file(b);
+    }
 }
 
 fn write_text(out: &mut dyn Write, o: &Outcome<'_>, dry_run: bool) -> std::io::Result<()> {
@@ -338,31 +437,48 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
         )?,
         Some(p) => writeln!(
             out,
-            "{name}: {} of other providers stay (healed for {p} only):",
-            count(o.stays.len() as u64, "finding")
+            "{name}: {} of other providers {} (healed for {p} only):",
+            count(o.stays.len() as u64, "finding"),
+            if o.stays.len() == 1 { "stays" } else { "stay" }
         )?,
     }
+    // Findings that stay for the same reason are listed together, the reason said once
+    // after them, in the order each reason first comes.
+    let mut whys: Vec<&str> = Vec::new();
     for s in &o.stays {
-        let mut at = String::new();
-        if let Some(line) = s.line {
-            at.push_str(&format!(" at line {line}"));
+        if !whys.contains(&s.why.as_str()) {
+            whys.push(&s.why);
         }
-        if let Some(row) = s.row {
-            at.push_str(&format!(" at row {row}"));
+    }
+    for why in whys {
+        let group: Vec<&StaysJson> = o.stays.iter().filter(|s| s.why == why).collect();
+        for s in &group {
+            let mut at = String::new();
+            if let Some(line) = s.line {
+                at.push_str(&format!(" at line {line}"));
+            }
+            if let Some(row) = s.row {
+                at.push_str(&format!(" at row {row}"));
+            }
+            let index = s
+                .message_index
+                .map(|i| format!(", message index {i}"))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "  {}{at} (seq {}{index}): {} [refused by {}]",
+                s.rule,
+                s.seq.unwrap_or_default(),
+                s.message,
+                s.refused_by.join(", "),
+            )?;
         }
-        let index = s
-            .message_index
-            .map(|i| format!(", message index {i}"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "  {}{at} (seq {}{index}): {} [refused by {}]\n    why it stays: {}",
-            s.rule,
-            s.seq.unwrap_or_default(),
-            s.message,
-            s.refused_by.join(", "),
-            s.why
-        )?;
+        let they = if group.len() == 1 {
+            "it stays"
+        } else {
+            "they stay"
+        };
+        writeln!(out, "    why {they}: {why}")?;
     }
     if o.provider.is_none() {
         writeln!(

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::cli::SessionsArgs;
 use crate::cmd::Rejected;
-use crate::render::{opt, table, write_rows, write_table};
+use crate::render::{Give, left_out_note, opt, terminal_columns, write_fitted, write_rows};
 use dsh_session::wording::utc;
 
 /// `sessions --format json` layout: 2 renamed `id` to `session`.
@@ -76,51 +76,71 @@ fn row(
     }
 }
 
-/// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
-/// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
-/// What DSH left beside a log ([`dsh_session::load::leftovers`]) is named on standard
-/// error.
-pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+/// The current log of every session under `dir`, sorted: `dir` may be a JSONL root
+/// (`<root>/<project>/<session>/…`), one project directory of it, or one session directory
+/// (FORMAT.md §7.1). A session directory is one that holds a canonical log
+/// (`session.jsonl[.zstd]`, `session.vN.jsonl[.zstd]`); its current generation is the
+/// highest. What DSH left beside a log ([`dsh_session::load::leftovers`]) is named on
+/// standard error.
+pub fn jsonl_sessions(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut left = Vec::new();
-    for project in std::fs::read_dir(root)? {
-        let project = project?.path();
-        if !project.is_dir() {
-            continue;
-        }
-        for session in std::fs::read_dir(&project)? {
-            let session = session?.path();
-            if !session.is_dir() {
-                continue;
-            }
-            let files: Vec<PathBuf> = std::fs::read_dir(&session)?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect();
-            // What DSH left beside the log is said, not listed as a session.
-            for file in &files {
-                let name = file.file_name().map(|n| n.to_string_lossy());
-                if let Some(kind) = name.and_then(|n| dsh_session::load::leftovers::leftover(&n)) {
-                    left.push(kind.note(file));
+    // The directory itself, its subdirectories, their subdirectories: the first level at
+    // which session directories are found is what `dir` is.
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..3 {
+        let mut below = Vec::new();
+        for d in &level {
+            match current_log(d, &mut left)? {
+                Some(file) => found.push(file),
+                None => {
+                    for entry in std::fs::read_dir(d)? {
+                        let path = entry?.path();
+                        if path.is_dir() {
+                            below.push(path);
+                        }
+                    }
                 }
             }
-            // The current generation of the session: the highest canonical file name.
-            let current = files
-                .into_iter()
-                .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
-                .max();
-            if let Some((_, file)) = current {
-                found.push(file);
-            }
         }
+        if !found.is_empty() {
+            break;
+        }
+        level = below;
     }
     found.sort();
     left.sort();
     for note in left {
-        eprintln!("dsh-session: {note}");
+        stderr!("dsh-session: {note}");
     }
     Ok(found)
+}
+
+/// The current generation of a session directory: its highest canonical file; `None` when
+/// it holds none. What DSH left beside the log is added to `left` as a note, not listed as
+/// a session.
+fn current_log(dir: &Path, left: &mut Vec<String>) -> std::io::Result<Option<PathBuf>> {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    for file in &files {
+        let name = file.file_name().map(|n| n.to_string_lossy());
+        if let Some(kind) = name.and_then(|n| dsh_session::load::leftovers::leftover(&n)) {
+            left.push(kind.note(file));
+        }
+    }
+    Ok(files
+        .into_iter()
+        .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
+        .max()
+        .map(|(_, p)| p))
+}
+
+/// The JSONL root a log found by the walk would sit in: `ROOT/PROJECT/SESSION/FILE`.
+pub(crate) fn root_of(log: &Path) -> &Path {
+    log.ancestors().nth(3).unwrap_or(log)
 }
 
 /// Scans one session with the counts view (turns, title); `None` when it cannot be read.
@@ -163,14 +183,17 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 let report = scan_counting(path, &options);
                 rows.push(row(&s.header, s.revision, None, report.as_ref()));
             }
-            Err(f) => eprintln!("dsh-session: {}: {f}", path.display()),
+            Err(f) => stderr!("dsh-session: {}: {f}", path.display()),
         }
     }
     let Some(format) = crate::cmd::sessions_root::table_format(args.format) else {
         return crate::cmd::sessions_root::write_csv(out, &rows).map(|()| ExitCode::SUCCESS);
     };
     write_rows(out, format, &rows, |out| {
-        let mut t = table(&[
+        // On a terminal, ids and dates stay whole: the title and cwd are cut first, then
+        // the columns of least use are left out, and the note under the table says which
+        // (at 80 columns a session id and its status are what always fits).
+        let header = [
             "session",
             "title",
             "created at",
@@ -183,24 +206,45 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "turns",
             "revision",
             "status",
-        ]);
-        for r in &rows {
-            t.add_row(vec![
-                opt(r.id.as_deref()),
-                opt(r.title.as_deref()),
-                opt(r.created_at.as_deref()),
-                opt(r.cwd.as_deref()),
-                opt(r.parent_session.as_deref()),
-                opt(r.seed_length),
-                opt(r.origin.as_deref()),
-                opt(r.delegation_depth),
-                opt(r.events),
-                opt(r.turns),
-                opt(r.revision),
-                r.status.to_owned(),
-            ]);
+        ];
+        let gives = [
+            Give::Never,      // session
+            Give::Shorten(4), // title
+            Give::Drop(5),    // created at
+            Give::Shorten(4), // cwd
+            Give::Drop(2),    // parent
+            Give::Drop(0),    // seed
+            Give::Drop(0),    // origin
+            Give::Drop(1),    // depth
+            Give::Drop(3),    // events
+            Give::Drop(3),    // turns
+            Give::Drop(0),    // revision
+            Give::Never,      // status
+        ];
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                vec![
+                    opt(r.id.as_deref()),
+                    opt(r.title.as_deref()),
+                    opt(r.created_at.as_deref()),
+                    opt(r.cwd.as_deref()),
+                    opt(r.parent_session.as_deref()),
+                    opt(r.seed_length),
+                    opt(r.origin.as_deref()),
+                    opt(r.delegation_depth),
+                    opt(r.events),
+                    opt(r.turns),
+                    opt(r.revision),
+                    r.status.to_owned(),
+                ]
+            })
+            .collect();
+        let columns = terminal_columns();
+        let left_out = write_fitted(out, &header, &gives, usize::MAX, &cells, columns)?;
+        if let Some(note) = left_out_note(&left_out, columns) {
+            writeln!(out, "\n{note}")?;
         }
-        write_table(out, &t)?;
         Ok(())
     })?;
     Ok(ExitCode::SUCCESS)

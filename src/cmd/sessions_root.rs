@@ -10,13 +10,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use comfy_table::ColumnConstraint;
 use dsh_session::index::{SessionFilter, SessionRow};
 use dsh_session::wording::utc;
 use serde::Serialize;
 
 use crate::cli::{SessionsArgs, SessionsFormat, TableFormat};
-use crate::render::{opt, table, write_rows, write_table};
+use crate::render::{Give, left_out_note, opt, terminal_columns, write_fitted, write_rows};
 
 /// The table format of a `sessions` format; `None` for CSV.
 pub fn table_format(format: SessionsFormat) -> Option<TableFormat> {
@@ -148,7 +147,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     foreign.sort_by(|a, b| a.0.cmp(&b.0));
     for (given, s) in foreign {
         // The table's row says `foreign`; this says which file and why.
-        eprintln!(
+        stderr!(
             "dsh-session: {}: {}",
             given.display(),
             s.message.as_deref().unwrap_or("not a DSH session log")
@@ -163,8 +162,13 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             .collect();
         match stores.first() {
             None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
-            // Logs outside DSH's session directories: nothing to list as sessions.
-            None => {}
+            // Logs deeper than a root's sessions, or under other names.
+            None => bail!(
+                "{}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but {} below it: list a root (`dsh-session sessions {}`), or describe one log with `show`",
+                path.display(),
+                dsh_session::wording::count(found.len() as u64, "log"),
+                crate::cmd::sessions::root_of(&found[0]).display()
+            ),
             Some(first) => bail!(
                 "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
                 path.display(),
@@ -179,7 +183,10 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     write_rows(out, format, &rows, |out| {
-        let mut t = table(&[
+        // On a terminal, ids, dates and counts stay whole: the title and project are cut
+        // first, then the columns of least use are left out, and the note under the table
+        // says which (as `sessions STORE` does).
+        let header = [
             "session",
             "title",
             "project",
@@ -189,27 +196,41 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "model",
             "status",
             "size",
-        ]);
-        for (r, s) in rows.iter().zip(&sessions) {
-            t.add_row(vec![
-                opt(r.base.id.as_deref()),
-                opt(r.base.title.as_deref()),
-                opt(r.base.cwd.as_deref()),
-                opt(s.created_at.map(minute)),
-                opt(s.last_time.map(minute)),
-                opt(r.base.turns),
-                opt(r.model.as_deref()),
-                r.base.status.clone(),
-                crate::cmd::index::bytes(r.size),
-            ]);
+        ];
+        let gives = [
+            Give::Never,      // session
+            Give::Shorten(4), // title
+            Give::Shorten(3), // project
+            Give::Drop(1),    // created
+            Give::Drop(5),    // last activity
+            Give::Drop(3),    // turns
+            Give::Drop(2),    // model
+            Give::Never,      // status
+            Give::Drop(0),    // size
+        ];
+        let cells: Vec<Vec<String>> = rows
+            .iter()
+            .zip(&sessions)
+            .map(|(r, s)| {
+                vec![
+                    opt(r.base.id.as_deref()),
+                    opt(r.base.title.as_deref()),
+                    opt(r.base.cwd.as_deref()),
+                    opt(s.created_at.map(minute)),
+                    opt(s.last_time.map(minute)),
+                    opt(r.base.turns),
+                    opt(r.model.as_deref()),
+                    r.base.status.clone(),
+                    crate::cmd::index::bytes(r.size),
+                ]
+            })
+            .collect();
+        let columns = terminal_columns();
+        let left_out = write_fitted(out, &header, &gives, usize::MAX, &cells, columns)?;
+        if let Some(note) = left_out_note(&left_out, columns) {
+            writeln!(out, "\n{note}")?;
         }
-        // Ids, dates, counts and sizes keep their width; the title and project wrap.
-        for i in [0, 3, 4, 5, 6, 7, 8] {
-            if let Some(c) = t.column_mut(i) {
-                c.set_constraint(ColumnConstraint::ContentWidth);
-            }
-        }
-        write_table(out, &t)
+        Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::cli::ShowArgs;
 use crate::cmd::scan_readable;
 use crate::render::{FindingJson, opt, place, write_aligned, write_one};
+use dsh_session::header::agent_preset_shown;
 use dsh_session::wording::utc;
 
 /// `show --format json` layout: 2 renamed `session_id` to `session`.
@@ -107,7 +108,8 @@ struct UsageJson {
     output_tokens: u64,
     cache_read_tokens: u64,
     cache_write_tokens: u64,
-    reasoning_tokens: u64,
+    /// `null` when unknown ([`Usage::reasoning_tokens`]).
+    reasoning_tokens: Option<u64>,
 }
 
 impl From<Usage> for UsageJson {
@@ -117,7 +119,7 @@ impl From<Usage> for UsageJson {
             output_tokens: u.output,
             cache_read_tokens: u.cache_read,
             cache_write_tokens: u.cache_write,
-            reasoning_tokens: u.reasoning,
+            reasoning_tokens: u.reasoning_tokens(),
         }
     }
 }
@@ -268,8 +270,12 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field(
         "agent preset",
         match (s.agent_preset, s.header_agent_preset) {
-            (Some(now), Some(header)) if now != header => format!("{now} (header: {header})"),
-            (now, _) => opt(now),
+            (Some(now), Some(header)) if now != header => format!(
+                "{} (header: {})",
+                agent_preset_shown(now),
+                agent_preset_shown(header)
+            ),
+            (now, _) => opt(now.map(agent_preset_shown)),
         },
     )?;
     for (name, value) in [
@@ -310,13 +316,19 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("steps", s.steps.to_string())?;
     field(
         "surface",
-        format!("{} entries, {} replacements", s.surface_len, s.replacements),
+        format!(
+            "{}, {}",
+            count(s.surface_len as u64, "entry"),
+            count(s.replacements, "replacement")
+        ),
     )?;
     field(
         "tool calls",
         format!(
-            "{} calls, {} results, {} unanswered",
-            s.tool_calls, s.tool_results, s.unanswered_calls
+            "{}, {}, {} unanswered",
+            count(s.tool_calls, "call"),
+            count(s.tool_results, "result"),
+            s.unanswered_calls
         ),
     )?;
     let u = &s.usage;
@@ -329,6 +341,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
             u.cache_read_tokens,
             u.cache_write_tokens,
             u.reasoning_tokens
+                .map_or_else(|| "-".to_owned(), |n| n.to_string())
         ),
     )?;
     if let Some(t) = &report.torn {

@@ -11,7 +11,6 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
-use comfy_table::{CellAlignment, ColumnConstraint, Width};
 use dsh_session::prices::{self, Prices};
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::View;
@@ -21,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{StatsArgs, StatsBy, StatsFormat};
-use crate::render::log_name;
+use crate::render::{Give, log_name};
 use dsh_session::wording::utc;
 
 /// Version of the JSON layout of `stats` (the object, and each row of `jsonl`).
@@ -137,7 +136,7 @@ impl Totals {
     fn add_log(&mut self, usage: LogUsage) {
         self.sessions_read += 1;
         // A log counts once in the total, however many rows it adds to.
-        let sessions = self.total.sessions + u64::from(!usage.rows.is_empty());
+        let sessions = self.total.sessions + u64::from(usage.counted);
         for (key, counts) in usage.rows {
             self.total.add(&counts);
             self.rows.entry(key).or_default().add(&counts);
@@ -161,13 +160,23 @@ impl Totals {
     /// Reads one path (every session of a store) into the totals.
     fn read(mut self, path: &Path, options: &UsageOptions) -> Totals {
         let file = path.display().to_string();
+        // A session directory the walk gave as a whole: its current generation, or why none is.
+        if path.is_dir() {
+            return match dsh_session::load::layout::current_generation(path) {
+                Ok(log) => self.read(&log, options),
+                Err(e) => {
+                    self.unreadable.push((file, e.to_string()));
+                    self
+                }
+            };
+        }
         let sink = Rc::new(RefCell::new(Vec::new()));
         let views = || -> Vec<Box<dyn View>> {
             vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]
         };
         match scan::scan_all(path, &ScanOptions::default(), &views) {
             Ok(reports) if reports.is_empty() => {
-                eprintln!("dsh-session: {file}: store holds no sessions");
+                stderr!("dsh-session: {file}: store holds no sessions");
             }
             Ok(reports) => {
                 let logs = std::mem::take(&mut *sink.borrow_mut());
@@ -186,7 +195,9 @@ impl Totals {
                     self.add_log(usage);
                 }
             }
-            Err(e) => self.unreadable.push((file, e.to_string())),
+            Err(e) => self
+                .unreadable
+                .push((file, dsh_session::wording::error_text(&e))),
         }
         self
     }
@@ -350,7 +361,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     totals.unreadable.sort();
     for (file, message) in &totals.unreadable {
-        eprintln!("dsh-session: {file}: {message}");
+        stderr!("dsh-session: {file}: {message}");
     }
 
     // Costs per row; the models without a usable price, with why.
@@ -467,7 +478,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 writeln!(out)?;
             }
             for n in &notes {
-                eprintln!("dsh-session: {n}");
+                stderr!("dsh-session: {n}");
             }
         }
         StatsFormat::Csv => {
@@ -486,7 +497,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 writeln!(out, "{}", cells.join(","))?;
             }
             for n in &notes {
-                eprintln!("dsh-session: {n}");
+                stderr!("dsh-session: {n}");
             }
         }
         StatsFormat::Text => {
@@ -564,7 +575,12 @@ impl Serialize for Rows<'_> {
 /// How the text table names a row.
 fn key_name(key: &RowKey) -> String {
     match key {
-        RowKey::Session { file, session } => log_name(file, session.as_deref()),
+        // A JSONL log is named by its file (its header's id is in the JSON rows); a store's
+        // session by the store and the session.
+        RowKey::Session { file, session } => {
+            let store = dsh_session::load::store_file::has_store_extension(Path::new(file));
+            log_name(file, session.as_deref().filter(|_| store))
+        }
         RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
         RowKey::Model(m) => m.name(),
         RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
@@ -595,9 +611,10 @@ fn by_name(by: StatsBy) -> &'static str {
 }
 
 /// The table: one line per row and a total line, numbers aligned right. On a terminal it is
-/// fitted to its width by comfy-table (the headers take two lines, the row names wrap,
-/// numbers stay whole); in a pipe it keeps its full width and is written a line at a time
-/// after a first pass for the widths, so no table of every row is built.
+/// fitted to its width ([`crate::render::write_fitted`]: the headers take two lines, row
+/// names and numbers stay whole, the least used columns are left out with a note); in a
+/// pipe it keeps its full width and is written a line at a time after a first pass for the
+/// widths, so no table of every row is built.
 fn write_text(
     out: &mut dyn Write,
     by: StatsBy,
@@ -669,30 +686,35 @@ fn write_text(
         return crate::render::write_streamed(out, &header, layout, || lines().map(Ok))
             .map_err(std::io::Error::other);
     }
+    // On a terminal the headers take two lines; the row names (dates, models, files) and
+    // the numbers stay whole, and the columns of least use are left out, saying so, when the
+    // table is still too wide.
     let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
     let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
-    // `render::table` fits the terminal (this branch runs only on one).
-    let mut table = crate::render::table(&stacked);
-    for cells in lines() {
-        table.add_row(cells);
+    let mut gives = vec![
+        Give::Never,   // the row name
+        Give::Never,   // sessions
+        Give::Never,   // turns
+        Give::Drop(2), // steps
+        Give::Never,   // tool calls
+        Give::Drop(1), // tool errors
+        Give::Drop(1), // interrupted
+        Give::Drop(1), // failed
+        Give::Never,   // input
+        Give::Never,   // output
+        Give::Drop(3), // cache read
+        Give::Drop(0), // cache write
+        Give::Drop(2), // reasoning
+        Give::Drop(3), // turn time
+    ];
+    if with_cost {
+        gives.push(Give::Never);
     }
-    // However narrow the terminal, the row name keeps a readable width (up to 24 columns);
-    // past that the table is wider than the terminal rather than unreadable.
-    let widest = totals
-        .rows
-        .keys()
-        .map(|k| key_name(k).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(5, 24);
-    if let Some(column) = table.column_mut(0) {
-        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(widest as u16)));
+    let rows: Vec<Vec<String>> = lines().collect();
+    let columns = crate::render::terminal_columns();
+    let left_out = crate::render::write_fitted(out, &stacked, &gives, 1, &rows, columns)?;
+    if let Some(note) = crate::render::left_out_note(&left_out, columns) {
+        writeln!(out, "\n{note}")?;
     }
-    for i in 1..header.len() {
-        if let Some(column) = table.column_mut(i) {
-            column.set_cell_alignment(CellAlignment::Right);
-            column.set_constraint(ColumnConstraint::ContentWidth);
-        }
-    }
-    crate::render::write_table(out, &table)
+    Ok(())
 }

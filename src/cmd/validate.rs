@@ -37,9 +37,11 @@ struct Verdict {
     /// SQLite only: the `seq` column of the physical row concerned.
     row: Option<u64>,
     message: Option<String>,
-    /// Events replayed (the torn tail excluded).
-    events: u64,
-    surface_len: usize,
+    /// Events replayed (the torn tail excluded); `null` for a path that could not be read
+    /// (not known, not zero).
+    events: Option<u64>,
+    /// `null` for a path that could not be read.
+    surface_len: Option<usize>,
     era: Option<&'static str>,
     encoding: Option<&'static str>,
     torn_tail: Option<TornJson>,
@@ -131,8 +133,8 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
         message: finding
             .map(|f| f.message.clone())
             .or(torn.map(|t| t.message.clone())),
-        events: report.events,
-        surface_len: report.replay.len(),
+        events: Some(report.events),
+        surface_len: Some(report.replay.len()),
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),
@@ -159,8 +161,8 @@ fn io_error(file: String, message: String) -> Verdict {
         line: None,
         row: None,
         message: Some(message),
-        events: 0,
-        surface_len: 0,
+        events: None,
+        surface_len: None,
         era: None,
         encoding: None,
         torn_tail: None,
@@ -191,6 +193,13 @@ fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::loa
 
 fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
     let file = path.display().to_string();
+    // A session directory the walk gave as a whole: its current generation, or why none is.
+    if path.is_dir() {
+        return match dsh_session::load::layout::current_generation(path) {
+            Ok(log) => check(&log, session, gate),
+            Err(e) => vec![io_error(file, e.to_string())],
+        };
+    }
     let progress = progress_for(path);
     let options = ScanOptions {
         session: session.cloned(),
@@ -203,17 +212,14 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
     }
     match result {
         Ok(reports) if reports.is_empty() => {
-            eprintln!("dsh-session: {file}: store holds no sessions");
+            stderr!("dsh-session: {file}: store holds no sessions");
             Vec::new()
         }
         Ok(reports) => reports
             .iter()
             .map(|r| verdict(file.clone(), r, gate))
             .collect(),
-        Err(e) => vec![io_error(
-            file,
-            dsh_session::wording::without_os_error(&e.to_string()),
-        )],
+        Err(e) => vec![io_error(file, dsh_session::wording::error_text(&e))],
     }
 }
 
@@ -234,7 +240,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
     let count = |status: &str| verdicts.iter().filter(|v| v.status == status).count();
     let errors = count("error");
     for v in verdicts.iter().filter(|v| v.status == "error") {
-        eprintln!(
+        stderr!(
             "dsh-session: {}: {}",
             v.file,
             v.message.as_deref().unwrap_or_default()
@@ -264,6 +270,32 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         .iter()
         .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
         .collect();
+    // `N valid, M torn-tail, K corrupt, R refused`, with the gates and the unreadable.
+    let summary = || {
+        let unreadable = if errors > 0 {
+            format!(", {errors} unreadable")
+        } else {
+            String::new()
+        };
+        let foreign = match count(Status::Foreign.name()) {
+            0 => String::new(),
+            n => format!(", {n} foreign"),
+        };
+        let mut gates = String::new();
+        if let Some(p) = gate.provider {
+            gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
+        }
+        if gate.strict {
+            gates.push_str(&format!(", {strict_failed} failed --strict"));
+        }
+        format!(
+            "{} valid, {} torn-tail, {} corrupt, {} refused{foreign}{gates}{unreadable}",
+            count(Status::Valid.name()),
+            count(Status::TornTail.name()),
+            count(Status::Corrupt.name()),
+            count(Status::Refused.name()),
+        )
+    };
     match args.format {
         ListFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &shown)?;
@@ -279,36 +311,21 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
             for v in &shown {
                 write_github(out, v)?;
             }
+            // A step that passes says what it checked, in the step's log and summary.
+            if !args.quiet {
+                writeln!(
+                    out,
+                    "::notice title=dsh-session validate::{}",
+                    gh_escape(&summary(), false)
+                )?;
+            }
         }
         ListFormat::Text => {
             for v in shown.iter().filter(|v| v.status != "error") {
                 write_text(out, v, color)?;
             }
             if !args.quiet {
-                let unreadable = if errors > 0 {
-                    format!(", {errors} unreadable")
-                } else {
-                    String::new()
-                };
-                let foreign = match count(Status::Foreign.name()) {
-                    0 => String::new(),
-                    n => format!(", {n} foreign"),
-                };
-                let mut gates = String::new();
-                if let Some(p) = gate.provider {
-                    gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
-                }
-                if gate.strict {
-                    gates.push_str(&format!(", {strict_failed} failed --strict"));
-                }
-                writeln!(
-                    out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{foreign}{gates}{unreadable}",
-                    count(Status::Valid.name()),
-                    count(Status::TornTail.name()),
-                    count(Status::Corrupt.name()),
-                    count(Status::Refused.name()),
-                )?;
+                writeln!(out, "{}", summary())?;
             }
         }
     }
@@ -423,7 +440,8 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             writeln!(
                 out,
                 "{name}: {status}{gate} ({} events, surface {}{era})",
-                v.events, v.surface_len
+                v.events.unwrap_or_default(),
+                v.surface_len.unwrap_or_default()
             )?
         }
         (_, Some(rule)) => {
@@ -454,8 +472,8 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
                     "  a repair cuts {} at offset {}: {loss}; {} before it {} kept",
                     count(t.bytes, "byte"),
                     t.offset,
-                    count(v.events, "event"),
-                    if v.events == 1 { "is" } else { "are" }
+                    count(v.events.unwrap_or_default(), "event"),
+                    if v.events == Some(1) { "is" } else { "are" }
                 )?;
             }
         }

@@ -83,7 +83,7 @@ fn run_store(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     }),
                     Ok(_) => {}
                     Err(f) if wanted.is_none_or(|w| w == i) => {
-                        eprintln!("dsh-session: {file}: {f}")
+                        stderr!("dsh-session: {file}: {f}")
                     }
                     Err(_) => {}
                 }
@@ -169,6 +169,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     let options = ScanOptions {
         header_only: true,
+        session: args.session.clone(),
         ..ScanOptions::default()
     };
     let mut report =

@@ -130,7 +130,23 @@ pub fn render(t: &Transcript) -> String {
     out
 }
 
+/// A message as an `article` of `class`, and inside it, in `details.replaced`, the entries
+/// it shadowed as `article.shadowed`, nested as the replaces were.
 fn message(out: &mut String, m: &Message, class: &str) {
+    m.walk(|m, depth, opening| {
+        if opening {
+            open_message(out, m, if depth == 0 { class } else { "shadowed" });
+            return;
+        }
+        if m.replaced_summary().is_some() {
+            out.push_str("</details>\n");
+        }
+        out.push_str("</article>\n");
+    });
+}
+
+/// A message's article up to what it shadowed (opened, when it shadowed something).
+fn open_message(out: &mut String, m: &Message, class: &str) {
     let error = m.result_of.as_ref().is_some_and(|o| o.is_error)
         || m.parts
             .iter()
@@ -173,12 +189,7 @@ fn message(out: &mut String, m: &Message, class: &str) {
             out,
             "<details class=\"replaced\"><summary>{summary}</summary>"
         );
-        for old in &m.replaced {
-            message(out, old, "shadowed");
-        }
-        out.push_str("</details>\n");
     }
-    out.push_str("</article>\n");
 }
 
 fn part(out: &mut String, p: &Part) {
@@ -335,7 +346,7 @@ fn turn_table(out: &mut String, t: &Transcript) {
             u.output,
             u.cache_read,
             u.cache_write,
-            u.reasoning,
+            u.reasoning_text(),
             duration(turn.duration_ms),
             text(&end(turn))
         );

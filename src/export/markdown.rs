@@ -50,7 +50,7 @@ pub fn render(t: &Transcript) -> String {
                 u.output,
                 u.cache_read,
                 u.cache_write,
-                u.reasoning,
+                u.reasoning_text(),
                 duration(turn.duration_ms),
                 cell(&end(turn)),
             );
@@ -109,7 +109,7 @@ pub fn facts(turn: &Turn) -> String {
         u.output,
         u.cache_read,
         u.cache_write,
-        u.reasoning,
+        u.reasoning_text(),
         duration(turn.duration_ms)
     )
 }
@@ -148,33 +148,39 @@ pub fn heading(m: &Message) -> String {
     h
 }
 
+/// A message at heading `level`, and below it, collapsed and nested as the replaces were,
+/// the entries it shadowed (one level deeper each, down to `######`).
 fn message(out: &mut String, m: &Message, level: usize) {
-    let hashes = "#".repeat(level);
-    let _ = writeln!(out, "{hashes} {}\n", inline(&heading(m)));
-    if let Some(note) = &m.note {
-        let _ = writeln!(out, "> **{}**\n", inline(note));
-    }
-    if m.collapsed() {
-        let _ = writeln!(
-            out,
-            "<details><summary>{} message ({})</summary>\n",
-            m.role,
-            crate::wording::count(m.parts.len() as u64, "part")
-        );
-    }
-    for part in &m.parts {
-        self::part(out, part);
-    }
-    if m.collapsed() {
-        out.push_str("</details>\n\n");
-    }
-    if let Some(summary) = m.replaced_summary() {
-        let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
-        for old in &m.replaced {
-            message(out, old, (level + 1).min(6));
+    m.walk(|m, depth, opening| {
+        if !opening {
+            if m.replaced_summary().is_some() {
+                out.push_str("</details>\n\n");
+            }
+            return;
         }
-        out.push_str("</details>\n\n");
-    }
+        let hashes = "#".repeat((level + depth).min(6));
+        let _ = writeln!(out, "{hashes} {}\n", inline(&heading(m)));
+        if let Some(note) = &m.note {
+            let _ = writeln!(out, "> **{}**\n", inline(note));
+        }
+        if m.collapsed() {
+            let _ = writeln!(
+                out,
+                "<details><summary>{} message ({})</summary>\n",
+                m.role,
+                crate::wording::count(m.parts.len() as u64, "part")
+            );
+        }
+        for part in &m.parts {
+            self::part(out, part);
+        }
+        if m.collapsed() {
+            out.push_str("</details>\n\n");
+        }
+        if let Some(summary) = m.replaced_summary() {
+            let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
+        }
+    });
 }
 
 fn part(out: &mut String, part: &Part) {

@@ -114,25 +114,63 @@ pub struct Message {
     pub result_of: Option<ResultOf>,
     /// A note on the event: a tool result's `data.error`, an interrupted assistant message.
     pub note: Option<String>,
-    /// The entries this replace shadowed, in surface order (each may have shadowed others).
-    pub replaced: Vec<Message>,
+    /// The seqs of the entries this replace shadowed that are shown below it, in surface
+    /// order.
+    pub replaced_shown: Vec<u64>,
     /// Seqs the replace shadowed whose entries were not kept (none in practice).
     pub replaced_missing: Vec<u64>,
+    /// Every entry below this one, in the order shown (pre-order): the entries it shadowed
+    /// at depth 1, each followed by the entries that one had shadowed at depth 2, and so
+    /// on. Flat, with depths, so that a replace chain as long as the log is built, shown
+    /// and dropped without recursion. Empty in the entries of this list themselves.
+    pub shadowed: Vec<Shadowed>,
+}
+
+/// An entry shown below the replace that shadowed it ([`Message::shadowed`]).
+#[derive(Debug, Clone)]
+pub struct Shadowed {
+    /// 1 for an entry the shown message shadowed, 2 for one that entry had shadowed, …
+    pub depth: usize,
+    /// The entry's message (its own `shadowed` is empty).
+    pub message: Message,
 }
 
 impl Message {
+    /// Walks this message and the entries it shadowed in the order shown, without
+    /// recursion: `visit(m, depth, true)` opens each (depth 0 for this message), and
+    /// `visit(m, depth, false)` closes it once everything below it was opened and closed. A
+    /// renderer opens an entry's block on the first and ends it on the second, nesting them
+    /// as the replaces did.
+    pub fn walk(&self, mut visit: impl FnMut(&Message, usize, bool)) {
+        visit(self, 0, true);
+        let mut stack: Vec<(&Message, usize)> = vec![(self, 0)];
+        for s in &self.shadowed {
+            while let Some(&(m, d)) = stack.last() {
+                if d < s.depth {
+                    break;
+                }
+                visit(m, d, false);
+                stack.pop();
+            }
+            visit(&s.message, s.depth, true);
+            stack.push((&s.message, s.depth));
+        }
+        while let Some((m, d)) = stack.pop() {
+            visit(m, d, false);
+        }
+    }
+
     /// The seqs this entry replaced (shown, then missing from the log), and the words that
     /// sum them up in a collapsed part: `Replaced 2 entries (seqs 3, 9): what the model no
     /// longer sees`; `None` when it replaced nothing.
     pub fn replaced_summary(&self) -> Option<String> {
-        if self.replaced.is_empty() && self.replaced_missing.is_empty() {
+        if self.replaced_shown.is_empty() && self.replaced_missing.is_empty() {
             return None;
         }
         let seqs: Vec<String> = self
-            .replaced
+            .replaced_shown
             .iter()
-            .map(|r| r.seq)
-            .chain(self.replaced_missing.iter().copied())
+            .chain(self.replaced_missing.iter())
             .map(|s| s.to_string())
             .collect();
         Some(format!(
@@ -323,7 +361,7 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         .as_deref()
         .or_else(|| h.and_then(|h| h.agent_preset.as_deref()));
     if let Some(p) = preset {
-        add("agent preset", p.to_owned());
+        add("agent preset", crate::header::agent_preset_shown(p));
     }
     add(
         "format",
@@ -343,7 +381,11 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         "tokens",
         format!(
             "input {}, output {}, cache read {}, cache write {}, reasoning {}",
-            u.input, u.output, u.cache_read, u.cache_write, u.reasoning
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.reasoning_text()
         ),
     );
     add(
@@ -446,20 +488,83 @@ fn order(turns: &[Turn], entries: &[&SurfaceEntry], b: &mut Builder<'_, '_>) -> 
 impl Builder<'_, '_> {
     /// The message of one surface entry with the entries it shadowed; `None` when it
     /// projects to no message (an empty system head).
+    ///
+    /// A replace chain can be as long as the log, so the entries below are found with an
+    /// explicit stack, and built children first (each entry's shadowed entries before the
+    /// entry itself, as the history was written, so a tool named by an older assistant
+    /// message is known to a newer result).
     fn message(&mut self, entry: &SurfaceEntry) -> Option<Message> {
-        let text = entry.message.as_deref()?;
-        let value: Value = serde_json::from_str(text).ok()?;
-        let mut replaced = Vec::new();
-        let mut replaced_missing = Vec::new();
-        for s in self.replaced.get(&entry.seq).cloned().unwrap_or_default() {
-            match self.shadowed.get(&s).copied() {
-                Some(old) => match self.message(old) {
-                    Some(m) => replaced.push(m),
-                    None => replaced_missing.push(s),
-                },
-                None => replaced_missing.push(s),
+        let root = parse_message(entry)?;
+        // The tree in pre-order: entry, parsed message, depth, parent index.
+        let mut nodes: Vec<(&SurfaceEntry, Value, usize, Option<usize>)> =
+            vec![(entry, root, 0, None)];
+        // Per node: the seqs shown below it and those missing.
+        let mut shown: Vec<Vec<u64>> = vec![Vec::new()];
+        let mut missing: Vec<Vec<u64>> = vec![Vec::new()];
+        let mut todo: Vec<(u64, usize)> = Vec::new();
+        let children = |b: &Self, seq: u64| b.replaced.get(&seq).cloned().unwrap_or_default();
+        todo.extend(children(self, entry.seq).into_iter().rev().map(|s| (s, 0)));
+        let mut seen = std::collections::HashSet::from([entry.seq]);
+        while let Some((seq, parent)) = todo.pop() {
+            let old = self.shadowed.get(&seq).copied();
+            let parsed = old
+                .filter(|_| seen.insert(seq))
+                .and_then(|o| Some((o, parse_message(o)?)));
+            let Some((old, value)) = parsed else {
+                missing[parent].push(seq);
+                continue;
+            };
+            shown[parent].push(seq);
+            let index = nodes.len();
+            nodes.push((old, value, nodes[parent].2 + 1, Some(parent)));
+            shown.push(Vec::new());
+            missing.push(Vec::new());
+            todo.extend(children(self, seq).into_iter().rev().map(|s| (s, index)));
+        }
+        // Build in post-order (children before their parent), store in pre-order.
+        let mut kids: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            if let Some(p) = n.3 {
+                kids[p].push(i);
             }
         }
+        let mut built: Vec<Option<Message>> = Vec::with_capacity(nodes.len());
+        built.resize_with(nodes.len(), || None);
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        while let Some((i, next)) = stack.pop() {
+            if let Some(&k) = kids[i].get(next) {
+                stack.push((i, next + 1));
+                stack.push((k, 0));
+                continue;
+            }
+            // Taken, so that a message's JSON lives only until its entry is built.
+            let value = std::mem::take(&mut nodes[i].1);
+            built[i] = Some(self.message_alone(
+                nodes[i].0,
+                &value,
+                std::mem::take(&mut shown[i]),
+                std::mem::take(&mut missing[i]),
+            ));
+        }
+        let mut built = built
+            .into_iter()
+            .zip(&nodes)
+            .filter_map(|(m, n)| Some((n.2, m?)));
+        let (_, mut top) = built.next()?;
+        top.shadowed = built
+            .map(|(depth, message)| Shadowed { depth, message })
+            .collect();
+        Some(top)
+    }
+
+    /// The message of one entry, without what it shadowed (their seqs are given).
+    fn message_alone(
+        &mut self,
+        entry: &SurfaceEntry,
+        value: &Value,
+        replaced_shown: Vec<u64>,
+        replaced_missing: Vec<u64>,
+    ) -> Message {
         let role = value
             .get("role")
             .and_then(Value::as_str)
@@ -497,7 +602,7 @@ impl Builder<'_, '_> {
             }
             _ => None,
         };
-        Some(Message {
+        Message {
             seq: entry.seq,
             ty: entry.ty.to_string(),
             role,
@@ -509,9 +614,10 @@ impl Builder<'_, '_> {
             parts,
             result_of,
             note,
-            replaced,
+            replaced_shown,
             replaced_missing,
-        })
+            shadowed: Vec::new(),
+        }
     }
 
     fn tool_name(&self, call_id: &str) -> Option<String> {
@@ -607,6 +713,45 @@ impl Builder<'_, '_> {
                 serde_json::to_string_pretty(&v).unwrap_or_default()
             }
             Err(_) => self.redactor.text(raw).into_owned(),
+        }
+    }
+}
+
+/// An entry's message as JSON; `None` when it projects to none (an empty system head).
+///
+/// serde_json refuses a lone surrogate escape (P5) and nesting past 128 levels, both of
+/// which DSH stores; such a message is read with this crate's parser instead
+/// ([`shallow_value`]), so the transcript never leaves a stored message out.
+fn parse_message(entry: &SurfaceEntry) -> Option<Value> {
+    let text = entry.message.as_deref()?;
+    serde_json::from_str(text).ok().or_else(|| {
+        let v = crate::json::Json::parse(text).ok()?;
+        Some(shallow_value(v, SHALLOW_DEPTH))
+    })
+}
+
+/// How deep [`shallow_value`] builds a value; deeper values are shown as their stored text.
+const SHALLOW_DEPTH: usize = 64;
+
+/// `v` as a serde value down to `depth` levels (a bound of ours, so the recursion never
+/// follows the data): what is nested deeper becomes its stored JSON text, and a lone
+/// surrogate becomes U+FFFD, as text is shown.
+fn shallow_value(v: crate::json::Json<'_>, depth: usize) -> Value {
+    use crate::json::Kind;
+    match v.kind() {
+        Kind::Array | Kind::Object if depth == 0 => Value::String(v.raw().to_owned()),
+        Kind::Array => Value::Array(v.elements().map(|e| shallow_value(e, depth - 1)).collect()),
+        Kind::Object => Value::Object(
+            v.members()
+                .map(|(k, e)| {
+                    let key = k.as_str().unwrap_or_default().into_owned();
+                    (key, shallow_value(e, depth - 1))
+                })
+                .collect(),
+        ),
+        Kind::String => Value::String(v.as_str().unwrap_or_default().into_owned()),
+        Kind::Null | Kind::Bool | Kind::Number => {
+            serde_json::from_str(v.raw()).unwrap_or(Value::Null)
         }
     }
 }

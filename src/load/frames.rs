@@ -233,9 +233,13 @@ impl ZstdLines {
         if !one_line {
             // A whole log compressed by the `zstd` tool is one frame of many lines: DSH
             // writes the header in a frame of its own (§7.5), so say how to read it.
+            // Only of a file that is that one frame: a DSH log whose first frame merely
+            // holds more than the header has more frames after it.
             let many_lines = memchr::memchr(b'\n', &lines.pending)
                 .is_some_and(|at| at + 1 < lines.pending.len())
-                && lines.pending.starts_with(b"{\"type\":\"session\"");
+                && lines.pending.starts_with(b"{\"type\":\"session\"")
+                && lines.map.complete.len() == 1
+                && lines.map.torn_at.is_none();
             let hint = if many_lines {
                 "; the file holds a whole log in one zstd frame, as the zstd tool writes it, not in DSH's frames: read it with `zstdcat FILE | dsh-session validate -`"
             } else {

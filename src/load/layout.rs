@@ -210,7 +210,9 @@ fn in_root(path: &std::path::Path) -> Option<InRoot> {
 }
 
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
-/// files are kept as given. Symbolic links are followed, and a link loop is reported in
+/// files are kept as given. A session directory whose highest generation is there in both
+/// encodings is given as the directory itself: no log of it is current, and reading it
+/// ([`current_generation`]) says why. Symbolic links are followed, and a link loop is reported in
 /// `skipped` instead of walked twice; so are frozen predecessors of a later generation, what
 /// DSH leaves beside a log ([`crate::load::leftovers`]) and,
 /// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names, with the
@@ -295,7 +297,24 @@ pub fn discover(
                 p.display()
             ));
         }
-        found.extend(current.into_iter().cloned());
+        // The highest generation in both encodings: no single log is current, so the session
+        // directory itself is given, and its reader reports the conflict as `show DIR` does
+        // ([`current_generation`]).
+        let mut per_dir: std::collections::HashMap<Option<&std::path::Path>, usize> =
+            std::collections::HashMap::new();
+        for p in current.iter().filter(|p| generation_of_path(p).is_some()) {
+            *per_dir.entry(p.parent()).or_default() += 1;
+        }
+        let mut conflicted = std::collections::BTreeSet::new();
+        for p in current {
+            match p.parent() {
+                Some(dir) if per_dir.get(&Some(dir)).is_some_and(|&n| n > 1) => {
+                    conflicted.insert(dir.to_path_buf());
+                }
+                _ => found.push(p.clone()),
+            }
+        }
+        found.extend(conflicted);
     }
     (found, skipped)
 }

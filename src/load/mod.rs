@@ -194,13 +194,27 @@ impl Input {
     /// For zstd, the structural frame scan (Z1–Z4) and the header frame checks (Z5, Z6)
     /// run here, before any line is returned, as upstream does (FORMAT.md §6.2).
     pub fn lines(self, session: Option<&str>) -> Result<Box<dyn LineSource>, SourceError> {
+        // A JSONL log holds one session: `--session` must name it (or a prefix of its id).
+        let named = |lines: Box<dyn LineSource>| -> Box<dyn LineSource> {
+            match session {
+                Some(want) => Box::new(NamedSession {
+                    inner: lines,
+                    want: want.to_owned(),
+                    checked: false,
+                }),
+                None => lines,
+            }
+        };
         match self.reader {
-            InputReader::Plain(reader) => Ok(Box::new(PlainLines {
+            InputReader::Plain(reader) => Ok(named(Box::new(PlainLines {
                 reader,
                 number: 0,
                 offset: 0,
-            })),
-            InputReader::Zstd(file) => Ok(Box::new(frames::ZstdLines::new(file, self.progress)?)),
+            }))),
+            InputReader::Zstd(file) => Ok(named(Box::new(frames::ZstdLines::new(
+                file,
+                self.progress,
+            )?))),
             InputReader::Sqlite => Ok(Box::new(crate::load::sqlite_rows::open_session(
                 &self.path, session,
             )?)),
@@ -289,11 +303,65 @@ impl LineSource for PlainLines {
     }
 }
 
-/// A compression DSH never writes, recognised by its magic number at the start of a file
-/// (gzip `1f 8b`, xz `fd 37 7a 58 5a 00`, bzip2 `BZh` and a block size digit), said with
-/// how to read it: `the file is gzip-compressed, …: read it with `zcat FILE | …``. A
-/// `.jsonl.zstd` that is not in DSH's frames is told apart by its own rule (Z6).
+/// The lines of a JSONL log read with `--session`: the header's `id` must be the session
+/// named, or begin with it, as a store's session is picked by a unique prefix; another
+/// session is an error ([`SourceError::Session`]), never ignored. A header that is not JSON
+/// is left to the header checks.
+struct NamedSession {
+    inner: Box<dyn LineSource>,
+    want: String,
+    checked: bool,
+}
+
+impl LineSource for NamedSession {
+    fn next_line(&mut self, line: &mut Line) -> Result<bool, SourceError> {
+        let more = self.inner.next_line(line)?;
+        if !std::mem::replace(&mut self.checked, true) && more {
+            let text = String::from_utf8_lossy(&line.bytes);
+            let id = crate::json::Json::parse(&text)
+                .ok()
+                .and_then(|h| h.get("id"))
+                .and_then(|id| id.as_str().map(std::borrow::Cow::into_owned));
+            if let Some(id) = id.filter(|id| !id.starts_with(&self.want)) {
+                return Err(SourceError::Session(format!(
+                    "--session {}: this log holds session {id}; a JSONL log holds one session (--session picks one of a SQLite store's)",
+                    self.want
+                )));
+            }
+        }
+        Ok(more)
+    }
+
+    fn torn_frame(&self) -> Option<u64> {
+        self.inner.torn_frame()
+    }
+
+    fn torn_frame_undecodable(&self) -> u64 {
+        self.inner.torn_frame_undecodable()
+    }
+
+    fn backend(&self) -> Backend {
+        self.inner.backend()
+    }
+
+    fn skip_empty_lines(&mut self) -> Result<u64, SourceError> {
+        self.inner.skip_empty_lines()
+    }
+}
+
+/// A start of file DSH never writes, said with how to read the log: a compression
+/// recognised by its magic number (gzip `1f 8b`, xz `fd 37 7a 58 5a 00`, bzip2 `BZh` and a
+/// block size digit: `the file is gzip-compressed, …: read it with `zcat FILE | …``), or a
+/// UTF-8 byte order mark (`ef bb bf`, as Notepad writes it), which `JSON.parse` refuses
+/// before the header. A `.jsonl.zstd` that is not in DSH's frames is told apart by its own
+/// rule (Z6).
 pub fn foreign_compression(head: &[u8]) -> Option<String> {
+    if head.starts_with(&[0xef, 0xbb, 0xbf]) {
+        return Some(
+            "the file starts with a UTF-8 byte order mark (as Notepad saves a file), which DSH never writes and cannot read: remove it (`sed -i '1s/^\\xEF\\xBB\\xBF//' FILE`) or read it with `tail -c +4 FILE | dsh-session validate -`"
+                .to_owned(),
+        );
+    }
     let (format, reader) = if head.starts_with(&[0x1f, 0x8b]) {
         ("gzip", "zcat")
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {

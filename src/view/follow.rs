@@ -241,11 +241,22 @@ impl View for Follow {
             }
             "tool/result" => {
                 let message = logical.message();
+                // `message.source.callId`, else its block's `toolCallId`; a June 2026
+                // result has no message, only `data.callId` (FORMAT.md §9.1).
                 let call_id = text(
                     message
                         .and_then(|m| m.get("source"))
                         .and_then(|s| s.get("callId")),
                 )
+                .or_else(|| {
+                    text(
+                        message
+                            .and_then(|m| m.get("content"))
+                            .and_then(|c| c.elements().next())
+                            .and_then(|b| b.get("toolCallId")),
+                    )
+                })
+                .or_else(|| text(data.and_then(|d| d.get("callId"))))
                 .unwrap_or_default();
                 // v4: the tool-role message says it; v0–v3: its one `tool-result` block.
                 let flag = |v: Option<Json<'_>>| v.and_then(Json::as_bool) == Some(true);

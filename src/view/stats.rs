@@ -22,11 +22,32 @@ pub struct Usage {
     pub cache_write: u64,
     /// `reasoningTokens`.
     pub reasoning: u64,
+    /// Some `usage` reported `reasoningTokens`.
+    pub reasoning_reported: bool,
+    /// Some assistant message carried a `reasoning` block.
+    pub reasoning_shown: bool,
 }
 
 impl Usage {
+    /// The reasoning tokens, or `None` when they are not known: the messages carry
+    /// reasoning but no `usage` reported a count (a provider that leaves it out), so a sum
+    /// of 0 would be false. Shown `-` in text and `null` in JSON.
+    pub fn reasoning_tokens(&self) -> Option<u64> {
+        (self.reasoning_reported || !self.reasoning_shown).then_some(self.reasoning)
+    }
+
+    /// [`Usage::reasoning_tokens`] as text: the count, or `-`.
+    pub fn reasoning_text(&self) -> String {
+        self.reasoning_tokens()
+            .map_or_else(|| "-".to_owned(), |n| n.to_string())
+    }
+
     /// Adds the counts of one `usage` object (a missing or non-integer count adds 0).
     pub(crate) fn add(&mut self, usage: Json<'_>) {
+        self.reasoning_reported |= usage
+            .get("reasoningTokens")
+            .and_then(Json::as_seq)
+            .is_some();
         let [input, output, cache_read, cache_write, reasoning] = usage
             .lookup([
                 "inputTokens",
@@ -214,6 +235,19 @@ impl Stats {
                     self.usage.add(usage);
                     if let Some(row) = self.open_row() {
                         row.usage.add(usage);
+                    }
+                }
+                let reasoned = logical
+                    .message()
+                    .and_then(|m| m.get("content"))
+                    .is_some_and(|c| {
+                        c.elements()
+                            .any(|b| b.get("type").is_some_and(|t| t.str_eq("reasoning")))
+                    });
+                if reasoned {
+                    self.usage.reasoning_shown = true;
+                    if let Some(row) = self.open_row() {
+                        row.usage.reasoning_shown = true;
                     }
                 }
             }

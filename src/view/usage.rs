@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use crate::event::Projection;
 use crate::json::Json;
-use crate::scan::report::Report;
+use crate::scan::report::{Report, Status};
 use crate::view::stats::Usage;
 use crate::view::{Checked, View};
 
@@ -155,6 +155,11 @@ pub fn add_usage(a: &mut Usage, b: &Usage) {
 pub struct LogUsage {
     /// Each row's counts; `sessions` is 1 in each.
     pub rows: BTreeMap<RowKey, Counts>,
+    /// The session counts in the total: something of it is counted, or it is a session DSH
+    /// loads that has no turn at all (and no `--since`/`--until` picks turns). Under
+    /// [`GroupBy::Session`] and [`GroupBy::Project`] such a session also gets its row, with
+    /// zero counts; no day or model has it.
+    pub counted: bool,
 }
 
 /// Where the counts of one log go before the log's own keys (path, `cwd`) are known.
@@ -445,12 +450,27 @@ impl View for UsageView {
         self.close_turn();
         let log_key = || match self.options.by {
             GroupBy::Project => RowKey::Project(report.header.as_ref().and_then(|h| h.cwd.clone())),
+            // A store's session id, else the id the log's header names.
             _ => RowKey::Session {
                 file: report.path.display().to_string(),
-                session: report.session.clone(),
+                session: report
+                    .session
+                    .clone()
+                    .or_else(|| report.header.as_ref().map(|h| h.id.clone())),
             },
         };
         let mut out = LogUsage::default();
+        // A session with no turn is still a session read (`show` counts it too).
+        let loaded = matches!(report.status, Status::Valid | Status::TornTail);
+        let unfiltered = self.options.since.is_none() && self.options.until.is_none();
+        if self.rows.is_empty()
+            && loaded
+            && unfiltered
+            && matches!(self.options.by, GroupBy::Session | GroupBy::Project)
+        {
+            self.rows.insert(Slot::Log, Counts::default());
+        }
+        out.counted = !self.rows.is_empty() || (loaded && unfiltered);
         for (slot, mut counts) in std::mem::take(&mut self.rows) {
             counts.sessions = 1;
             let key = match slot {

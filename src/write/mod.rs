@@ -77,21 +77,28 @@ pub fn apply(plan: &mut Plan, backup: bool) -> Result<(), WriteError> {
     }
     if backup {
         let to = backup_path(&plan.path);
-        if plan.encoding == Encoding::Sqlite {
-            let conn = rusqlite::Connection::open_with_flags(
-                &plan.path,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-            )?;
-            conn.backup(
-                rusqlite::MAIN_DB,
-                &to,
-                None::<fn(rusqlite::backup::Progress)>,
-            )?;
-        } else {
-            std::fs::copy(&plan.path, &to)?;
+        let made = || -> Result<(), WriteError> {
+            if plan.encoding == Encoding::Sqlite {
+                let conn = rusqlite::Connection::open_with_flags(
+                    &plan.path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+                )?;
+                conn.backup(
+                    rusqlite::MAIN_DB,
+                    &to,
+                    None::<fn(rusqlite::backup::Progress)>,
+                )?;
+            } else {
+                std::fs::copy(&plan.path, &to)?;
+            }
+            File::open(&to)?.sync_all()?;
+            Ok(sync_dir(&to)?)
+        };
+        // A backup that failed half way (a full disk) is not left behind.
+        if let Err(e) = made() {
+            let _ = std::fs::remove_file(&to);
+            return Err(e);
         }
-        File::open(&to)?.sync_all()?;
-        sync_dir(&to)?;
         plan.backup = Some(to);
     }
     crash_point("backup");

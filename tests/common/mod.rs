@@ -3,7 +3,7 @@
 
 pub mod store;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
@@ -57,11 +57,38 @@ pub fn require(what: &str, present: bool, why: &str) -> bool {
     if std::env::var_os("DSH_SESSION_REQUIRE_ALL").is_some_and(|v| v == "1") {
         panic!("{message} (DSH_SESSION_REQUIRE_ALL=1: required here)");
     }
-    // Written past the test harness's capture, so a skip shows in every `cargo test` run.
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr(),
-        format!("\n*** SKIPPED: {message} ***\n").as_bytes(),
-    );
+    // Said once per `cargo test` run, however many tests and test binaries skip for it:
+    // the first binary to skip creates a marker named for cargo's process (the parent of
+    // every test binary of the run) and says it; the others find the marker. It is written
+    // past the test harness's capture, so it shows in every run.
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !said.contains(&message) {
+        let mut hash = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&message, &mut hash);
+        #[cfg(unix)]
+        let run = std::os::unix::process::parent_id();
+        #[cfg(not(unix))]
+        let run = std::process::id();
+        let marker = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "skipped-{run}-{:x}",
+            std::hash::Hasher::finish(&hash)
+        ));
+        let first = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker)
+            .is_ok();
+        if first {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                format!("\n*** SKIPPED, every test that needs it: {message} ***\n").as_bytes(),
+            );
+        }
+        said.push(message);
+    }
     false
 }
 
@@ -211,8 +238,17 @@ pub fn zstd_log_with_torn_frame(
     (bytes, torn_at)
 }
 
+/// Whether util-linux `script` is there for [`on_a_terminal`] ([`require`]).
+pub fn have_script() -> bool {
+    have_program(
+        "script",
+        "util-linux `script` runs a command on a pseudo-terminal (Debian: bsdutils)",
+    )
+}
+
 /// Runs `dsh-session ARGS` on a pseudo-terminal `columns` wide (util-linux `script`) and
-/// returns what it printed, without the terminal's carriage returns.
+/// returns what it printed, without the terminal's carriage returns. Callers check
+/// [`have_script`] first.
 pub fn on_a_terminal(columns: u16, args: &str) -> String {
     let bin = assert_cmd::cargo::cargo_bin("dsh-session");
     let out = std::process::Command::new("script")
