@@ -28,6 +28,9 @@ _dsh__session() {
             dsh__session,help)
                 cmd="dsh__session__subcmd__help"
                 ;;
+            dsh__session,index)
+                cmd="dsh__session__subcmd__index"
+                ;;
             dsh__session,man)
                 cmd="dsh__session__subcmd__man"
                 ;;
@@ -48,6 +51,9 @@ _dsh__session() {
                 ;;
             dsh__session,rules)
                 cmd="dsh__session__subcmd__rules"
+                ;;
+            dsh__session,search)
+                cmd="dsh__session__subcmd__search"
                 ;;
             dsh__session,sessions)
                 cmd="dsh__session__subcmd__sessions"
@@ -79,6 +85,9 @@ _dsh__session() {
             dsh__session__subcmd__help,help)
                 cmd="dsh__session__subcmd__help__subcmd__help"
                 ;;
+            dsh__session__subcmd__help,index)
+                cmd="dsh__session__subcmd__help__subcmd__index"
+                ;;
             dsh__session__subcmd__help,man)
                 cmd="dsh__session__subcmd__help__subcmd__man"
                 ;;
@@ -99,6 +108,9 @@ _dsh__session() {
                 ;;
             dsh__session__subcmd__help,rules)
                 cmd="dsh__session__subcmd__help__subcmd__rules"
+                ;;
+            dsh__session__subcmd__help,search)
+                cmd="dsh__session__subcmd__help__subcmd__search"
                 ;;
             dsh__session__subcmd__help,sessions)
                 cmd="dsh__session__subcmd__help__subcmd__sessions"
@@ -125,7 +137,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair recover provenance replacements show stats version sessions export follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair recover provenance replacements show stats version sessions index search export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +265,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair recover provenance replacements show stats version sessions export follow rules man completions help"
+            opts="validate surface messages repair recover provenance replacements show stats version sessions index search export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +321,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__index)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -420,6 +446,20 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__help__subcmd__sessions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -497,6 +537,36 @@ _dsh__session() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__index)
+            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -734,15 +804,81 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__search)
+            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --role)
+                    COMPREPLY=($(compgen -W "user assistant reasoning tool system" -- "${cur}"))
+                    return 0
+                    ;;
+                --tool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__sessions)
-            opts="-v -h --format --color --verbose --dsh --help"
+            opts="-v -h --format --index --no-update --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json jsonl csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

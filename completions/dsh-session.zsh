@@ -243,18 +243,78 @@ never\:"Never colour"))' \
 ;;
 (sessions)
 _arguments "${_arguments_options[@]}" : \
-'--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
+'--format=[Output format\: text (a table), json (an array), jsonl (an object per line) or csv (with a header line)]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"
+csv\:"Comma-separated values with a header line"))' \
+'--index=[The index file \[default\: \$DSH_SESSION_INDEX, else index.db in the cache directory\: \$XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache\]]:FILE:_files' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--no-update[A JSONL root\: list what the index holds without bringing it up to date first]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`):_files' \
+&& ret=0
+;;
+(index)
+_arguments "${_arguments_options[@]}" : \
+'--index=[The index file \[default\: \$DSH_SESSION_INDEX, else index.db in the cache directory\: \$XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache\]]:FILE:_files' \
+'--format=[Output format of the summary]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--rebuild[Empty the index first and read every log again]' \
+'--check[Check the whole index file first (PRAGMA quick_check; slow on a large index) and rebuild it when SQLite finds damage]' \
+'-q[Print nothing but errors\: no progress bar, no summary, no notes]' \
+'--quiet[Print nothing but errors\: no progress bar, no summary, no notes]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`):_files' \
+'*::paths -- JSONL roots, session directories, logs and SQLite stores to index (directories are walked as `validate` walks them); none\: the paths indexed before:_files' \
+&& ret=0
+;;
+(search)
+_arguments "${_arguments_options[@]}" : \
+'--index=[The index file \[default\: \$DSH_SESSION_INDEX, else index.db in the cache directory\: \$XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache\]]:FILE:_files' \
+'--project=[Only sessions whose project (the header'\''s cwd) contains TEXT]:TEXT:_default' \
+'--session=[Only the session with this id, or whose id starts with it]:ID:_default' \
+'--since=[Only messages at or after WHEN\: a date (2026-11-30), a date and time (2026-11-30T14\:00), both in --tz, or a time with an offset (2026-11-30T14\:00\:00Z)]:WHEN:_default' \
+'--until=[Only messages before WHEN (as for --since; a date includes that whole day)]:WHEN:_default' \
+'--tz=[The time zone of --since/--until without an offset\: an IANA name]:ZONE:_default' \
+'*--role=[Only this kind of text (repeat for several)\: user, assistant, reasoning, tool (calls and results), system]:ROLE:((user\:"What the user (or a plugin, as the user) wrote"
+assistant\:"What the assistant wrote"
+reasoning\:"The assistant'\''s reasoning"
+tool\:"Tool calls (name and arguments) and tool results"
+system\:"System and developer messages"))' \
+'--tool=[Only the calls and results of this tool]:NAME:_default' \
+'--limit=[At most N hits (with -l, sessions); 0 for all]:N:_default' \
+'--format=[Output format\: text, json (an array), jsonl (an object per line)]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
+json\:"One JSON value"
+jsonl\:"One JSON object per line"))' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--no-update[Search the index as it is, without reading changed logs first]' \
+'--include-shadowed[Also search messages a replace took off the surface (compacted or pruned)]' \
+'-l[Print only the sessions with hits, the best first]' \
+'--sessions-with-matches[Print only the sessions with hits, the best first]' \
+'-q[No progress bar and no notes while the index is brought up to date]' \
+'--quiet[No progress bar and no notes while the index is brought up to date]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':query -- What to find\: plain words (all must occur, as substrings, in one message part), or FTS5 syntax ("a phrase", AND, OR, NOT, NEAR(...), prefix*):_default' \
+'*::paths -- JSONL roots, logs and stores to search (brought up to date first); none\: every path indexed before:_files' \
 && ret=0
 ;;
 (export)
@@ -401,6 +461,14 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(index)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(search)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (export)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -448,6 +516,8 @@ _dsh-session_commands() {
 'stats:Report usage over many logs\: turns, steps, tool calls, tokens, time, and cost' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'index:Build or update the search index of every session under the given paths' \
+'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
@@ -486,6 +556,8 @@ _dsh-session__subcmd__help_commands() {
 'stats:Report usage over many logs\: turns, steps, tool calls, tokens, time, and cost' \
 'version:Print the log'\''s format version, era and compression; exit 1 when refused' \
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
+'index:Build or update the search index of every session under the given paths' \
+'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
@@ -514,6 +586,11 @@ _dsh-session__subcmd__help__subcmd__follow_commands() {
 _dsh-session__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help help commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__index_commands] )) ||
+_dsh-session__subcmd__help__subcmd__index_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help index commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__man_commands] )) ||
 _dsh-session__subcmd__help__subcmd__man_commands() {
@@ -550,6 +627,11 @@ _dsh-session__subcmd__help__subcmd__rules_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help rules commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__help__subcmd__search_commands] )) ||
+_dsh-session__subcmd__help__subcmd__search_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help search commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help__subcmd__sessions_commands] )) ||
 _dsh-session__subcmd__help__subcmd__sessions_commands() {
     local commands; commands=()
@@ -579,6 +661,11 @@ _dsh-session__subcmd__help__subcmd__validate_commands() {
 _dsh-session__subcmd__help__subcmd__version_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help version commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__index_commands] )) ||
+_dsh-session__subcmd__index_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session index commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__man_commands] )) ||
 _dsh-session__subcmd__man_commands() {
@@ -614,6 +701,11 @@ _dsh-session__subcmd__replacements_commands() {
 _dsh-session__subcmd__rules_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session rules commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__search_commands] )) ||
+_dsh-session__subcmd__search_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session search commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__sessions_commands] )) ||
 _dsh-session__subcmd__sessions_commands() {

@@ -28,13 +28,18 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-/// A small deterministic generator (SplitMix64).
-struct Rng(u64);
+/// A small deterministic generator (SplitMix64). `rich`: words also come from a large
+/// vocabulary of made-up terms (`t123456`), so that a root of many sessions has rare words
+/// as well as common ones (the search index's benchmark).
+struct Rng {
+    state: u64,
+    rich: bool,
+}
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
@@ -76,6 +81,10 @@ fn words(rng: &mut Rng, n: usize) -> String {
     for i in 0..n {
         if i > 0 {
             s.push(' ');
+        }
+        if rng.rich && rng.below(6) == 0 {
+            let _ = write!(s, "t{}", rng.below(200_000));
+            continue;
         }
         s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
     }
@@ -135,23 +144,37 @@ impl Log {
 /// What grows: by default a compaction every 30 turns keeps the surface short; `flat`
 /// turns compaction off (the surface grows with the log), and `chain` prunes one tool
 /// result again every turn, that many times (a chain of replacements of replacements).
+/// `seed`: another session (its own id, start time and words, from a rich vocabulary).
 /// `small` writes tool-heavy turns of small events instead (about 190 bytes each, one
 /// event per line: no packed rows), where the cost of reading is per line, not per byte.
 #[derive(Clone, Copy, Default)]
 pub struct Shape {
     pub flat: bool,
     pub chain: u64,
+    pub seed: Option<u64>,
     pub small: bool,
 }
 
 /// The whole log, one line per record (a torn log is one string: see [`tear`]).
 pub fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
-    let mut rng = Rng(0x5EED_0D5C);
-    let header = "{\"type\":\"session\",\"version\":0,\"id\":\"bench-session\",\"createdAt\":1760000000000,\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}";
+    let mut rng = Rng {
+        state: 0x5EED_0D5C
+            ^ shape
+                .seed
+                .map_or(0, |n| n.wrapping_mul(0x2545_F491_4F6C_DD1D)),
+        rich: shape.seed.is_some(),
+    };
+    let (id, start) = match shape.seed {
+        Some(n) => (format!("bench-session-{n}"), 1_760_000_000_000 + n * 60_000),
+        None => ("bench-session".to_owned(), 1_760_000_000_000),
+    };
+    let header = format!(
+        "{{\"type\":\"session\",\"version\":0,\"id\":\"{id}\",\"createdAt\":{start},\"cwd\":\"/home/ana/proj\",\"delegationDepth\":0}}"
+    );
     let mut log = Log {
-        lines: vec![header.to_owned()],
+        lines: vec![header],
         seq: 0,
-        time: 1_760_000_000_000,
+        time: start,
         surface: Vec::new(),
     };
     let model = "{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}";
@@ -285,6 +308,16 @@ fn end_turn(log: &mut Log, turn: u64) {
         None,
         None,
     );
+}
+
+/// Puts `word` at the start of the first user message's text.
+fn plant_word(lines: &mut [String], word: &str) {
+    if let Some(line) = lines
+        .iter_mut()
+        .find(|l| l.contains("\"type\":\"user/message\""))
+    {
+        *line = line.replacen("\"text\":\"", &format!("\"text\":\"{word} "), 1);
+    }
 }
 
 /// DSH's tool-result pruner: a `compaction/prune` naming the result it shadows (its range,
@@ -560,8 +593,15 @@ fn tear(mut lines: Vec<String>) -> Vec<String> {
 
 const USAGE: &str =
     "usage: gen-session [--turns N] [--out FILE] [--zstd [--frame-records N[-M]]] [--sqlite] [--crash]
-                   [--flat] [--chain N] [--small]
+                   [--flat] [--chain N] [--small] [--seed N] [--plant WORD]
+       gen-session --sessions N --turns MAX --out DIR [--plant WORD]
   --turns N   turns to generate (default 1000; about 13 kB and 61 events per turn)
+  --seed N    another session: id bench-session-N, its own start time and words (a rich
+              vocabulary); the log with more turns starts with the bytes of the one with fewer
+  --sessions N  a JSONL root of N sessions under DIR/pK/sJ/session.jsonl, session J of seed J
+              with 1 + J % MAX turns
+  --plant WORD  put WORD at the start of the first user message (with --sessions: of the
+              session in the middle only)
   --flat      no compaction: the surface grows with the log (about 5 entries per turn)
   --chain N   prune one tool result again every turn, N times: a chain of N replacements
   --small     tool-heavy turns of small events (about 190 bytes and 60 events per turn,
@@ -579,6 +619,8 @@ fn main() -> std::io::Result<()> {
     let mut out = PathBuf::from("session.jsonl");
     let (mut zstd, mut sqlite, mut crash) = (false, false, false);
     let mut shape = Shape::default();
+    let mut sessions: Option<u64> = None;
+    let mut plant: Option<String> = None;
     let mut frame_records = (200, 200);
     let mut args = std::env::args().skip(1);
     let usage_error = |what: String| -> ! {
@@ -612,6 +654,18 @@ fn main() -> std::io::Result<()> {
                 Some(n) => shape.chain = n,
                 None => usage_error("--chain needs a number".into()),
             },
+            "--seed" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(n) => shape.seed = Some(n),
+                None => usage_error("--seed needs a number".into()),
+            },
+            "--sessions" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(n) => sessions = Some(n),
+                None => usage_error("--sessions needs a number".into()),
+            },
+            "--plant" => match args.next() {
+                Some(word) => plant = Some(word),
+                None => usage_error("--plant needs a word".into()),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
@@ -619,7 +673,28 @@ fn main() -> std::io::Result<()> {
             other => usage_error(format!("unknown argument {other}")),
         }
     }
-    let lines = generate(turns, crash, shape);
+    if let Some(n) = sessions {
+        for j in 0..n {
+            let dir = out.join(format!("p{}", j % 40)).join(format!("s{j}"));
+            std::fs::create_dir_all(&dir)?;
+            let shape = Shape {
+                seed: Some(j),
+                ..shape
+            };
+            let mut lines = generate(1 + j % turns.max(1), false, shape);
+            if j == n / 2
+                && let Some(word) = &plant
+            {
+                plant_word(&mut lines, word);
+            }
+            std::fs::write(dir.join("session.jsonl"), lines.join("\n") + "\n")?;
+        }
+        return Ok(());
+    }
+    let mut lines = generate(turns, crash, shape);
+    if let Some(word) = &plant {
+        plant_word(&mut lines, word);
+    }
     let encoding = if sqlite {
         Encoding::Sqlite
     } else if zstd {

@@ -120,6 +120,8 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Rules(args) => cmd::rules::run(&args, out),
         Command::Follow(args) => cmd::follow::run(&args, out),
         Command::Sessions(args) => cmd::sessions::run(&args, out),
+        Command::Index(args) => cmd::index::run(&args, out),
+        Command::Search(args) => cmd::search::run(&args, color, out),
         Command::Export(args) => cmd::export::run(&args, out),
         Command::Man(args) => cmd::man::run(&args, out),
         Command::Stats(args) => cmd::stats::run(&args, out),

@@ -89,6 +89,8 @@ fn commands(path: &Path, first: bool) -> Vec<Vec<String>> {
         vec!["provenance", &p, "1"],
         vec!["version", &p],
         vec!["sessions", &p],
+        vec!["index", &p],
+        vec!["search", "the", &p],
         vec!["export", &p],
         vec!["export", "--format", "html", &p],
         vec!["stats", "--by", "session", &p],
@@ -116,6 +118,10 @@ fn commands(path: &Path, first: bool) -> Vec<Vec<String>> {
 fn dsh(args: &[String]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_dsh-session"));
     cmd.args(args).env_remove("NO_COLOR").stdin(Stdio::null());
+    // `index`, `search` and `sessions ROOT` write a search index: this test's, never the
+    // user's cache.
+    let index = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("closed-streams-index.db");
+    cmd.env("DSH_SESSION_INDEX", index);
     cmd
 }
 

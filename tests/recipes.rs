@@ -44,6 +44,7 @@ fn run(recipe: &str, log: &Path, dir: &Path) -> String {
         .arg(&line)
         .env("PATH", path)
         .env_remove("NO_COLOR")
+        .env("DSH_SESSION_INDEX", common::test_cache().join("index.db"))
         .output()
         .expect("sh runs");
     assert!(
@@ -144,6 +145,9 @@ fn every_readme_console_example_prints_what_the_readme_shows() {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("PATH", path)
             .env("NO_COLOR", "1")
+            // `index`, `search`, `sessions ROOT`: this test binary's index, never the
+            // user's cache.
+            .env("DSH_SESSION_INDEX", common::test_cache().join("index.db"))
             .output()
             .expect("sh runs");
         assert_eq!(

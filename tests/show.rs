@@ -250,8 +250,22 @@ fn sessions_of_a_jsonl_root_show_the_title() {
     assert_eq!(rows[0]["events"], 188);
     let table = stdout(&["sessions", root]);
     let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
-    assert_eq!(header[..3], ["session", "title", "created"]);
+    // The columns issue 28 asks of a root's listing, from the index.
+    assert_eq!(
+        header,
+        [
+            "session", "title", "project", "created", "last", "activity", "turns", "model",
+            "status", "size"
+        ]
+    );
     assert!(table.contains(" 指南针下周操作重点分析 "), "{table}");
+    assert!(
+        table.contains(" 2026-09-26T05:57Z   2026-09-27T03:28Z   11 "),
+        "{table}"
+    );
+    assert_eq!(rows[0]["last_activity"], "2026-09-27T03:28:15.676Z");
+    assert_eq!(rows[0]["model"], "xiaomi-token-plan-cn/mimo-v2.6-flash");
+    assert_eq!(rows[0]["tool_calls"], 13);
 }
 
 #[test]

@@ -320,8 +320,8 @@ fn jsonl_root(root: &Path) {
 }
 
 /// `sessions` of a project or session directory lists what is in it (it printed an empty
-/// table and exited 0); a directory whose logs sit deeper than a root's exits 2 naming the
-/// root to list.
+/// table and exited 0); so does a directory whose logs sit deeper than a root's (the
+/// index lists every session below the path it is given).
 #[test]
 fn sessions_of_a_project_or_session_directory_lists_its_sessions() {
     let dir = tempfile::tempdir().unwrap();
@@ -348,17 +348,7 @@ fn sessions_of_a_project_or_session_directory_lists_its_sessions() {
         ids(&root.join("--home-ana-proj--/s-01")),
         (0, vec!["s-01".to_owned()])
     );
-    assert_eq!(
-        ids(dir.path()),
-        (
-            2,
-            vec![format!(
-                "dsh-session: {}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but 2 logs below it: list a root (`dsh-session sessions {}`), or describe one log with `show`\n",
-                dir.path().display(),
-                root.display()
-            )]
-        )
-    );
+    assert_eq!(ids(dir.path()), both);
 }
 
 /// `man --dir` makes the directory named, never its missing parents.
@@ -380,8 +370,8 @@ fn man_dir_makes_only_the_last_directory() {
     let man1 = dir.path().join("man1");
     let (code, out, _) = run(&["man", "--dir", s(&man1)]);
     assert_eq!(code, 0);
-    // One page per subcommand (recover among them) and the main page.
-    assert_eq!(out.lines().count(), 17);
+    // One page per subcommand (recover, index and search among them) and the main page.
+    assert_eq!(out.lines().count(), 19);
     assert!(man1.join("dsh-session-validate.1").is_file());
 }
 
@@ -533,20 +523,17 @@ fn terminal_tables_never_break_an_id_or_a_date() {
             "{shown}"
         );
         if columns == 80 {
-            // An id of 44 characters, its date and its status take 82 columns.
-            assert_eq!(lines[2], format!(" {id}   valid"));
+            // An id of 44 characters, the last activity and the status fit in 80 columns.
+            assert_eq!(lines[2], format!(" {id}   2025-10-09T08:53Z   valid"));
             assert_eq!(
                 lines[4],
-                "left out to fit 80 columns: title, created at, cwd, parent, seed, origin, depth, events, turns, revision (a wider terminal, a pipe or --format json shows them)"
+                "left out to fit 80 columns: title, project, created, turns, model, size (a wider terminal, a pipe or --format json shows them)"
             );
         } else {
-            assert!(lines[2].contains(" 2025-10-09T08:53:20.000Z "), "{shown}");
-            // The cwd is cut before the revision (of no use for a JSONL root) is left out.
-            assert!(lines[2].contains(" /home/shawn/inve… "), "{shown}");
-            assert_eq!(
-                lines[4],
-                "left out to fit 160 columns: revision (a wider terminal, a pipe or --format json shows them)"
-            );
+            assert!(lines[2].contains(" 2025-10-09T08:53Z "), "{shown}");
+            // The project is cut before any column is left out.
+            assert!(lines[2].contains(" /home/shawn… "), "{shown}");
+            assert_eq!(lines.len(), 3, "nothing left out: {shown}");
         }
     }
     // `stats` keeps the date of each row whole at 80 columns.

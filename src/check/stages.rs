@@ -42,7 +42,7 @@ pub struct Stages {
     /// The per-event stage stopped at its first failure, as upstream does (no more folds).
     pub per_event_failed: bool,
     /// Unknown types already warned about (W3), once each.
-    unknown_seen: HashSet<String>,
+    pub(crate) unknown_seen: HashSet<String>,
 }
 
 impl Stages {

@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod export;
 pub mod follow;
+pub mod index;
 pub mod man;
 pub mod messages;
 pub mod provenance;
@@ -11,7 +12,9 @@ pub mod repair;
 pub mod replacements;
 pub mod rules;
 pub mod salvage;
+pub mod search;
 pub mod sessions;
+pub mod sessions_root;
 pub mod show;
 pub mod stats;
 pub mod surface;

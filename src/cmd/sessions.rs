@@ -1,5 +1,6 @@
-//! `sessions STORE`: the sessions of a SQLite store or of a JSONL root directory
-//! (FORMAT.md §7.1, §8.4).
+//! `sessions STORE`: the sessions of a SQLite store (FORMAT.md §8.4); a JSONL root
+//! directory (§7.1) is listed from the search index ([`crate::cmd::sessions_root`]), what
+//! DSH left beside its logs named as [`jsonl_sessions`] names it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -20,29 +21,30 @@ use dsh_session::wording::utc;
 /// `sessions --format json` layout: 2 renamed `id` to `session`.
 pub const SCHEMA_VERSION: u32 = 2;
 
+/// One session in `sessions --format json` (schema [`SCHEMA_VERSION`]).
 #[derive(Debug, Serialize)]
-struct Row {
-    schema_version: u32,
+pub(crate) struct Row {
+    pub(crate) schema_version: u32,
     /// The header's session id; `null` for a file whose header is not DSH's (another
     /// harness's log, status `foreign`) or cannot be read.
     #[serde(rename = "session")]
-    id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The latest `session/title`; `null` when the log has none or cannot be read.
-    title: Option<String>,
-    created_at: Option<String>,
-    cwd: Option<String>,
-    parent_session: Option<String>,
-    seed_length: Option<i64>,
-    origin: Option<String>,
-    delegation_depth: Option<i64>,
+    pub(crate) title: Option<String>,
+    pub(crate) created_at: Option<String>,
+    pub(crate) cwd: Option<String>,
+    pub(crate) parent_session: Option<String>,
+    pub(crate) seed_length: Option<i64>,
+    pub(crate) origin: Option<String>,
+    pub(crate) delegation_depth: Option<i64>,
     /// Logical events (packed rows expanded); `null` when the session cannot be read.
-    events: Option<u64>,
-    turns: Option<u64>,
+    pub(crate) events: Option<u64>,
+    pub(crate) turns: Option<u64>,
     /// SQLite schema 17 only.
-    revision: Option<i64>,
-    status: &'static str,
+    pub(crate) revision: Option<i64>,
+    pub(crate) status: String,
     /// The file holding the session (JSONL roots only).
-    file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 fn row(
@@ -67,7 +69,9 @@ fn row(
         events: counted.map(|(r, _)| r.events),
         turns: counted.map(|(_, s)| s.turn_count),
         revision,
-        status: report.map_or("unreadable", |(r, _)| r.status.name()),
+        status: report
+            .map_or("unreadable", |(r, _)| r.status.name())
+            .to_owned(),
         file,
     }
 }
@@ -135,7 +139,7 @@ fn current_log(dir: &Path, left: &mut Vec<String>) -> std::io::Result<Option<Pat
 }
 
 /// The JSONL root a log found by the walk would sit in: `ROOT/PROJECT/SESSION/FILE`.
-fn root_of(log: &Path) -> &Path {
+pub(crate) fn root_of(log: &Path) -> &Path {
     log.ancestors().nth(3).unwrap_or(log)
 }
 
@@ -149,86 +153,43 @@ fn scan_counting(path: &std::path::Path, options: &ScanOptions) -> Option<(scan:
 /// Runs `sessions`.
 pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let path = &args.store;
-    let mut rows = Vec::new();
     if path.is_dir() {
-        for file in jsonl_sessions(path).with_context(|| path.display().to_string())? {
-            let report = scan_counting(&file, &ScanOptions::default());
-            if let Some((r, _)) = report.as_ref().filter(|(r, _)| r.status == Status::Foreign) {
-                // The table's row says `foreign`; this says which file and why.
-                let why = r.finding.as_ref().map(|f| f.message.as_str());
-                stderr!(
-                    "dsh-session: {}: {}",
-                    file.display(),
-                    why.unwrap_or("not a DSH session log")
-                );
-            }
-            let header = report
-                .as_ref()
-                .and_then(|(r, _)| r.header.clone())
-                .unwrap_or_default();
-            rows.push(row(
-                &header,
-                None,
-                Some(file.display().to_string()),
-                report.as_ref(),
-            ));
+        return crate::cmd::sessions_root::run(args, out);
+    }
+    let mut rows = Vec::new();
+    if path.is_file() && !dsh_session::load::store_file::looks_like_store(path) {
+        bail!(
+            "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
+            path.display()
+        );
+    }
+    let store = match Store::open(path) {
+        Ok(store) => store,
+        Err(StoreError::Refused(f)) => {
+            return Err(Rejected(format!("{}: refused {f}", path.display())).into());
         }
-        if rows.is_empty() {
-            let (found, _) =
-                dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
-            let stores: Vec<_> = found
-                .iter()
-                .filter(|p| dsh_session::load::store_file::looks_like_store(p))
-                .collect();
-            match stores.first() {
-                None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
-                // Logs deeper than a root's sessions, or under other names.
-                None => bail!(
-                    "{}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but {} below it: list a root (`dsh-session sessions {}`), or describe one log with `show`",
-                    path.display(),
-                    dsh_session::wording::count(found.len() as u64, "log"),
-                    root_of(&found[0]).display()
-                ),
-                Some(first) => bail!(
-                    "{}: no JSONL session directories here, but {}: `sessions` lists one store at a time (`dsh-session sessions {}`)",
-                    path.display(),
-                    dsh_session::wording::count(stores.len() as u64, "SQLite store"),
-                    first.display()
-                ),
+        Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+    };
+    for (_, session) in store
+        .sessions()
+        .with_context(|| path.display().to_string())?
+    {
+        match session {
+            Ok(s) => {
+                let options = ScanOptions {
+                    session: Some(s.header.id.clone()),
+                    ..ScanOptions::default()
+                };
+                let report = scan_counting(path, &options);
+                rows.push(row(&s.header, s.revision, None, report.as_ref()));
             }
-        }
-    } else {
-        if path.is_file() && !dsh_session::load::store_file::looks_like_store(path) {
-            bail!(
-                "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
-                path.display()
-            );
-        }
-        let store = match Store::open(path) {
-            Ok(store) => store,
-            Err(StoreError::Refused(f)) => {
-                return Err(Rejected(format!("{}: refused {f}", path.display())).into());
-            }
-            Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
-        };
-        for (_, session) in store
-            .sessions()
-            .with_context(|| path.display().to_string())?
-        {
-            match session {
-                Ok(s) => {
-                    let options = ScanOptions {
-                        session: Some(s.header.id.clone()),
-                        ..ScanOptions::default()
-                    };
-                    let report = scan_counting(path, &options);
-                    rows.push(row(&s.header, s.revision, None, report.as_ref()));
-                }
-                Err(f) => stderr!("dsh-session: {}: {f}", path.display()),
-            }
+            Err(f) => stderr!("dsh-session: {}: {f}", path.display()),
         }
     }
-    write_rows(out, args.format, &rows, |out| {
+    let Some(format) = crate::cmd::sessions_root::table_format(args.format) else {
+        return crate::cmd::sessions_root::write_csv(out, &rows).map(|()| ExitCode::SUCCESS);
+    };
+    write_rows(out, format, &rows, |out| {
         // On a terminal, ids and dates stay whole: the title and cwd are cut first, then
         // the columns of least use are left out, and the note under the table says which
         // (at 80 columns a session id and its status are what always fits).

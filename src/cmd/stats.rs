@@ -206,7 +206,12 @@ impl Totals {
 /// A time given to `--since`/`--until`, in ms since the Unix epoch: an RFC 3339 time with
 /// an offset, or a date or a date and time in `tz`. With `end_of_day`, a date stands for
 /// the first moment of the next day (`--until`'s date is included).
-fn parse_when(flag: &str, text: &str, tz: &jiff::tz::TimeZone, end_of_day: bool) -> Result<i64> {
+pub(crate) fn parse_when(
+    flag: &str,
+    text: &str,
+    tz: &jiff::tz::TimeZone,
+    end_of_day: bool,
+) -> Result<i64> {
     if let Ok(at) = text.parse::<jiff::Timestamp>() {
         return Ok(at.as_millisecond());
     }
@@ -293,7 +298,7 @@ fn object(fields: Vec<(&'static str, Value)>) -> Map<String, Value> {
 }
 
 /// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-fn csv_field(v: &Value) -> String {
+pub(crate) fn csv_field(v: &Value) -> String {
     let text = match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),

@@ -63,7 +63,7 @@ fn unclassified(detail: String) -> Refusal {
 }
 
 /// The v2→v3 edge's state.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Admission {
     session_id: String,
     parent: bool,

@@ -33,7 +33,7 @@ fn chunk_refused(detail: String) -> Refusal {
 }
 
 /// The open turn and step of the migrated log at a point, as its final check sees them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StepState {
     /// The open turn.
     pub turn: Option<u64>,
@@ -74,7 +74,7 @@ pub struct Out {
     pub emit: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Group {
     turn: u64,
     step: u64,
@@ -119,7 +119,7 @@ impl Group {
 
 /// The v1→v2 edge's state: the pending attempt, the legacy turn tracking, and which seqs
 /// were chunks.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Attempts {
     cut: u64,
     pending: Option<Group>,

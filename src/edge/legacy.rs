@@ -24,7 +24,7 @@ use crate::json::Json;
 use crate::rules::Rule;
 
 /// The state the v0→v1 edge carries from event to event.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Legacy {
     session_id: String,
     parent: bool,

@@ -168,7 +168,7 @@ impl Judge {
 }
 
 /// A step of the chain, as messages name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Edge {
     /// The frozen released-v0/v1 codec decoding a row.
     Codec,
@@ -199,7 +199,7 @@ impl fmt::Display for Edge {
 }
 
 /// A refusal placed in the stored log.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Placed {
     edge: Edge,
     seq: Option<u64>,
@@ -310,6 +310,7 @@ impl<'j> Source<'j> {
 }
 
 /// The chain DSH 0.1.5 and later run on a v0–v3 log, fed one event at a time.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Edges {
     generation: u8,
     legacy: legacy::Legacy,
@@ -358,6 +359,19 @@ impl Edges {
             });
         }
         Some(edges)
+    }
+
+    /// The chain's whole state, for a scan taken up after appends
+    /// ([`crate::scan::resume`]): every member of every edge's state, as serde derives it
+    /// (so none can be left out), as JSON text.
+    pub fn save(&self) -> Option<String> {
+        serde_json::to_string(self).ok()
+    }
+
+    /// The state [`Edges::save`] wrote; `None` for text it did not write (the scan is then
+    /// not taken up: the log is read whole).
+    pub fn restore(text: &str) -> Option<Edges> {
+        serde_json::from_str(text).ok()
     }
 
     fn done(&self) -> bool {

@@ -85,7 +85,7 @@ fn surface(detail: String) -> Refusal {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Compaction {
     id: String,
     command: Option<String>,
@@ -94,7 +94,7 @@ struct Compaction {
     summarized: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Retry {
     turn: Option<u64>,
     step: Option<u64>,
@@ -104,6 +104,7 @@ struct Retry {
     retry: Option<u64>,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct PtcStart {
     root: String,
     parent: String,
@@ -114,6 +115,7 @@ struct PtcStart {
 
 /// A `turn/start` or `turn/end` that crossed an open compaction: refused unless a
 /// `session/end-seed` later shows the compaction was inherited and left open.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Crossing {
     compaction_start: u64,
     at: (u64, u64, Refusal),
@@ -129,7 +131,7 @@ pub struct Outcome {
 }
 
 /// The state of the check, event by event.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Relationships {
     /// The generation whose form the events have: 0–2 (as migrated to v3, in the frozen
     /// released view), 3 or 4 (a log read natively).

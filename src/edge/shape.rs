@@ -13,12 +13,27 @@ use crate::json::{Json, Kind, key_is};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Refusal {
-    /// The rule of the F family this refusal falls under.
+    /// The rule of the F family this refusal falls under (saved by its id).
+    #[serde(with = "rule_id")]
     pub rule: Rule,
     /// What DSH says, with the subject it names (seqs are the stored ones).
     pub detail: String,
+}
+
+/// A rule in a saved edge state ([`crate::edge::Edges::save`]): its id.
+mod rule_id {
+    use crate::rules::Rule;
+
+    pub fn serialize<S: serde::Serializer>(rule: &Rule, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(rule.id())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Rule, D::Error> {
+        let id = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Rule::from_id(&id).ok_or_else(|| serde::de::Error::custom(format!("no rule {id}")))
+    }
 }
 
 /// The result of one frozen check.

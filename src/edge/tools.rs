@@ -5,7 +5,7 @@
 /// The tool calls advertised and not yet resolved, in the order advertised. Their texts
 /// are kept in one buffer, emptied whenever no call is open, so keeping them allocates
 /// nothing per event once the buffer has grown to a step's calls.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tools {
     texts: String,
     calls: Vec<Tool>,
@@ -13,7 +13,7 @@ pub struct Tools {
 
 /// One advertised call: its `id`, `name` and `arguments` (strings as the check decodes
 /// them: lone surrogates as U+FFFD) as byte ranges of [`Tools::texts`].
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Tool {
     id: (usize, usize),
     name: Option<(usize, usize)>,

@@ -13,6 +13,7 @@ pub mod line;
 pub mod log_name;
 pub mod packed;
 pub mod read_ahead;
+pub mod resume;
 pub mod sqlite;
 pub mod sqlite_rows;
 pub mod store_file;

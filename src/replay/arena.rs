@@ -133,7 +133,7 @@ pub(super) struct ArenaMark {
 /// The roles of harness messages (FORMAT.md §2.4.1, GENERATIONS §7).
 pub(super) const ROLES: [&str; 5] = ["user", "assistant", "system", "developer", "tool"];
 
-const WIRE_ROLES: [WireRole; 5] = [
+pub(super) const WIRE_ROLES: [WireRole; 5] = [
     WireRole::System,
     WireRole::Developer,
     WireRole::User,

@@ -21,6 +21,7 @@ mod citations;
 mod entry;
 mod history;
 mod replace;
+mod snapshot;
 pub mod text;
 
 use std::collections::HashSet;

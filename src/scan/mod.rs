@@ -11,6 +11,7 @@
 pub mod framing;
 pub mod live;
 pub mod report;
+pub mod resume;
 pub mod torn;
 
 use std::path::Path;
@@ -222,6 +223,9 @@ pub(crate) struct State {
     stored_events: Option<u64>,
     /// When records were appended after the closers: the seq of the first one.
     appended_from: Option<u64>,
+    /// Once every line was read, with no defect and no torn frame: the end of the last
+    /// record (decoded bytes) and the number of the line after it ([`resume`]).
+    read_to: Option<(u64, u64)>,
     /// What the log's path says (G2's generation, H6's place in a DSH root).
     place: LogPlace,
     /// What the fold keeps of each surface entry: what the views asked for.
@@ -287,6 +291,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 sqlite_session: None,
                 stored_events: None,
                 appended_from: None,
+                read_to: None,
                 place,
                 keep,
                 edges: None,
@@ -797,6 +802,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     /// Decides what the first defect, if any, means once every line was read.
     fn close_torn_tail(&mut self, torn: TornScan, lines: &dyn LineSource) {
+        self.state.read_to = (torn.first.is_none() && lines.torn_frame().is_none())
+            .then_some((torn.committed_end, torn.next_line));
         let tail = torn.decide(TailContext {
             size: self.state.report.size,
             zstd: self.state.report.encoding == Encoding::Zstd,

@@ -7,11 +7,32 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-/// The `dsh-session` binary under test.
+/// The `dsh-session` binary under test. Its search index (`index`, `search`, `sessions
+/// ROOT`) is a file of this test binary under cargo's `target/tmp`, never the user's
+/// cache: `DSH_SESSION_INDEX` names it, and the cache directory itself points there too.
 pub fn dsh() -> Command {
     let mut cmd = Command::cargo_bin("dsh-session").expect("binary built by cargo test");
     cmd.env_remove("NO_COLOR");
+    let dir = test_cache();
+    cmd.env("DSH_SESSION_INDEX", dir.join("index.db"));
+    cmd.env("XDG_CACHE_HOME", dir.join("cache"));
     cmd
+}
+
+/// A directory for this test binary's caches under cargo's `target/tmp`, emptied when the
+/// binary first asks for it (so each run starts with no index).
+pub fn test_cache() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test binary path");
+        let stem = exe
+            .file_stem()
+            .map_or_else(|| "tests".to_owned(), |s| s.to_string_lossy().into_owned());
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{stem}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("cache directory");
+        dir
+    })
 }
 
 /// `dsh-session --dsh 0.1.1`: judged as DSH 0.1.1-rc.2, which loads a v0 log as it is. The

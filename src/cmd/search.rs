@@ -1,0 +1,315 @@
+//! `search QUERY [PATH]...`: full-text search over every indexed session (issue 28), exit
+//! codes as grep's: 0 with hits, 1 with none, 2 on error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use dsh_session::index::{Hit, Query, SessionFilter, SessionHits, Snippet};
+use dsh_session::view::message_rows::PartKind;
+use dsh_session::wording::utc;
+use serde::Serialize;
+
+use crate::cli::{SearchArgs, SearchRole, TableFormat};
+use crate::render::paint;
+
+/// `search --format json|jsonl` layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+struct HitJson {
+    schema_version: u32,
+    session: String,
+    title: Option<String>,
+    file: String,
+    project: Option<String>,
+    /// The session's `validate` status and the rule of its finding (`refused`, `F2`).
+    status: String,
+    rule: Option<String>,
+    turn: Option<i64>,
+    seq: u64,
+    role: &'static str,
+    message_role: String,
+    source: Option<String>,
+    tool: Option<String>,
+    time: Option<String>,
+    shadowed_by: Option<u64>,
+    snippet: String,
+    /// Byte ranges of `snippet` that matched, `[start, end)`.
+    matches: Vec<[usize; 2]>,
+    /// BM25 over the candidates; higher is better.
+    score: f64,
+    /// The command that shows the hit in its history.
+    open: String,
+}
+
+#[derive(Debug, Serialize)]
+struct SessionJson {
+    schema_version: u32,
+    session: String,
+    title: Option<String>,
+    file: String,
+    project: Option<String>,
+    /// The session's `validate` status and the rule of its finding (`refused`, `F2`).
+    status: String,
+    rule: Option<String>,
+    last_activity: Option<String>,
+    /// The newest hit: its seq, time and snippet.
+    seq: u64,
+    time: Option<String>,
+    snippet: String,
+    open: String,
+}
+
+/// A path as a shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || "/._-+=:,@%~".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// `file` as the text output names it: relative to the current directory when it is
+/// below it (as the user would type it there), else absolute (as the index keeps it).
+fn shown(file: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| std::fs::canonicalize(cwd).ok())
+        .and_then(|cwd| file.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| file.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// The command that shows message `seq` of a session in its derived history, naming the
+/// file as given (`shown` for the text output, absolute for JSON).
+fn open_command(file: &str, encoding: &str, session: &str, seq: Option<u64>) -> String {
+    let mut cmd = format!("dsh-session messages {}", shell_word(file));
+    if encoding == "sqlite" {
+        cmd.push_str(&format!(" --session {}", shell_word(session)));
+    }
+    if let Some(seq) = seq {
+        cmd.push_str(&format!(" --at {seq}"));
+    }
+    cmd
+}
+
+fn kind(role: SearchRole) -> PartKind {
+    match role {
+        SearchRole::User => PartKind::User,
+        SearchRole::Assistant => PartKind::Assistant,
+        SearchRole::Reasoning => PartKind::Reasoning,
+        SearchRole::Tool => PartKind::Tool,
+        SearchRole::System => PartKind::System,
+    }
+}
+
+/// The snippet with its matches in bold red on a terminal.
+fn painted(s: &Snippet, color: bool) -> String {
+    if !color {
+        return s.text.clone();
+    }
+    let mut out = String::new();
+    let mut last = 0;
+    for m in &s.matches {
+        out.push_str(&s.text[last..m.start]);
+        out.push_str(&paint(true, "1;31", &s.text[m.clone()]));
+        last = m.end;
+    }
+    out.push_str(&s.text[last..]);
+    out
+}
+
+/// `2026-11-30 14:02 UTC`: a hit's time, to the minute.
+fn minute(ms: i64) -> String {
+    let t = utc(ms);
+    // utc() gives RFC 3339 with milliseconds: keep the date and the minute.
+    match (t.get(..10), t.get(11..16)) {
+        (Some(d), Some(m)) => format!("{d} {m} UTC"),
+        _ => t,
+    }
+}
+
+fn write_hit(out: &mut dyn Write, hit: &Hit, color: bool) -> std::io::Result<()> {
+    let mut head = vec![
+        paint(color, "35", &shown(&hit.file)),
+        format!("seq {}", hit.part.seq),
+    ];
+    if let Some(t) = hit.part.turn {
+        head.push(format!("turn {t}"));
+    }
+    let mut what = hit.part.kind.name().to_owned();
+    if let Some(tool) = &hit.part.tool {
+        what.push_str(&format!(" ({tool})"));
+    }
+    head.push(what);
+    if let Some(t) = hit.part.time {
+        head.push(minute(t));
+    }
+    if let Some(by) = hit.part.shadowed_by {
+        head.push(format!("shadowed by seq {by}"));
+    }
+    writeln!(out, "{}", head.join("  "))?;
+    let mut session = format!("session {}", hit.session);
+    if let Some(title) = &hit.title {
+        session.push_str(&format!(": {title}"));
+    }
+    writeln!(out, "  {session}")?;
+    writeln!(out, "  {}", painted(&hit.snippet, color))?;
+    let open = open_command(
+        &shown(&hit.file),
+        &hit.encoding,
+        &hit.session,
+        Some(hit.part.seq),
+    );
+    writeln!(out, "  {}", paint(color, "2", &open))?;
+    writeln!(out)
+}
+
+/// Runs `search`.
+pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        bail!("search reads indexed files: name them (standard input cannot be indexed)");
+    }
+    let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
+    let when = |flag, text: &Option<String>, end| {
+        text.as_deref()
+            .map(|t| crate::cmd::stats::parse_when(flag, t, &tz, end))
+            .transpose()
+    };
+    let (since, until) = (
+        when("--since", &args.since, false)?,
+        when("--until", &args.until, true)?,
+    );
+    if args.query.trim().is_empty() {
+        bail!("the query is empty: give the words to find");
+    }
+    let mut index = crate::cmd::index::open(&args.index)?;
+    let mut empty = false;
+    if !args.no_update {
+        let say = crate::cmd::index::Say::unless(args.quiet);
+        let s = crate::cmd::index::update(&mut index, &args.paths, say)?;
+        empty = !s.empty_dirs.is_empty();
+    }
+    let under = args
+        .paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).with_context(|| p.display().to_string()))
+        .collect::<Result<Vec<PathBuf>>>()?;
+    let query = Query {
+        text: args.query.clone(),
+        sessions: SessionFilter {
+            under,
+            project: args.project.clone(),
+            session: args.session.clone(),
+            ..SessionFilter::default()
+        },
+        since,
+        until,
+        kinds: args.role.iter().map(|r| kind(*r)).collect(),
+        tool: args.tool.clone(),
+        include_shadowed: args.include_shadowed,
+        limit: (args.limit > 0).then_some(args.limit),
+    };
+    let found = if args.sessions_only {
+        let sessions = index.search_sessions(&query)?;
+        write_sessions(out, args.format, &sessions)?;
+        !sessions.is_empty()
+    } else {
+        let hits = index.search(&query)?;
+        write_hits(out, args.format, &hits, color)?;
+        !hits.is_empty()
+    };
+    Ok(ExitCode::from(match (empty, found) {
+        (true, _) => 2,
+        (false, true) => 0,
+        (false, false) => 1,
+    }))
+}
+
+fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: bool) -> Result<()> {
+    if format == TableFormat::Text {
+        for hit in hits {
+            write_hit(out, hit, color)?;
+        }
+        return Ok(());
+    }
+    let rows: Vec<HitJson> = hits
+        .iter()
+        .map(|h| HitJson {
+            schema_version: SCHEMA_VERSION,
+            session: h.session.clone(),
+            title: h.title.clone(),
+            file: h.file.display().to_string(),
+            project: h.project.clone(),
+            status: h.status.clone(),
+            rule: h.rule.clone(),
+            turn: h.part.turn,
+            seq: h.part.seq,
+            role: h.part.kind.name(),
+            message_role: h.part.role.clone(),
+            source: h.part.source.clone(),
+            tool: h.part.tool.clone(),
+            time: h.part.time.map(utc),
+            shadowed_by: h.part.shadowed_by,
+            snippet: h.snippet.text.clone(),
+            matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
+            score: h.score,
+            open: open_command(
+                &h.file.display().to_string(),
+                &h.encoding,
+                &h.session,
+                Some(h.part.seq),
+            ),
+        })
+        .collect();
+    crate::render::write_rows(out, format, &rows, |_| Ok(()))
+}
+
+fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits]) -> Result<()> {
+    let rows: Vec<SessionJson> = found
+        .iter()
+        .map(|f| {
+            let s = &f.session;
+            SessionJson {
+                schema_version: SCHEMA_VERSION,
+                session: s.session.clone(),
+                title: s.title.clone(),
+                file: s.file.display().to_string(),
+                project: s.cwd.clone(),
+                status: s.status.clone(),
+                rule: s.rule.clone(),
+                last_activity: s.last_time.map(utc),
+                seq: f.newest.part.seq,
+                time: f.newest.part.time.map(utc),
+                snippet: f.newest.snippet.text.clone(),
+                open: open_command(
+                    &s.file.display().to_string(),
+                    &s.encoding,
+                    &s.session,
+                    Some(f.newest.part.seq),
+                ),
+            }
+        })
+        .collect();
+    crate::render::write_rows(out, format, &rows, |out| {
+        for (r, f) in rows.iter().zip(found) {
+            // One line each, like `grep -l`: the file (and session, for a store).
+            let file = shown(&f.session.file);
+            let name = if f.session.encoding == "sqlite" {
+                crate::render::log_name(&file, Some(&r.session))
+            } else {
+                file
+            };
+            writeln!(out, "{name}")?;
+        }
+        Ok(())
+    })
+}

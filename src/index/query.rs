@@ -1,0 +1,355 @@
+//! Answering from the index: the sessions under some paths ([`Index::sessions`]) and a
+//! session's messages by seq ([`Index::messages`]); the search is in [`super::search`].
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::Value;
+
+use super::writer::ModelJson;
+use super::{Index, IndexError, under};
+use crate::view::message_rows::PartKind;
+
+/// Which sessions [`Index::sessions`] lists.
+#[derive(Debug, Clone, Default)]
+pub struct SessionFilter {
+    /// Only sessions in files at or under these paths (absolute, as given to
+    /// [`Index::update`]); all when empty.
+    pub under: Vec<PathBuf>,
+    /// Only sessions whose project (the header's `cwd`) contains this text.
+    pub project: Option<String>,
+    /// Only the session with this id, or whose id starts with it.
+    pub session: Option<String>,
+    /// Only sessions active at or after this time (ms since the Unix epoch).
+    pub since: Option<i64>,
+    /// Only sessions created before this time (ms since the Unix epoch).
+    pub until: Option<i64>,
+    /// Only sessions of JSONL logs (not of SQLite stores).
+    pub jsonl_only: bool,
+    /// At most this many, the most recently active first.
+    pub limit: Option<usize>,
+}
+
+/// One provider and model a session's assistant messages named.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ModelUse {
+    /// The provider id.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+    /// Assistant messages that named it (0 for a model only selected).
+    pub assistant_messages: u64,
+}
+
+/// Token totals of a session (FORMAT.md §2.4.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Tokens {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Output tokens (reasoning included).
+    pub output: u64,
+    /// Cached input tokens read.
+    pub cache_read: u64,
+    /// Cached input tokens written.
+    pub cache_write: u64,
+    /// Reasoning tokens (part of output).
+    pub reasoning: u64,
+}
+
+/// One session as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The log or store holding it.
+    pub file: PathBuf,
+    /// `none`, `zstd` or `sqlite`.
+    pub encoding: String,
+    /// Bytes of the file.
+    pub size: u64,
+    /// The header's `id` (empty when the log has no readable header).
+    pub session: String,
+    /// The latest `session/title`.
+    pub title: Option<String>,
+    /// The header's `cwd`: the project.
+    pub cwd: Option<String>,
+    /// The header's `createdAt`, ms since the Unix epoch.
+    pub created_at: Option<i64>,
+    /// The first event's time.
+    pub first_time: Option<i64>,
+    /// The last event's time: the last activity.
+    pub last_time: Option<i64>,
+    /// The header's `parentSession`.
+    pub parent_session: Option<String>,
+    /// The header's `seedLength`.
+    pub seed_length: Option<i64>,
+    /// The header's `origin`.
+    pub origin: Option<String>,
+    /// The header's `delegationDepth`.
+    pub delegation_depth: Option<i64>,
+    /// A schema 17 store's `revision`.
+    pub revision: Option<i64>,
+    /// The format generation (`head`, `june-2026`, `v1` … `v4`).
+    pub generation: Option<String>,
+    /// `validate`'s verdict: `valid`, `torn-tail`, `corrupt`, `refused`, or `unreadable`
+    /// for a file that could not be read.
+    pub status: String,
+    /// The rule behind a verdict other than `valid`.
+    pub rule: Option<String>,
+    /// What the finding (or why the file could not be read) says.
+    pub message: Option<String>,
+    /// Events in the log.
+    pub events: u64,
+    /// `turn/start` events.
+    pub turns: u64,
+    /// `tool/call` events.
+    pub tool_calls: u64,
+    /// Models, in the order first named.
+    pub models: Vec<ModelUse>,
+    /// Token totals.
+    pub tokens: Tokens,
+}
+
+impl SessionRow {
+    /// The model most assistant messages named (the first named on a tie), else the first
+    /// model named.
+    pub fn main_model(&self) -> Option<&ModelUse> {
+        let most = self
+            .models
+            .iter()
+            .rev()
+            .max_by_key(|m| m.assistant_messages);
+        most.filter(|m| m.assistant_messages > 0)
+            .or(self.models.first())
+    }
+}
+
+/// One message part as the index keeps it, without its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessagePart {
+    /// The message's seq.
+    pub seq: u64,
+    /// Its place on the surface: messages in `pos` order (then seq) are the derived
+    /// history; a replace takes the place of the first entry it shadowed.
+    pub pos: i64,
+    /// The `data.turn` of the turn it is in.
+    pub turn: Option<i64>,
+    /// The event type.
+    pub event_type: String,
+    /// What part of the message this is.
+    pub kind: PartKind,
+    /// The message's role.
+    pub role: String,
+    /// The message's source kind.
+    pub source: Option<String>,
+    /// The tool (of a tool part), names joined by `,` when the message has several.
+    pub tool: Option<String>,
+    /// The event's time, ms since the Unix epoch.
+    pub time: Option<i64>,
+    /// The seq of the replace that took it off the surface, when one did.
+    pub shadowed_by: Option<u64>,
+}
+
+/// The columns [`part_row`] reads, of `messages m`.
+pub(super) const PART_COLUMNS: &str =
+    "m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by";
+
+/// A [`MessagePart`] from the columns [`PART_COLUMNS`] at `at`.
+pub(super) fn part_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MessagePart> {
+    Ok(MessagePart {
+        seq: r.get::<_, i64>(at)? as u64,
+        pos: r.get(at + 1)?,
+        turn: r.get(at + 2)?,
+        event_type: r.get(at + 3)?,
+        kind: PartKind::from_name(&r.get::<_, String>(at + 4)?).unwrap_or(PartKind::User),
+        role: r.get(at + 5)?,
+        source: r.get(at + 6)?,
+        tool: r.get(at + 7)?,
+        time: r.get(at + 8)?,
+        shadowed_by: r.get::<_, Option<i64>>(at + 9)?.map(|s| s as u64),
+    })
+}
+
+/// One message part of a session with its text ([`Index::messages`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageRow {
+    /// The part.
+    pub part: MessagePart,
+    /// The text (each part cut at [`crate::view::message_rows::MAX_PART_BYTES`]).
+    pub text: String,
+}
+
+/// SQL conditions and their parameters, built up.
+#[derive(Default)]
+pub(super) struct Where {
+    sql: Vec<String>,
+    pub(super) params: Vec<Value>,
+}
+
+impl Where {
+    pub(super) fn add(&mut self, sql: &str, params: impl IntoIterator<Item = Value>) {
+        self.sql.push(sql.to_owned());
+        self.params.extend(params);
+    }
+
+    pub(super) fn sql(&self) -> String {
+        if self.sql.is_empty() {
+            "1".into()
+        } else {
+            self.sql.join(" AND ")
+        }
+    }
+
+    pub(super) fn sessions(&mut self, f: &SessionFilter) {
+        if !f.under.is_empty() {
+            let mut any = Vec::new();
+            for p in &f.under {
+                let (exact, from, to) = under(p);
+                any.push("(f.path = ? OR (f.path > ? AND f.path < ?))");
+                self.params
+                    .extend([Value::Text(exact), Value::Text(from), Value::Text(to)]);
+            }
+            self.sql.push(format!("({})", any.join(" OR ")));
+        }
+        if let Some(p) = &f.project {
+            self.add("instr(s.cwd, ?) > 0", [Value::Text(p.clone())]);
+        }
+        if let Some(id) = &f.session {
+            self.add(
+                "(s.session = ? OR substr(s.session, 1, length(?)) = ?)",
+                [
+                    Value::Text(id.clone()),
+                    Value::Text(id.clone()),
+                    Value::Text(id.clone()),
+                ],
+            );
+        }
+        if let Some(t) = f.since {
+            self.add(
+                "COALESCE(s.last_time, s.created_at) >= ?",
+                [Value::Integer(t)],
+            );
+        }
+        if let Some(t) = f.until {
+            self.add(
+                "COALESCE(s.created_at, s.first_time) < ?",
+                [Value::Integer(t)],
+            );
+        }
+        if f.jsonl_only {
+            self.add("f.encoding <> 'sqlite'", []);
+        }
+    }
+}
+
+pub(super) const SESSION_COLUMNS: &str = "f.path, f.encoding, f.size, f.error, s.session, s.title, s.cwd, s.created_at, s.first_time, s.last_time, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.revision, s.generation, s.status, s.rule, s.message, s.events, s.turns, s.tool_calls, s.models, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens";
+
+/// A [`SessionRow`] from the columns [`SESSION_COLUMNS`] at `at`.
+pub(super) fn session_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SessionRow> {
+    let n = |i: usize| -> rusqlite::Result<u64> {
+        Ok(r.get::<_, Option<i64>>(at + i)?.unwrap_or(0).max(0) as u64)
+    };
+    let error: Option<String> = r.get(at + 3)?;
+    let status: Option<String> = r.get(at + 16)?;
+    let models: Option<String> = r.get(at + 22)?;
+    let models: Vec<ModelJson> = models
+        .and_then(|m| serde_json::from_str(&m).ok())
+        .unwrap_or_default();
+    Ok(SessionRow {
+        file: PathBuf::from(r.get::<_, String>(at)?),
+        encoding: r.get(at + 1)?,
+        size: n(2)?,
+        session: r.get::<_, Option<String>>(at + 4)?.unwrap_or_default(),
+        title: r.get(at + 5)?,
+        cwd: r.get(at + 6)?,
+        created_at: r.get(at + 7)?,
+        first_time: r.get(at + 8)?,
+        last_time: r.get(at + 9)?,
+        parent_session: r.get(at + 10)?,
+        seed_length: r.get(at + 11)?,
+        origin: r.get(at + 12)?,
+        delegation_depth: r.get(at + 13)?,
+        revision: r.get(at + 14)?,
+        generation: r.get(at + 15)?,
+        message: r.get::<_, Option<String>>(at + 18)?.or(error),
+        status: status.unwrap_or_else(|| "unreadable".into()),
+        rule: r.get(at + 17)?,
+        events: n(19)?,
+        turns: n(20)?,
+        tool_calls: n(21)?,
+        models: models
+            .into_iter()
+            .map(|m| ModelUse {
+                provider: m.provider,
+                model: m.model,
+                assistant_messages: m.assistant_messages,
+            })
+            .collect(),
+        tokens: Tokens {
+            input: n(23)?,
+            output: n(24)?,
+            cache_read: n(25)?,
+            cache_write: n(26)?,
+            reasoning: n(27)?,
+        },
+    })
+}
+
+impl Index {
+    /// The sessions `filter` picks, the most recently active first (a file that could not
+    /// be read is listed with status `unreadable` and no session id).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn sessions(&self, filter: &SessionFilter) -> Result<Vec<SessionRow>, IndexError> {
+        let mut w = Where::default();
+        w.sessions(filter);
+        let limit = filter.limit.map_or(-1, |n| n as i64);
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM files f LEFT JOIN sessions s ON s.file_id = f.id WHERE (s.id IS NOT NULL OR f.error IS NOT NULL) AND {} ORDER BY COALESCE(s.last_time, s.created_at) DESC NULLS LAST, f.path, s.session LIMIT {limit}",
+            w.sql()
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(w.params), |r| session_row(r, 0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
+    }
+
+    /// The message parts of session `session` of `file` whose seqs are in `seqs`, in
+    /// surface order (then seq), shadowed ones only with `include_shadowed`.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn messages(
+        &self,
+        file: &Path,
+        session: &str,
+        seqs: RangeInclusive<u64>,
+        include_shadowed: bool,
+    ) -> Result<Vec<MessageRow>, IndexError> {
+        let end = i64::try_from(*seqs.end()).unwrap_or(i64::MAX);
+        let sql = format!(
+            "SELECT {PART_COLUMNS}, m.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
+            if include_shadowed {
+                ""
+            } else {
+                "AND m.shadowed_by IS NULL"
+            }
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
+        let start = i64::try_from(*seqs.start()).unwrap_or(i64::MAX);
+        let rows = stmt
+            .query_map(
+                rusqlite::params![file.to_string_lossy(), session, start, end],
+                |r| {
+                    Ok(MessageRow {
+                        part: part_row(r, 0)?,
+                        text: super::schema::unpack_text(r.get_ref(10)?),
+                    })
+                },
+            )
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
+    }
+}

@@ -1,0 +1,394 @@
+//! The write side of an update: what a file read becomes in the tables, in batches of one
+//! transaction each (`BEGIN IMMEDIATE`, so a second updater waits for the first, up to the
+//! busy timeout, instead of failing). A file's rows are written only when its `files` row
+//! is still as the update found it: an updater that lost a race leaves the other's rows.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::ingest::{FileRead, Job, KNOWN_COLUMNS, Known, SessionRead};
+
+/// Commit a batch after this many message parts, files, or this much time.
+const BATCH_PARTS: u64 = 50_000;
+const BATCH_FILES: usize = 1000;
+const BATCH_TIME: Duration = Duration::from_secs(2);
+
+/// One open transaction at a time on the index connection.
+pub(super) struct Writer<'c> {
+    conn: &'c Connection,
+    open: bool,
+    since: Instant,
+    parts: u64,
+    files: usize,
+}
+
+impl Drop for Writer<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // An error ended the update: nothing of the open batch is kept.
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+    }
+}
+
+impl<'c> Writer<'c> {
+    /// Starts the first batch (waits for another writer to finish).
+    pub fn begin(conn: &'c Connection) -> rusqlite::Result<Self> {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(Writer {
+            conn,
+            open: true,
+            since: Instant::now(),
+            parts: 0,
+            files: 0,
+        })
+    }
+
+    /// Commits the batch when it is large or old enough, and starts the next.
+    pub fn maybe_commit(&mut self) -> rusqlite::Result<()> {
+        if self.parts < BATCH_PARTS && self.files < BATCH_FILES && self.since.elapsed() < BATCH_TIME
+        {
+            return Ok(());
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.open = false;
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.open = true;
+        self.since = Instant::now();
+        self.parts = 0;
+        self.files = 0;
+        Ok(())
+    }
+
+    /// Commits the last batch.
+    pub fn commit(mut self) -> rusqlite::Result<()> {
+        self.conn.execute_batch("COMMIT")?;
+        self.open = false;
+        Ok(())
+    }
+
+    /// Forgets a root that is gone from disk.
+    pub fn forget_root(&self, root: &Path) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "DELETE FROM roots WHERE path = ?1",
+            [root.to_string_lossy()],
+        )?;
+        Ok(())
+    }
+
+    /// Records a root.
+    pub fn add_root(&self, root: &Path) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "INSERT OR IGNORE INTO roots (path) VALUES (?1)",
+            [root.to_string_lossy()],
+        )?;
+        Ok(())
+    }
+
+    /// The `files` row of `path` now.
+    fn current(&self, path: &str) -> rusqlite::Result<Option<Known>> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {KNOWN_COLUMNS} FROM files WHERE path = ?1"
+            ))?
+            .query_row([path], |r| Known::from_row(r, 0))
+            .optional()
+    }
+
+    /// Drops a file gone from disk; false when its row changed since the update looked.
+    pub fn remove(&mut self, path: &str, known: Known) -> rusqlite::Result<bool> {
+        if self.current(path)? != Some(known) {
+            return Ok(false);
+        }
+        self.delete_contents(known.id)?;
+        self.conn
+            .execute("DELETE FROM files WHERE id = ?1", [known.id])?;
+        Ok(true)
+    }
+
+    /// The sessions, messages, texts and calls of file `id`.
+    fn delete_contents(&self, id: i64) -> rusqlite::Result<()> {
+        self.conn.execute(
+            "DELETE FROM texts WHERE rowid IN (SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.file_id = ?1)",
+            [id],
+        )?;
+        self.conn.execute(
+            "DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE file_id = ?1)",
+            [id],
+        )?;
+        self.conn.execute(
+            "DELETE FROM calls WHERE session_id IN (SELECT id FROM sessions WHERE file_id = ?1)",
+            [id],
+        )?;
+        self.conn
+            .execute("DELETE FROM sessions WHERE file_id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Writes what was read of `job`'s file: the message parts written, or `None` when its
+    /// row changed since the update looked (another updater wrote it).
+    pub fn apply(&mut self, job: &Job, read: &FileRead) -> rusqlite::Result<Option<u64>> {
+        let key = job.path.to_string_lossy();
+        let current = self.current(&key)?;
+        if current != job.base {
+            return Ok(None);
+        }
+        let resumed = read.resumed && current.is_some();
+        let stat = job.stat;
+        let saved = read.saved.as_ref().map(|s| s.as_bytes());
+        let tail = read.tail_hash.map(|h| h as i64);
+        let judge = job.judge.name();
+        let file_id = match current {
+            Some(known) => {
+                if !resumed {
+                    self.delete_contents(known.id)?;
+                }
+                self.conn.execute(
+                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, encoding = ?5, tail_hash = ?6, resume = ?7, resume_turn = ?8, error = ?9, judge = ?10 WHERE id = ?1",
+                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                )?;
+                known.id
+            }
+            None => {
+                self.conn.execute(
+                    "INSERT INTO files (path, size, mtime_ns, inode, encoding, tail_hash, resume, resume_turn, error, judge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                )?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        let mut parts = 0;
+        if resumed {
+            let session = read.sessions.first();
+            let id: Option<i64> = self
+                .conn
+                .query_row(
+                    "SELECT id FROM sessions WHERE file_id = ?1 LIMIT 1",
+                    [file_id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match (session, id) {
+                (Some(session), Some(id)) => {
+                    self.add_to_session(id, session)?;
+                    parts += self.insert_rows(id, session)?;
+                }
+                _ => {
+                    // The kept rows do not match what was taken up: make the next update
+                    // read the file whole.
+                    self.conn.execute(
+                        "UPDATE files SET size = -1, resume = NULL WHERE id = ?1",
+                        [file_id],
+                    )?;
+                }
+            }
+        } else {
+            for session in &read.sessions {
+                let id = self.insert_session(file_id, session)?;
+                parts += self.insert_rows(id, session)?;
+            }
+        }
+        self.parts += parts;
+        self.files += 1;
+        Ok(Some(parts))
+    }
+
+    fn insert_session(&self, file_id: i64, s: &SessionRead) -> rusqlite::Result<i64> {
+        let h = &s.header;
+        let u = &s.stats.usage;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO sessions (file_id, session, title, cwd, created_at, first_time, last_time, parent_session, seed_length, origin, delegation_depth, revision, generation, status, rule, message, events, turns, tool_calls, models, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+            )?
+            .execute(params![
+                file_id,
+                h.id,
+                s.stats.title,
+                h.cwd,
+                h.created_at,
+                s.stats.first_time,
+                s.stats.last_time,
+                h.parent_session,
+                h.seed_length,
+                h.origin,
+                h.delegation_depth,
+                s.revision,
+                s.generation,
+                s.status,
+                s.rule,
+                s.message,
+                s.events as i64,
+                s.stats.turn_count as i64,
+                s.stats.tool_calls as i64,
+                models_json(&merge_models(None, s)),
+                u.input as i64,
+                u.output as i64,
+                u.cache_read as i64,
+                u.cache_write as i64,
+                u.reasoning as i64,
+            ])?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// A session taken up: its counts grow by what the new events hold, its verdict is the
+    /// new one.
+    fn add_to_session(&self, id: i64, s: &SessionRead) -> rusqlite::Result<()> {
+        let old: String =
+            self.conn
+                .query_row("SELECT models FROM sessions WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })?;
+        let u = &s.stats.usage;
+        self.conn.execute(
+            "UPDATE sessions SET title = COALESCE(?2, title), first_time = COALESCE(first_time, ?3), last_time = COALESCE(?4, last_time), generation = ?5, status = ?6, rule = ?7, message = ?8, events = ?9, turns = turns + ?10, tool_calls = tool_calls + ?11, models = ?12, input_tokens = input_tokens + ?13, output_tokens = output_tokens + ?14, cache_read_tokens = cache_read_tokens + ?15, cache_write_tokens = cache_write_tokens + ?16, reasoning_tokens = reasoning_tokens + ?17 WHERE id = ?1",
+            params![
+                id,
+                s.stats.title,
+                s.stats.first_time,
+                s.stats.last_time,
+                s.generation,
+                s.status,
+                s.rule,
+                s.message,
+                s.events as i64,
+                s.stats.turn_count as i64,
+                s.stats.tool_calls as i64,
+                models_json(&merge_models(Some(&old), s)),
+                u.input as i64,
+                u.output as i64,
+                u.cache_read as i64,
+                u.cache_write as i64,
+                u.reasoning as i64,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Writes the calls and message parts of a session read, marks what its replaces
+    /// shadowed, and returns the parts written.
+    fn insert_rows(&self, id: i64, s: &SessionRead) -> rusqlite::Result<u64> {
+        let mut call = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO calls (session_id, call_id, tool) VALUES (?1, ?2, ?3)",
+        )?;
+        for (call_id, tool) in &s.calls {
+            call.execute(params![id, call_id, tool])?;
+        }
+        let shadowed_by: HashMap<u64, u64> = s
+            .rows
+            .iter()
+            .flat_map(|r| r.shadows.iter().map(move |&seq| (seq, r.seq)))
+            .collect();
+        let mut message = self.conn.prepare_cached(
+            "INSERT INTO messages (session_id, seq, pos, turn, type, kind, role, source, tool, time, shadowed_by, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )?;
+        let mut text = self
+            .conn
+            .prepare_cached("INSERT INTO texts (rowid, text) VALUES (?1, ?2)")?;
+        let mut pos_of: HashMap<u64, i64> = HashMap::new();
+        let mut parts = 0;
+        for row in &s.rows {
+            // A replace stands where the first entry it shadowed stood.
+            let pos = match row.shadows.first() {
+                None => row.seq as i64,
+                Some(&first) => match pos_of.get(&first) {
+                    Some(&p) => p,
+                    None => self.kept_pos(id, first)?.unwrap_or(first as i64),
+                },
+            };
+            pos_of.insert(row.seq, pos);
+            for part in &row.parts {
+                let tool = match &part.tool {
+                    Some(t) => Some(t.clone()),
+                    None => self.kept_tool(id, &part.call_ids)?,
+                };
+                message.execute(params![
+                    id,
+                    row.seq as i64,
+                    pos,
+                    row.turn,
+                    row.event_type,
+                    part.kind.name(),
+                    row.role,
+                    row.source,
+                    tool,
+                    row.time,
+                    shadowed_by.get(&row.seq).map(|&s| s as i64),
+                    super::schema::pack_text(&part.text),
+                ])?;
+                text.execute(params![self.conn.last_insert_rowid(), part.text])?;
+                parts += 1;
+            }
+        }
+        // Entries shadowed by the new events that an earlier read wrote.
+        let mut mark = self.conn.prepare_cached(
+            "UPDATE messages SET shadowed_by = ?3 WHERE session_id = ?1 AND seq = ?2 AND shadowed_by IS NULL",
+        )?;
+        for (&seq, &by) in &shadowed_by {
+            if !pos_of.contains_key(&seq) {
+                mark.execute(params![id, seq as i64, by as i64])?;
+            }
+        }
+        Ok(parts)
+    }
+
+    /// The surface position an earlier read gave the entry `seq` of session `id`.
+    fn kept_pos(&self, id: i64, seq: u64) -> rusqlite::Result<Option<i64>> {
+        self.conn
+            .prepare_cached("SELECT pos FROM messages WHERE session_id = ?1 AND seq = ?2 LIMIT 1")?
+            .query_row(params![id, seq as i64], |r| r.get(0))
+            .optional()
+    }
+
+    /// The tool name an earlier read kept for one of `call_ids`.
+    fn kept_tool(&self, id: i64, call_ids: &[String]) -> rusqlite::Result<Option<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT tool FROM calls WHERE session_id = ?1 AND call_id = ?2")?;
+        for call in call_ids {
+            if let Some(tool) = stmt
+                .query_row(params![id, call], |r| r.get::<_, String>(0))
+                .optional()?
+            {
+                return Ok(Some(tool));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// One model a session used, as the index keeps it (`sessions.models`, JSON).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(super) struct ModelJson {
+    pub provider: String,
+    pub model: String,
+    pub assistant_messages: u64,
+}
+
+/// The models kept (`old`, JSON) and those of the session read, in the order first named,
+/// their assistant messages summed.
+fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelJson> {
+    let mut models: Vec<ModelJson> = old
+        .and_then(|o| serde_json::from_str(o).ok())
+        .unwrap_or_default();
+    for m in &s.stats.models {
+        match models
+            .iter_mut()
+            .find(|k| k.provider == m.provider && k.model == m.model)
+        {
+            Some(k) => k.assistant_messages += m.assistant_messages,
+            None => models.push(ModelJson {
+                provider: m.provider.clone(),
+                model: m.model.clone(),
+                assistant_messages: m.assistant_messages,
+            }),
+        }
+    }
+    models
+}
+
+fn models_json(models: &[ModelJson]) -> String {
+    serde_json::to_string(models).unwrap_or_else(|_| "[]".into())
+}

@@ -1,0 +1,954 @@
+//! The search index (issue 28): `index`, `search` and `sessions ROOT` on roots built in
+//! temporary directories, each test with its own index file (never the user's cache).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use common::{dsh, fixture};
+
+/// Runs `dsh-session ARGS --index INDEX`: exit code, standard output, standard error.
+fn run(index: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = dsh()
+        .args(args)
+        .arg("--index")
+        .arg(index)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+/// The hits of `search --format jsonl`, and the exit code.
+fn search(index: &Path, args: &[&str]) -> (i32, Vec<Value>) {
+    let mut all = vec!["search", "--format", "jsonl"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(index, &all);
+    assert!(code != 2, "search {args:?}: {err}");
+    let hits = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    (code, hits)
+}
+
+/// `(session, seq, role)` of each hit.
+fn places(hits: &[Value]) -> Vec<(String, u64, String)> {
+    hits.iter()
+        .map(|h| {
+            (
+                h["session"].as_str().unwrap().to_owned(),
+                h["seq"].as_u64().unwrap(),
+                h["role"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Writes `text` as `<root>/proj/<name>/session.jsonl` and returns the file.
+fn session(root: &Path, name: &str, text: &str) -> PathBuf {
+    let dir = root.join("proj").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// `compaction-and-prune.jsonl` under the session id `id`, with `from` replaced by `to`.
+fn compaction_log(id: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(fixture("compaction-and-prune.jsonl")).unwrap();
+    assert!(text.contains(from));
+    text.replace("\"id\":\"s-compact\"", &format!("\"id\":\"{id}\""))
+        .replace(from, to)
+}
+
+/// A second turn for `compaction-and-prune.jsonl` whose user message replaces the summary
+/// on the surface (seqs 20 and 19) and says `word`.
+fn second_turn(word: &str) -> String {
+    format!(
+        r#"{{"type":"turn/start","seq":23,"time":1760000000200,"data":{{"turn":2}}}}
+{{"type":"step/start","seq":24,"time":1760000000201,"data":{{"turn":2,"step":1}}}}
+{{"type":"user/message","seq":25,"time":1760000000202,"data":{{"content":[{{"type":"text","text":"Summary again: the {word} appended note."}}],"source":{{"kind":"plugin","plugin":"compaction"}},"role":"user","id":"u-5"}},"sourceEventSeqs":[19,20],"surfaceOp":{{"op":"replace","start":20,"end":19}}}}
+{{"type":"step/end","seq":26,"time":1760000000203,"data":{{"turn":2,"step":1}}}}
+{{"type":"turn/end","seq":27,"time":1760000000204,"data":{{"turn":2,"reason":{{"kind":"completed"}}}}}}
+"#
+    )
+}
+
+/// The summary `index --format json` prints.
+fn index_json(index: &Path, root: &Path) -> Value {
+    let (code, out, err) = run(
+        index,
+        &["index", "--format", "json", root.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("one JSON object")
+}
+
+#[test]
+fn a_planted_word_is_found_in_exactly_its_session_and_seq() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    // In s-b the summary on the surface (seq 20) and the first user message (seq 2,
+    // shadowed by the compaction at seq 15) hold the word.
+    let b = compaction_log("s-b", "a.txt says hello", "a.txt says zebracorn42");
+    let b = b.replace("list the files", "list the zebracorn42 files");
+    session(&root, "b", &b);
+    session(&root, "c", &compaction_log("s-c", "hello", "hello"));
+    let root_arg = root.to_str().unwrap();
+    let (code, hits) = search(&index, &["zebracorn42", root_arg]);
+    assert_eq!(code, 0);
+    assert_eq!(places(&hits), [("s-b".to_owned(), 20, "user".to_owned())]);
+    let hit = &hits[0];
+    assert_eq!(hit["turn"], 1);
+    assert_eq!(hit["source"], "plugin");
+    assert_eq!(hit["shadowed_by"], Value::Null);
+    assert_eq!(hit["time"], "2025-10-09T08:53:20.120Z");
+    let snippet = hit["snippet"].as_str().unwrap();
+    let [start, end] = [0, 1].map(|i| hit["matches"][0][i].as_u64().unwrap() as usize);
+    assert_eq!(&snippet[start..end], "zebracorn42");
+    let file = root.join("proj/b/session.jsonl").canonicalize().unwrap();
+    assert_eq!(hit["file"], file.display().to_string());
+    assert_eq!(
+        hit["open"],
+        format!("dsh-session messages {} --at 20", file.display())
+    );
+    // The shadowed message is found only on request, with the replace that shadowed it.
+    let (_, hits) = search(&index, &["--include-shadowed", "zebracorn42"]);
+    let mut found = places(&hits);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("s-b".to_owned(), 2, "user".to_owned()),
+            ("s-b".to_owned(), 20, "user".to_owned())
+        ]
+    );
+    let shadowed = hits.iter().find(|h| h["seq"] == 2).unwrap();
+    assert_eq!(shadowed["shadowed_by"], 15);
+    // The text output names the hit and the command that opens it.
+    let (code, text, _) = run(&index, &["search", "zebracorn42"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains(&format!("{}  seq 20  turn 1  user", file.display())),
+        "{text}"
+    );
+    assert!(text.contains("  session s-b\n"), "{text}");
+    assert!(text.contains(&format!("dsh-session messages {} --at 20", file.display())));
+}
+
+#[test]
+fn filters_pick_roles_tools_sessions_and_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    session(&root, "b", &compaction_log("s-b", "hello", "hello"));
+    let root_arg = root.to_str().unwrap();
+    // `{"command":"ls"}` is the arguments of the bash call at seq 7 (compacted at seq 15:
+    // shadowed); seq 16 is a tool/call event, not a message.
+    let (code, _) = search(&index, &["--role", "tool", "command", root_arg]);
+    assert_eq!(code, 1, "only shadowed messages hold it");
+    let (_, hits) = search(
+        &index,
+        &[
+            "--include-shadowed",
+            "--role",
+            "tool",
+            "--tool",
+            "bash",
+            "command",
+        ],
+    );
+    let mut found = places(&hits);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("s-a".to_owned(), 7, "tool".to_owned()),
+            ("s-b".to_owned(), 7, "tool".to_owned())
+        ]
+    );
+    assert!(hits.iter().all(|h| h["tool"] == "bash"));
+    assert!(hits.iter().all(|h| h["shadowed_by"] == 15));
+    let (code, hits) = search(
+        &index,
+        &[
+            "--include-shadowed",
+            "--session",
+            "s-b",
+            "--role",
+            "tool",
+            "command",
+        ],
+    );
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-b".to_owned(), 7, "tool".to_owned())])
+    );
+    // Each of these filters leaves nothing.
+    for filter in [
+        ["--role", "reasoning"],
+        ["--tool", "python"],
+        ["--since", "2026-01-01"],
+        ["--project", "bob"],
+    ] {
+        let mut args = vec!["--include-shadowed", "command"];
+        args.extend(filter);
+        assert_eq!(search(&index, &args).0, 1, "{filter:?}");
+    }
+    let (code, hits) = search(
+        &index,
+        &[
+            "--include-shadowed",
+            "--until",
+            "2026-01-01",
+            "--project",
+            "ana/proj",
+            "command",
+        ],
+    );
+    assert_eq!((code, hits.len()), (0, 2));
+    // -l: the sessions with hits, one line each.
+    let (code, out, _) = run(&index, &["search", "-l", "Two files"]);
+    assert_eq!(code, 0);
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    let files: Vec<String> = ["a", "b"]
+        .iter()
+        .map(|n| {
+            root.join("proj")
+                .join(n)
+                .join("session.jsonl")
+                .canonicalize()
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(lines, files);
+}
+
+#[test]
+fn a_cjk_substring_is_found_in_a_real_v4_log() {
+    if !common::have_samples() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let log = common::samples().join("real/capital-generation.session.v4.jsonl");
+    let target = root.join("investment").join("capital");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::copy(&log, target.join("session.v4.jsonl")).unwrap();
+    let root_arg = root.to_str().unwrap();
+    let id = "session-b34ec611-ab29-4459-9687-cea3088cd560";
+    // Inside the first user message: "回顾下最近一段时间指南针的表现，…" (seq 12).
+    let (code, hits) = search(
+        &index,
+        &["--role", "user", "一段时间指南针的表现", root_arg],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(places(&hits), [(id.to_owned(), 12, "user".to_owned())]);
+    assert_eq!(hits[0]["title"], "指南针下周操作重点分析");
+    // A two-character word (shorter than a trigram) is found as well.
+    let (code, hits) = search(&index, &["--role", "user", "--limit", "0", "回顾"]);
+    assert_eq!(code, 0);
+    assert_eq!(places(&hits), [(id.to_owned(), 12, "user".to_owned())]);
+    let snippet = hits[0]["snippet"].as_str().unwrap();
+    let [start, end] = [0, 1].map(|i| hits[0]["matches"][0][i].as_u64().unwrap() as usize);
+    assert_eq!(&snippet[start..end], "回顾");
+}
+
+#[test]
+fn no_hit_exits_1_and_a_bad_query_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    let (code, out, err) = run(
+        &index,
+        &["search", "nowhere-in-any-log", root.to_str().unwrap()],
+    );
+    assert_eq!((code, out.as_str(), err.as_str()), (1, "", ""));
+    let (code, _, err) = run(&index, &["search", "files AND"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is not valid FTS5 syntax"), "{err}");
+    let (code, _, err) = run(&index, &["search", "x", "/no/such/root"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("/no/such/root: no such file or directory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_added_session_and_an_appended_log_are_found_without_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let a = session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    session(&root, "b", &compaction_log("s-b", "hello", "hello"));
+    let first = index_json(&index, &root);
+    assert_eq!(
+        (first["added"].as_u64(), first["files"].as_u64()),
+        (Some(2), Some(2))
+    );
+    // Nothing changed: nothing read.
+    let again = index_json(&index, &root);
+    assert_eq!(
+        (again["unchanged"].as_u64(), again["parts_written"].as_u64()),
+        (Some(2), Some(0))
+    );
+    // A new session and a second turn appended to s-a.
+    session(
+        &root,
+        "c",
+        &compaction_log("s-c", "a.txt says hello", "a.txt says wombat9"),
+    );
+    let mut text = std::fs::read_to_string(&a).unwrap();
+    text.push_str(&second_turn("quokka77"));
+    std::fs::write(&a, &text).unwrap();
+    let (code, hits) = search(&index, &["wombat9"]);
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-c".to_owned(), 20, "user".to_owned())])
+    );
+    let (code, hits) = search(&index, &["quokka77"]);
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-a".to_owned(), 25, "user".to_owned())])
+    );
+    assert_eq!(hits[0]["turn"], 2);
+    // The appended replace took the old summary off the surface.
+    let (code, _) = search(&index, &["--session", "s-a", "says hello"]);
+    assert_eq!(code, 1);
+    let (_, hits) = search(
+        &index,
+        &["--session", "s-a", "--include-shadowed", "says hello"],
+    );
+    assert_eq!(places(&hits), [("s-a".to_owned(), 20, "user".to_owned())]);
+    assert_eq!(hits[0]["shadowed_by"], 25);
+    // The session's row took the second turn in: turns, status, last activity.
+    let (_, out, _) = run(
+        &index,
+        &["sessions", "--format", "json", root.to_str().unwrap()],
+    );
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["session"] == "s-a")
+        .unwrap();
+    assert_eq!(
+        (row["turns"].as_u64(), row["events"].as_u64()),
+        (Some(2), Some(28))
+    );
+    // `validate`'s verdict on the whole log: DSH 0.1.5 and later refuse the hand-made
+    // compaction's `reason` member (F2).
+    assert_eq!(
+        (&row["status"], &row["rule"]),
+        (&json!("refused"), &json!("F2"))
+    );
+    assert_eq!(row["last_activity"], "2025-10-09T08:53:20.204Z");
+}
+
+#[test]
+fn a_grown_log_is_read_from_its_last_indexed_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let a = session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    index_json(&index, &root);
+    let mut text = std::fs::read_to_string(&a).unwrap();
+    text.push_str(&second_turn("quokka77"));
+    std::fs::write(&a, &text).unwrap();
+    let s = index_json(&index, &root);
+    // Taken up, not read again: only the new message part was written.
+    assert_eq!(
+        (s["grown"].as_u64(), s["read_again"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(s["parts_written"], 1);
+    // The same rows as an index built from scratch.
+    let fresh = dir.path().join("fresh.db");
+    let all = |index: &Path| {
+        let (_, hits) = search(index, &["--include-shadowed", "--limit", "0", "e"]);
+        let mut rows: Vec<String> = hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "{} {} {} {} {}",
+                    h["seq"], h["turn"], h["role"], h["shadowed_by"], h["tool"]
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    index_json(&fresh, &root);
+    assert_eq!(all(&index), all(&fresh));
+    let (_, sessions_grown, _) = run(
+        &index,
+        &[
+            "sessions",
+            "--format",
+            "json",
+            "--no-update",
+            root.to_str().unwrap(),
+        ],
+    );
+    let (_, sessions_fresh, _) = run(
+        &fresh,
+        &[
+            "sessions",
+            "--format",
+            "json",
+            "--no-update",
+            root.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(sessions_grown, sessions_fresh);
+    // A changed byte inside the indexed part: read again whole, not taken up.
+    std::fs::write(
+        &a,
+        text.replace("Two files.", "Two filez.")
+            + &second_turn("x")
+                .replace("\"seq\":2", "\"seq\":3")
+                .replace("turn\":2", "turn\":3"),
+    )
+    .unwrap();
+    let s = index_json(&index, &root);
+    assert_eq!(
+        (s["grown"].as_u64(), s["read_again"].as_u64()),
+        (Some(0), Some(1))
+    );
+}
+
+#[test]
+fn a_shrunk_log_is_read_again_and_a_removed_one_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let original = compaction_log("s-a", "hello", "hello");
+    let a = session(&root, "a", &(original.clone() + &second_turn("quokka77")));
+    let b = session(&root, "b", &compaction_log("s-b", "hello", "hello"));
+    let (code, _) = search(&index, &["quokka77", root.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    std::fs::write(&a, &original).unwrap();
+    let (code, _) = search(&index, &["quokka77"]);
+    assert_eq!(code, 1);
+    let (_, hits) = search(&index, &["--session", "s-a", "says hello"]);
+    assert_eq!(places(&hits), [("s-a".to_owned(), 20, "user".to_owned())]);
+    std::fs::remove_file(&b).unwrap();
+    let s = index_json(&index, &root);
+    assert_eq!(s["removed"], 1);
+    let (code, _) = search(&index, &["--session", "s-b", "says hello"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(
+        &root,
+        "a",
+        &compaction_log("s-a", "a.txt says hello", "a.txt says zebracorn42"),
+    );
+    let root_arg = root.to_str().unwrap();
+    assert_eq!(search(&index, &["zebracorn42", root_arg]).0, 0);
+    // A page size of 3 bytes (header bytes 16–17): SQLite refuses the file.
+    let mut bytes = std::fs::read(&index).unwrap();
+    bytes[16..18].copy_from_slice(&[0, 3]);
+    std::fs::write(&index, &bytes).unwrap();
+    let (code, out, err) = run(&index, &["search", "zebracorn42", root_arg]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("seq 20"), "{out}");
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: {}: the index is damaged (file is not a database); rebuilding it from the logs\n",
+            index.display()
+        )
+    );
+    // A file that is no database at all is kept aside, never deleted.
+    std::fs::write(&index, "not an index\n").unwrap();
+    let (code, _, err) = run(&index, &["search", "zebracorn42", root_arg]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("moved it to"), "{err}");
+    let aside = dir.path().join("index.db.damaged");
+    assert_eq!(std::fs::read_to_string(aside).unwrap(), "not an index\n");
+    // A SQLite database of something else is refused, untouched.
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let (code, _, err) = run(&other, &["search", "zebracorn42", root_arg]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("is a SQLite database but not a dsh-session index"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read(&other).unwrap() == before,
+        "the database was changed"
+    );
+}
+
+#[test]
+fn two_searches_at_once_on_one_index_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    for i in 0..60 {
+        let word = if i == 37 { "zebracorn42" } else { "hello" };
+        session(
+            &root,
+            &format!("s{i:02}"),
+            &compaction_log(
+                &format!("s-{i:02}"),
+                "a.txt says hello",
+                &format!("a.txt says {word}"),
+            ),
+        );
+    }
+    let spawn = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("dsh-session"))
+            .args(["search", "--format", "jsonl", "--index"])
+            .arg(&index)
+            .arg("zebracorn42")
+            .arg(&root)
+            .output()
+            .expect("runs")
+    };
+    // Both update a new index at the same time: one waits for the other's writes.
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(spawn);
+        let b = s.spawn(spawn);
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    for out in [&a, &b] {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hit: Value = serde_json::from_slice(&out.stdout).expect("one hit");
+        assert_eq!(
+            (hit["session"].as_str(), hit["seq"].as_u64()),
+            (Some("s-37"), Some(20))
+        );
+    }
+    // Every session is in the index once.
+    let (_, out, _) = run(
+        &index,
+        &[
+            "sessions",
+            "--format",
+            "jsonl",
+            "--no-update",
+            root.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.lines().count(), 60);
+}
+
+/// Two processes that open a new index at once race to create it and switch it to WAL;
+/// SQLite answered some steps of that race with `SQLITE_BUSY` at once (no busy timeout),
+/// and about one run in twenty of this pair failed with "database is locked".
+#[test]
+fn two_first_searches_on_a_new_index_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "wombat9"));
+    let spawn = || {
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("dsh-session"))
+            .args(["search", "-l", "--index"])
+            .arg(&index)
+            .arg("wombat9")
+            .arg(&root)
+            .output()
+            .expect("runs")
+    };
+    for round in 0..20 {
+        for file in ["index.db", "index.db-wal", "index.db-shm"] {
+            let _ = std::fs::remove_file(dir.path().join(file));
+        }
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(spawn);
+            let b = s.spawn(spawn);
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        for out in [&a, &b] {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn sessions_of_a_root_are_listed_from_the_index_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "old", &compaction_log("s-old", "hello", "hello"));
+    let newer = compaction_log("s-new", "hello", "hello").replace("17600000001", "17700000001");
+    session(&root, "new", &newer);
+    session(&root, "broken", "{\"type\":\"session\"\n");
+    let (code, out, err) = run(
+        &index,
+        &["sessions", "--format", "csv", root.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("schema_version,session,title,created_at,cwd,"),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("2,s-new,"), "{out}");
+    assert!(lines[2].starts_with("2,s-old,"), "{out}");
+    assert!(lines[3].starts_with("2,,"), "{out}");
+    assert!(lines[3].contains(",corrupt,"), "{out}");
+    let (_, out, _) = run(
+        &index,
+        &["sessions", "--format", "json", root.to_str().unwrap()],
+    );
+    let rows: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows[0]["model"], "deepseek/deepseek-chat");
+    assert_eq!(rows[0]["turns"], 1);
+    assert_eq!(rows[0]["tool_calls"], 2);
+    assert_eq!(rows[0]["size"], newer.len());
+    assert_eq!(rows[2]["rule"], "H2");
+}
+
+#[test]
+fn the_library_answers_in_process() {
+    use dsh_session::index::{Index, Query, SessionFilter, UpdateOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let file = session(
+        &root,
+        "a",
+        &(compaction_log("s-a", "hello", "hello") + &second_turn("quokka77")),
+    );
+    let (mut index, notes) = Index::open(&dir.path().join("index.db")).unwrap();
+    assert!(notes.is_empty());
+    let seen = std::cell::Cell::new(0);
+    let progress = |p: dsh_session::index::Progress| {
+        assert!(p.files_done <= p.files && p.bytes_done <= p.bytes);
+        seen.set(seen.get() + 1);
+    };
+    let summary = index
+        .update(
+            std::slice::from_ref(&root),
+            &UpdateOptions {
+                progress: Some(&progress),
+            },
+        )
+        .unwrap();
+    assert_eq!((summary.added, summary.files), (1, 1));
+    assert!(seen.get() >= 1);
+    let sessions = index.sessions(&SessionFilter::default()).unwrap();
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(
+        (s.session.as_str(), s.turns, s.events, s.tool_calls),
+        ("s-a", 2, 28, 2)
+    );
+    assert_eq!((s.tokens.input, s.tokens.output), (1850, 25));
+    let hits = index
+        .search(&Query {
+            text: "quokka77".into(),
+            ..Query::default()
+        })
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].part.seq, hits[0].part.turn), (25, Some(2)));
+    // The derived history in surface order: only seq 25 is on the surface at the end; with
+    // the shadowed messages, each stands where it stood (the replace at 15 where seq 2 was,
+    // 20 where 15 was, 25 where 20 was).
+    let file = file.canonicalize().unwrap();
+    let now = index.messages(&file, "s-a", 0..=u64::MAX, false).unwrap();
+    assert_eq!(now.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [25]);
+    assert_eq!(now[0].text, "Summary again: the quokka77 appended note.");
+    let all = index.messages(&file, "s-a", 0..=u64::MAX, true).unwrap();
+    let order: Vec<(u64, i64, &str)> = all
+        .iter()
+        .map(|m| (m.part.seq, m.part.pos, m.part.kind.name()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (2, 2, "user"),
+            (15, 2, "user"),
+            (20, 2, "user"),
+            (25, 2, "user"),
+            (7, 7, "assistant"),
+            (7, 7, "tool"),
+            (9, 9, "tool"),
+            (12, 12, "assistant"),
+            (17, 17, "tool"),
+            (19, 17, "tool"),
+        ]
+    );
+    let some = index.messages(&file, "s-a", 9..=12, true).unwrap();
+    assert_eq!(some.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [9, 12]);
+    assert_eq!(some[0].part.tool.as_deref(), Some("bash"));
+}
+
+#[test]
+fn a_search_with_no_path_updates_the_roots_indexed_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let (code, _, err) = run(&index, &["search", "anything"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing indexed yet"), "{err}");
+    session(
+        &root,
+        "a",
+        &compaction_log("s-a", "a.txt says hello", "a.txt says wombat9"),
+    );
+    index_json(&index, &root);
+    // A session added under the root later is found by a search that names no path.
+    session(
+        &root,
+        "b",
+        &compaction_log("s-b", "a.txt says hello", "a.txt says wombat9"),
+    );
+    let (code, hits) = search(&index, &["wombat9"]);
+    let mut sessions: Vec<String> = places(&hits).into_iter().map(|p| p.0).collect();
+    sessions.sort();
+    assert_eq!(
+        (code, sessions),
+        (0, vec!["s-a".to_owned(), "s-b".to_owned()])
+    );
+    // A root gone from disk is dropped with everything under it.
+    std::fs::remove_dir_all(&root).unwrap();
+    let (code, _) = search(&index, &["wombat9"]);
+    assert_eq!(code, 1);
+    let (code, _, err) = run(&index, &["index"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nothing indexed yet"), "{err}");
+}
+
+#[test]
+fn a_frozen_predecessor_is_dropped_and_a_named_log_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let session_dir = root.join("proj").join("s");
+    std::fs::create_dir_all(&session_dir).unwrap();
+    let generation = |n: u32| fixture(&format!("generations/v{n}/session.v{n}.jsonl"));
+    std::fs::copy(generation(3), session_dir.join("session.v3.jsonl")).unwrap();
+    let loose = root.join("loose.jsonl");
+    std::fs::write(
+        &loose,
+        compaction_log("s-loose", "a.txt says hello", "a.txt says wombat9"),
+    )
+    .unwrap();
+    // The log under another name is indexed when named, and stays when the root is walked.
+    index_json(&index, &loose);
+    index_json(&index, &root);
+    let (code, hits) = search(&index, &["wombat9"]);
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-loose".to_owned(), 20, "user".to_owned())])
+    );
+    // The session moves to v4: its v3 file is a frozen predecessor, no longer indexed.
+    std::fs::copy(generation(4), session_dir.join("session.v4.jsonl")).unwrap();
+    let s = index_json(&index, &root);
+    assert_eq!(
+        (s["added"].as_u64(), s["removed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let (_, out, _) = run(
+        &index,
+        &[
+            "sessions",
+            "--format",
+            "jsonl",
+            "--no-update",
+            root.to_str().unwrap(),
+        ],
+    );
+    let ids: Vec<String> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["session"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    // s-v3 is gone; the named log is listed too, being under the root.
+    assert_eq!(ids, ["s-demo4", "s-loose"]);
+}
+
+#[test]
+fn index_check_finds_damaged_pages_and_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    for i in 0..30 {
+        session(
+            &root,
+            &format!("s{i}"),
+            &compaction_log(&format!("s-{i}"), "hello", "hello"),
+        );
+    }
+    index_json(&index, &root);
+    let (code, _, err) = run(&index, &["index", "--check", "-q"]);
+    assert_eq!((code, err.as_str()), (0, ""), "a sound index passes");
+    // Every page after the first two overwritten: the schema is intact, the tables not.
+    let mut bytes = std::fs::read(&index).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 4 * page);
+    for b in &mut bytes[2 * page..] {
+        *b = 0x5A;
+    }
+    std::fs::write(&index, &bytes).unwrap();
+    let (code, _, err) = run(&index, &["index", "--check", "-q", root.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("rebuilding it from the logs"), "{err}");
+    let (code, hits) = search(&index, &["--session", "s-7", "says hello"]);
+    assert_eq!(
+        (code, places(&hits)),
+        (0, vec![("s-7".to_owned(), 20, "user".to_owned())])
+    );
+}
+
+/// `validate`'s verdict (status, rule) of each file under `root`, judged as `--dsh dsh`.
+fn verdicts(dsh_line: &str, root: &Path) -> Vec<(String, Value, Value)> {
+    let out = dsh()
+        .args(["--dsh", dsh_line, "validate", "--format", "json"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    let all: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut rows: Vec<(String, Value, Value)> = all
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|r| {
+            let file = std::fs::canonicalize(r["file"].as_str().unwrap()).unwrap();
+            (
+                file.display().to_string(),
+                r["status"].clone(),
+                r["rule"].clone(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+/// The index holds `validate`'s verdict under the DSH line `--dsh` chose: a log the frozen
+/// edges refuse is `refused` (rule F2) under DSH 0.1.5 and later, and valid under DSH 0.1.1
+/// (the index reads every file again when the line changes, and again when it changes
+/// back); another harness's log is `foreign` under both. Both show in `sessions` and in
+/// `search` hits (JSON), and a refused log's words are found.
+#[test]
+fn refused_and_foreign_logs_keep_their_verdict_under_both_judges() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "platypus31"));
+    let foreign = std::fs::read_to_string(fixture("foreign/claude-code-session.jsonl")).unwrap();
+    session(&root, "b", &foreign);
+    let root_arg = root.to_str().unwrap();
+    for (line, status_a, rule_a, read_again) in [
+        ("0.1.5", "refused", json!("F2"), 0),
+        ("0.1.1", "valid", Value::Null, 2),
+        ("0.1.5", "refused", json!("F2"), 2),
+    ] {
+        let (code, out, err) = run(
+            &index,
+            &["--dsh", line, "index", "--format", "json", root_arg],
+        );
+        assert_eq!(code, 0, "{err}");
+        let s: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(s["read_again"], read_again, "--dsh {line}: {s}");
+        let (code, out, err) = run(
+            &index,
+            &["--dsh", line, "sessions", "--format", "json", root_arg],
+        );
+        assert_eq!(code, 0, "{err}");
+        let rows: Value = serde_json::from_str(&out).unwrap();
+        let mut listed: Vec<(String, Value, Value)> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["file"].as_str().unwrap().to_owned(),
+                    r["status"].clone(),
+                    r["rule"].clone(),
+                )
+            })
+            .collect();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(listed, verdicts(line, &root), "--dsh {line}");
+        let a = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["session"] == "s-a")
+            .unwrap();
+        assert_eq!(
+            (a["status"].as_str(), &a["rule"]),
+            (Some(status_a), &rule_a)
+        );
+        let b = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["file"].as_str().unwrap().contains("/b/"))
+            .unwrap();
+        assert_eq!(
+            (&b["status"], &b["session"]),
+            (&json!("foreign"), &Value::Null)
+        );
+        // A refused log is still searched, and its hits say its verdict.
+        let (code, out, err) = run(
+            &index,
+            &[
+                "--dsh",
+                line,
+                "search",
+                "--format",
+                "jsonl",
+                "platypus31",
+                root_arg,
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let hit: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            (
+                hit["session"].as_str(),
+                hit["status"].as_str(),
+                &hit["rule"]
+            ),
+            (Some("s-a"), Some(status_a), &rule_a)
+        );
+        let (_, out, _) = run(
+            &index,
+            &[
+                "--dsh",
+                line,
+                "search",
+                "-l",
+                "--format",
+                "json",
+                "platypus31",
+                root_arg,
+            ],
+        );
+        let sessions: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(sessions[0]["status"].as_str(), Some(status_a));
+    }
+}
