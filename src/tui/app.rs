@@ -185,7 +185,10 @@ impl App {
         };
         match self.index.search(&query) {
             Ok(hits) => {
-                self.status = Some(format!("{} hits for {text}", hits.len()));
+                self.status = Some(format!(
+                    "{} for {text}",
+                    crate::wording::count(hits.len() as u64, "hit")
+                ));
                 self.search = SearchHits {
                     query: text,
                     hits,

@@ -59,9 +59,9 @@ fn title_line(app: &App, width: usize) -> Line<'static> {
             t
         }
         Screen::Search => format!(
-            "search: {} · {} hits",
+            "search: {} · {}",
             app.search.query,
-            app.search.hits.len()
+            crate::wording::count(app.search.hits.len() as u64, "hit")
         ),
         Screen::Session => match &app.session {
             Some(v) => {

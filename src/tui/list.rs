@@ -185,7 +185,7 @@ impl SessionList {
     pub fn render(&mut self, frame: &mut Frame<'_>, area: Rect, theme: Theme) {
         let header = Row::new(["", "title", "project", "last activity", "turns", "model"])
             .style(theme.heading());
-        let model_width = 18;
+        let model_width = 16;
         let rows: Vec<Row<'_>> = self
             .shown
             .iter()
@@ -221,7 +221,7 @@ impl SessionList {
         let widths = [
             Constraint::Length(1),
             Constraint::Fill(1),
-            Constraint::Max(14),
+            Constraint::Max(12),
             Constraint::Length(16),
             Constraint::Length(5),
             Constraint::Max(model_width as u16),

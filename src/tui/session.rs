@@ -20,6 +20,7 @@ use super::text::{fit, one_line};
 use super::theme::Theme;
 use crate::index::{Index, MessageRow, MessageSeq, SessionRow};
 use crate::view::message_rows::PartKind;
+use crate::wording::count;
 
 /// Messages whose texts stay cached; past it the cache is emptied and refilled from what
 /// is on screen.
@@ -295,10 +296,26 @@ impl SessionView {
         self.texts.len()
     }
 
-    /// Draws the view in `area`: a status line, then the tree.
+    /// Draws the view in `area`: a status line (for a corrupt or refused log, its defect
+    /// on up to three lines), then the tree.
     pub fn render(&mut self, frame: &mut Frame<'_>, area: Rect, theme: Theme, index: &Index) {
-        let mut lines = vec![self.status_line(theme, area.width as usize)];
-        let tree_height = (area.height as usize).saturating_sub(1);
+        let width = area.width as usize;
+        let (status, status_height) = self.status(theme, width);
+        let status_height = status_height.min(area.height);
+        let status_area = Rect {
+            height: status_height,
+            ..area
+        };
+        frame.render_widget(
+            Paragraph::new(status).wrap(ratatui::widgets::Wrap { trim: true }),
+            status_area,
+        );
+        let tree = Rect {
+            y: area.y + status_height,
+            height: area.height - status_height,
+            ..area
+        };
+        let tree_height = tree.height as usize;
         self.height = tree_height.max(1);
         if self.selected < self.offset {
             self.offset = self.selected;
@@ -306,8 +323,9 @@ impl SessionView {
             self.offset = self.selected + 1 - self.height;
         }
         let end = (self.offset + tree_height).min(self.rows.len());
+        let mut lines = Vec::with_capacity(tree_height);
         for i in self.offset..end {
-            let mut line = self.row_line(i, theme, index, area.width as usize);
+            let mut line = self.row_line(i, theme, index, width);
             if i == self.selected {
                 line = line.patch_style(theme.selected());
             }
@@ -316,10 +334,11 @@ impl SessionView {
         if self.rows.is_empty() {
             lines.push(Line::styled("  (no messages)", theme.dim()));
         }
-        frame.render_widget(Paragraph::new(lines), area);
+        frame.render_widget(Paragraph::new(lines), tree);
     }
 
-    fn status_line(&self, theme: Theme, width: usize) -> Line<'static> {
+    /// The status line, and the lines it takes at `width` (a defect wraps to three).
+    fn status(&self, theme: Theme, width: usize) -> (Line<'static>, u16) {
         let v = &self.details.verdict;
         if v.salvaged() {
             let at = match (v.line, v.seq) {
@@ -328,33 +347,51 @@ impl SessionView {
                 _ => String::new(),
             };
             let text = format!(
-                "{} {}{at}: {} · showing the {} events read before it",
+                "{} {}{at}: {} · shown: the {} read before it",
                 v.status,
                 v.rule.as_deref().unwrap_or("?"),
-                v.message.as_deref().unwrap_or(""),
-                v.events
+                one_line(v.message.as_deref().unwrap_or("")),
+                count(v.events, "event")
             );
-            return Line::styled(fit(&one_line(&text), width), theme.error());
+            let height = (text.chars().count() + 10)
+                .div_ceil(width.max(1))
+                .clamp(1, 3);
+            return (Line::styled(text, theme.error()), height as u16);
         }
-        let findings = self.details.findings.len();
+        let surface = self.seqs.iter().filter(|m| m.shadowed_by.is_none()).count() as u64;
+        let shadowed = self.seqs.len() as u64 - surface;
         let mut spans = vec![Span::styled(
             format!(
-                "{} messages · {} turns",
-                self.seqs.len(),
-                self.details.turns.len()
+                "{} on the surface, {} shadowed · {}",
+                count(surface, "message"),
+                shadowed,
+                count(self.details.turns.len() as u64, "turn")
             ),
             theme.dim(),
         )];
         if v.status != "valid" {
             spans.push(Span::styled(format!(" · {}", v.status), theme.warning()));
         }
-        if findings > 0 {
+        let provider = self
+            .details
+            .findings
+            .iter()
+            .filter(|f| !f.providers.is_empty())
+            .count() as u64;
+        let dsh = self.details.findings.len() as u64 - provider;
+        if dsh > 0 {
             spans.push(Span::styled(
-                format!(" · {findings} findings (f)"),
+                format!(" · {} (f)", count(dsh, "finding")),
                 theme.warning(),
             ));
         }
-        Line::from(spans)
+        if provider > 0 {
+            spans.push(Span::styled(
+                format!(" · {} (f, p)", count(provider, "provider finding")),
+                theme.warning(),
+            ));
+        }
+        (Line::from(spans), 1)
     }
 
     fn row_line(&mut self, i: usize, theme: Theme, index: &Index, width: usize) -> Line<'static> {
@@ -367,11 +404,11 @@ impl SessionView {
                     "▾"
                 };
                 let mut text = format!(
-                    "{mark} turn {} · {} · {} steps · {} calls",
+                    "{mark} turn {} · {} · {} · {}",
                     turn.number,
                     turn.reason,
-                    turn.steps.len(),
-                    turn.tool_calls
+                    count(turn.steps.len() as u64, "step"),
+                    count(turn.tool_calls, "tool call")
                 );
                 if let Some(d) = turn.duration_ms {
                     text.push_str(&format!(" · {:.1}s", d as f64 / 1000.0));
@@ -389,7 +426,7 @@ impl SessionView {
             Row::Step(t, s) => {
                 let step = &self.details.turns[t].steps[s];
                 let n = step.step.map(|n| n.to_string()).unwrap_or_default();
-                let text = format!("  · step {n} · {} calls", step.tool_calls);
+                let text = format!("  · step {n} · {}", count(step.tool_calls, "tool call"));
                 Line::styled(fit(&text, width), theme.dim())
             }
             Row::Message { at, depth } => self.message_line(at, depth, theme, index, width),
