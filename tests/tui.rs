@@ -496,7 +496,7 @@ fn in_a_real_terminal_filter_open_expand_and_quit() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("filter: compact");
     tmux.keys(&["Enter"]);
-    let session = tmux.wait_for("s-compact · s-compact · session.jsonl");
+    let session = tmux.wait_for("s-compact · session.jsonl");
     assert!(
         session.contains("#20    user      ▸ replaces 15..12 (2 shadowed)"),
         "{session}"

@@ -71,7 +71,12 @@ fn title_line(app: &App, width: usize) -> Line<'static> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                format!("{} · {} · {file}", title_of(&v.session), v.session.session)
+                let title = title_of(&v.session);
+                if title == v.session.session {
+                    format!("{title} · {file}")
+                } else {
+                    format!("{title} · {} · {file}", v.session.session)
+                }
             }
             None => String::new(),
         },
@@ -212,7 +217,7 @@ fn snippet_line(s: &crate::index::Snippet, theme: Theme, width: usize) -> Line<'
 
 fn draw_overlay(frame: &mut Frame<'_>, body: Rect, app: &App, overlay: Overlay) {
     let theme = app.theme;
-    let area = body.inner(ratatui::layout::Margin::new(2, 1));
+    let area = body;
     let (title, lines, scroll) = match overlay {
         Overlay::Help => {
             let lines = KEYS

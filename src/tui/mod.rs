@@ -20,29 +20,21 @@ pub mod theme;
 
 use std::io;
 
-use crossterm::event::{Event, KeyEventKind, MouseEventKind};
+use crossterm::event::{Event, KeyEventKind};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 
 pub use app::{App, Effect};
 pub use theme::Theme;
 
-/// Feeds one terminal event to `app`: a key press, a mouse scroll (three lines), or a
-/// resize (the next draw takes the new size).
+/// Feeds one terminal event to `app`: a key press; a resize needs nothing (the next draw
+/// takes the new size). The mouse is not captured, so that text on screen can still be
+/// selected and copied; most terminals turn the wheel into ↑ ↓ on the alternate screen.
 pub fn on_event(app: &mut App, event: Event) {
-    match event {
-        Event::Key(key) if key.kind != KeyEventKind::Release => app.on_key(key),
-        Event::Mouse(m) => {
-            let code = match m.kind {
-                MouseEventKind::ScrollDown => crossterm::event::KeyCode::Down,
-                MouseEventKind::ScrollUp => crossterm::event::KeyCode::Up,
-                _ => return,
-            };
-            for _ in 0..3 {
-                app.on_key(crossterm::event::KeyEvent::from(code));
-            }
-        }
-        _ => {}
+    if let Event::Key(key) = event
+        && key.kind != KeyEventKind::Release
+    {
+        app.on_key(key);
     }
 }
 
