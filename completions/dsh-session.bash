@@ -64,6 +64,9 @@ _dsh__session() {
             dsh__session,surface)
                 cmd="dsh__session__subcmd__surface"
                 ;;
+            dsh__session,tui)
+                cmd="dsh__session__subcmd__tui"
+                ;;
             dsh__session,validate)
                 cmd="dsh__session__subcmd__validate"
                 ;;
@@ -118,6 +121,9 @@ _dsh__session() {
             dsh__session__subcmd__help,surface)
                 cmd="dsh__session__subcmd__help__subcmd__surface"
                 ;;
+            dsh__session__subcmd__help,tui)
+                cmd="dsh__session__subcmd__help__subcmd__tui"
+                ;;
             dsh__session__subcmd__help,validate)
                 cmd="dsh__session__subcmd__help__subcmd__validate"
                 ;;
@@ -131,7 +137,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
+            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -243,7 +249,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
+            opts="validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -467,6 +473,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__surface)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__tui)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -866,6 +886,28 @@ _dsh__session() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__tui)
+            opts="-v -h --index --no-update --color --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --index)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
