@@ -523,9 +523,9 @@ impl SessionView {
         let preview = parts
             .iter()
             .find(|p| {
-                p.part.kind != PartKind::Reasoning && !(p.part.kind == PartKind::Tool && !is_result)
+                p.part.kind != PartKind::Reasoning && (p.part.kind != PartKind::Tool || is_result)
             })
-            .or(parts.first())
+            .or_else(|| parts.iter().find(|p| p.part.kind != PartKind::Reasoning))
             .map(|p| one_line(&p.text))
             .unwrap_or_default();
         let used: usize = spans.iter().map(Span::width).sum();
