@@ -14,7 +14,7 @@ use dsh_session::tui::{App, Theme, draw};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use common::{dsh, have_program};
+use common::{dsh, have_program, have_samples, samples};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -465,7 +465,8 @@ fn in_a_real_terminal_filter_open_expand_and_quit() {
     }
     let exit = dir.path().join("exit");
     let command = format!(
-        "env NO_COLOR=1 DSH_SESSION_INDEX='{}' '{}' tui '{}'; echo $? > '{}'",
+        "cd '{}' && env NO_COLOR=1 DSH_SESSION_INDEX='{}' '{}' tui '{}'; echo $? > '{}'",
+        dir.path().display(),
         dir.path().join("index.db").display(),
         env!("CARGO_BIN_EXE_dsh-session"),
         root.display(),
@@ -512,6 +513,14 @@ fn in_a_real_terminal_filter_open_expand_and_quit() {
         expanded.contains("#12    assistant shadowed by #20 Two files."),
         "{expanded}"
     );
+    // e writes a Markdown export in the current directory (`dir`), never over the log.
+    tmux.keys(&["e"]);
+    tmux.wait_for("session.jsonl.md");
+    let export = std::fs::read_to_string(dir.path().join("session.jsonl.md")).expect("export");
+    assert!(
+        export.contains("Summary: two files; a.txt says hello."),
+        "{export}"
+    );
     tmux.keys(&["q"]);
     let start = std::time::Instant::now();
     while !exit.is_file() {
@@ -524,4 +533,72 @@ fn in_a_real_terminal_filter_open_expand_and_quit() {
     std::thread::sleep(std::time::Duration::from_millis(100));
     let code = std::fs::read_to_string(&exit).expect("exit status");
     assert_eq!(code.trim(), "0");
+}
+
+#[test]
+fn every_sample_session_opens_and_draws() {
+    if !have_samples() {
+        return;
+    }
+    let mut paths = Vec::new();
+    for sub in ["jsonl", "real", "crashed", "sqlite", "zstd"] {
+        let Ok(entries) = std::fs::read_dir(samples().join(sub)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if name.contains("session") && !name.ends_with(".md") {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut app = app_over(dir.path(), &paths, Theme::mono());
+    let sessions: Vec<_> = app.list.sessions.clone();
+    assert!(sessions.len() >= 80, "{} sessions", sessions.len());
+    let mut opened = 0;
+    for row in sessions {
+        app.screen = dsh_session::tui::app::Screen::List;
+        app.overlay = None;
+        app.open(row.clone(), None);
+        if row.status == "unreadable" {
+            continue;
+        }
+        assert!(
+            app.overlay.is_none(),
+            "{} ({}): {:?}",
+            row.file.display(),
+            row.session,
+            app.overlay
+        );
+        let view = app.session.as_ref().expect("opened");
+        assert_eq!(view.session.session, row.session);
+        assert_eq!(
+            view.details.verdict.status,
+            row.status,
+            "{}",
+            row.file.display()
+        );
+        screen(&mut app, 80, 24);
+        for key in [
+            KeyCode::End,
+            KeyCode::Enter,
+            KeyCode::Char('v'),
+            KeyCode::Char('P'),
+        ] {
+            press(&mut app, key);
+            screen(&mut app, 80, 24);
+        }
+        press(&mut app, KeyCode::Esc);
+        press(&mut app, KeyCode::Char('f'));
+        press(&mut app, KeyCode::Char('p'));
+        screen(&mut app, 80, 24);
+        opened += 1;
+    }
+    assert!(opened >= 80, "{opened} opened");
 }

@@ -88,8 +88,8 @@ fn effect(effect: Effect) -> Option<String> {
     }
 }
 
-/// Writes a Markdown export of `target` to `<session file stem>.md` in the current
-/// directory (never over the log itself).
+/// Writes a Markdown export of `target` to `<log file name>.md` (a store: `<session
+/// id>.md`) in the current directory, never over the log itself; the path written.
 fn export(target: &source::Target) -> Result<PathBuf> {
     let stem = match &target.store_session {
         Some(id) => id.clone(),
@@ -122,5 +122,5 @@ fn export(target: &source::Target) -> Result<PathBuf> {
         session: target.store_session.clone(),
     };
     crate::cmd::export::run(&args, &mut std::io::sink())?;
-    Ok(path)
+    Ok(std::env::current_dir().map_or(path.clone(), |d| d.join(&path)))
 }
