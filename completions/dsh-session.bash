@@ -137,7 +137,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -145,6 +145,10 @@ _dsh__session() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -155,7 +159,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__completions)
-            opts="-v -h --color --verbose --help bash elvish fish powershell zsh"
+            opts="-v -h --color --verbose --dsh --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,6 +167,10 @@ _dsh__session() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -173,7 +181,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --help"
+            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,6 +211,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -211,7 +223,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__follow)
-            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --help"
+            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -239,6 +251,10 @@ _dsh__session() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -529,7 +545,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__index)
-            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --help"
+            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,6 +563,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -555,7 +575,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__man)
-            opts="-v -h --dir --color --verbose --help"
+            opts="-v -h --dir --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -569,6 +589,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -577,7 +601,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --color --verbose --help"
+            opts="-v -h --at --format --provider --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -603,6 +627,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -611,7 +639,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__provenance)
-            opts="-v -h --session --depth --format --color --verbose --help"
+            opts="-v -h --session --depth --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -633,6 +661,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -641,7 +673,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__repair)
-            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --help"
+            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +695,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -671,7 +707,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__replacements)
-            opts="-v -h --session --format --color --verbose --help"
+            opts="-v -h --session --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -689,6 +725,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -697,7 +737,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__rules)
-            opts="-v -h --format --color --verbose --help"
+            opts="-v -h --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -711,6 +751,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -719,7 +763,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__search)
-            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --help"
+            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -769,6 +813,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -777,7 +825,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__sessions)
-            opts="-v -h --format --index --no-update --color --verbose --help"
+            opts="-v -h --format --index --no-update --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +843,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -803,7 +855,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --color --verbose --help"
+            opts="-v -h --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,6 +873,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -829,7 +885,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__stats)
-            opts="-v -h --by --since --until --tz --prices --format --color --verbose --help"
+            opts="-v -h --by --since --until --tz --prices --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -863,6 +919,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -871,7 +931,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__surface)
-            opts="-v -h --at --all --format --session --color --verbose --help"
+            opts="-v -h --at --all --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -893,6 +953,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -901,7 +965,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__tui)
-            opts="-v -h --index --no-update --color --verbose --help"
+            opts="-v -h --index --no-update --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -915,6 +979,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -923,7 +991,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__validate)
-            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --help"
+            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -945,6 +1013,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -953,7 +1025,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__version)
-            opts="-v -h --format --session --color --verbose --help"
+            opts="-v -h --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -969,6 +1041,10 @@ _dsh__session() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -49,6 +49,9 @@ fn run_cli() -> ExitCode {
         }
     };
     let verbose = cli.verbose;
+    if let Some(line) = cli.dsh {
+        dsh_session::edge::DshLine::set_process_default(line);
+    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = run(cli, &mut out).and_then(|code| {

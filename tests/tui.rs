@@ -28,7 +28,7 @@ fn fixtures() -> Vec<PathBuf> {
     [
         "compaction-and-prune.jsonl",
         "v4-tool-result-error.jsonl",
-        "provider/P4-tool-call-without-reasoning.jsonl",
+        "provider/P4-reasoning-tokens-but-no-reasoning.jsonl",
         "corrupt-after-a-turn.jsonl",
     ]
     .iter()
@@ -184,7 +184,9 @@ fn message_detail_raw_event_and_provenance() {
     press(&mut app, KeyCode::Char('y'));
     let want = dsh()
         .args(["messages", "--format", "jsonl"])
-        .arg(fixture("provider/P4-tool-call-without-reasoning.jsonl"))
+        .arg(fixture(
+            "provider/P4-reasoning-tokens-but-no-reasoning.jsonl",
+        ))
         .output()
         .expect("messages runs");
     let first = String::from_utf8_lossy(&want.stdout);

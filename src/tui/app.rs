@@ -148,7 +148,7 @@ impl App {
             file: row.file.clone(),
             store_session: (row.encoding == "sqlite").then(|| row.session.clone()),
         };
-        let details = match source::read_details(&target, None) {
+        let details = match source::read_details(&target) {
             Ok(d) => d,
             Err(e) => {
                 self.overlay = Some(Overlay::Note(format!("{}: {e}", row.file.display())));

@@ -346,12 +346,16 @@ impl SessionView {
                 (Some(l), None) => format!(" at line {l}"),
                 _ => String::new(),
             };
+            let shown = if v.edge {
+                "shown as DSH 0.1.1 loads it".to_owned()
+            } else {
+                format!("shown: the {} read before it", count(v.events, "event"))
+            };
             let text = format!(
-                "{} {}{at}: {} · shown: the {} read before it",
+                "{} {}{at}: {} · {shown}",
                 v.status,
                 v.rule.as_deref().unwrap_or("?"),
                 one_line(v.message.as_deref().unwrap_or("")),
-                count(v.events, "event")
             );
             let height = (text.chars().count() + 10)
                 .div_ceil(width.max(1))

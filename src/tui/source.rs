@@ -10,16 +10,17 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crate::provenance::{self, Edge, TreeNode};
 use crate::provider::Provider;
-use crate::replay::ProvenanceIndex;
+use crate::replay::Keep;
 use crate::rules::{Class, Finding, Rule};
 use crate::scan::{self, Report, ScanOptions, Status};
 use crate::view::inspect::Inspect;
 use crate::view::nodes::Nodes;
+use crate::view::provenance_index::ProvenanceIndex;
 use crate::view::provider::ProviderRules;
+use crate::view::replacements::{Replacement, Replacements};
 use crate::view::stats::Stats;
 use crate::view::transcript::TranscriptFacts;
 
@@ -47,13 +48,16 @@ pub struct Verdict {
     pub message: Option<String>,
     /// Events read (before the defect, for a corrupt or refused log).
     pub events: u64,
+    /// Refused only by DSH 0.1.5 and later's frozen migration edges (GENERATIONS.md §14):
+    /// the log is intact and shown whole, as DSH 0.1.1 loads it.
+    pub edge: bool,
 }
 
 impl Verdict {
     /// True when the log is corrupt or refused: what is shown is what was read before
     /// the defect.
     pub fn salvaged(&self) -> bool {
-        matches!(self.status.as_str(), "corrupt" | "refused")
+        matches!(self.status.as_str(), "corrupt" | "refused" | "foreign")
     }
 }
 
@@ -225,6 +229,8 @@ impl std::fmt::Debug for Details {
 struct Kept {
     report: Report,
     inspect: Inspect,
+    citations: ProvenanceIndex,
+    replacements: Vec<Replacement>,
 }
 
 impl Details {
@@ -257,10 +263,8 @@ impl Details {
     /// The provenance chain of the event `seq`: where it came from (the transitive closure
     /// of `sourceEventSeqs`), what cites it and which replace shadowed it.
     pub fn provenance(&self, seq: u64) -> Chain {
-        let replay = &self.kept.report.replay;
-        let none = ProvenanceIndex::default();
-        let index = replay.provenance().unwrap_or(&none);
-        let status = match provenance::status(replay, seq) {
+        let (replay, index) = (&self.kept.report.replay, &self.kept.citations);
+        let status = match provenance::status(replay, index, &self.kept.replacements, seq) {
             provenance::Status::OnSurface { position } => {
                 format!("on the surface at position {position}")
             }
@@ -299,9 +303,6 @@ fn flatten(node: &TreeNode, depth: usize, out: &mut Vec<ChainLine>) {
     }
 }
 
-/// Called with the bytes read so far and the file's size.
-pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
-
 fn options(target: &Target) -> ScanOptions {
     ScanOptions {
         session: target.store_session.clone(),
@@ -310,40 +311,51 @@ fn options(target: &Target) -> ScanOptions {
 }
 
 /// Reads the session at `target` once through the scan with the views the session view
-/// shows: `show`'s turn rows, the transcript facts, the provider rules and
-/// [`Inspect`]; the fold keeps messages (spilled to a temporary file past 2 MiB), shadowed
-/// entries, replaces and the citation index.
+/// shows: `show`'s turn rows, the transcript facts, the provider rules, the replaces, the
+/// citation index and [`Inspect`]; the fold keeps messages (spilled to a temporary file
+/// past a few MiB) and shadowed entries, for `y` and the raw view.
 ///
 /// # Errors
 /// The file cannot be opened or read (a corrupt or refused log is not an error: see the
 /// module docs).
-pub fn read_details(target: &Target, progress: Option<Progress>) -> Result<Details, String> {
-    let size = std::fs::metadata(&target.file).map_or(0, |m| m.len());
+pub fn read_details(target: &Target) -> Result<Details, String> {
     let mut stats = Stats::with_turn_rows();
     let mut facts = TranscriptFacts::default();
     let mut provider = ProviderRules::default();
     let mut inspect = Inspect::default();
-    let options = ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
-        keep_shadowed: true,
-        replacements: true,
-        provenance: true,
-        progress: progress
-            .map(|p| -> crate::load::ProgressFn { Arc::new(move |done: u64| p(done, size)) }),
-        ..options(target)
+    let mut citations = ProvenanceIndex::default();
+    let mut replacements = Replacements::default();
+    let mut keep = Keep {
+        messages: true,
+        shadowed: true,
+        ..Keep::NOTHING
     };
     let report = scan::scan_path_with(
         &target.file,
-        &options,
-        &mut [&mut stats, &mut facts, &mut provider, &mut inspect],
+        &options(target),
+        &mut [
+            &mut stats,
+            &mut facts,
+            &mut provider,
+            &mut inspect,
+            &mut citations,
+            &mut replacements,
+            &mut keep,
+        ],
     )
     .map_err(|e| crate::wording::without_os_error(&e.to_string()))?;
-    Ok(details(report, &stats, &facts, inspect))
+    let kept = Kept {
+        report,
+        inspect,
+        citations,
+        replacements: replacements.list,
+    };
+    Ok(details(kept, &stats, &facts))
 }
 
-fn details(report: Report, stats: &Stats, facts: &TranscriptFacts, inspect: Inspect) -> Details {
-    let verdict = verdict(&report);
+fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
+    let (report, inspect) = (&kept.report, &kept.inspect);
+    let verdict = verdict(report);
     let facts_at: HashMap<u64, _> = facts.turns.iter().map(|f| (f.start_seq, f)).collect();
     let turns = stats
         .turns
@@ -392,9 +404,8 @@ fn details(report: Report, stats: &Stats, facts: &TranscriptFacts, inspect: Insp
         .partition(|w| !crate::provider::providers_of(w.rule).is_empty());
     findings.extend(dsh_rules.into_iter().map(finding_row));
     findings.extend(provider_rules.into_iter().map(finding_row));
-    let replacements = report
-        .replay
-        .replacements()
+    let replacements = kept
+        .replacements
         .iter()
         .map(|r| {
             (
@@ -445,7 +456,7 @@ fn details(report: Report, stats: &Stats, facts: &TranscriptFacts, inspect: Insp
         results_at,
         tool_errors: facts.tool_errors.clone(),
         interrupted: facts.interrupted.clone(),
-        kept: Kept { report, inspect },
+        kept,
     }
 }
 
@@ -472,6 +483,7 @@ fn verdict(report: &Report) -> Verdict {
         seq,
         message,
         events: report.events,
+        edge: report.finding.as_ref().is_some_and(|f| f.rule.is_edge()),
     }
 }
 
@@ -480,6 +492,7 @@ fn finding_row(f: &Finding) -> FindingRow {
         Class::Corrupt => Status::Corrupt.name(),
         Class::Refused => Status::Refused.name(),
         Class::TornTail => Status::TornTail.name(),
+        Class::Foreign => Status::Foreign.name(),
         Class::Warning => "warning",
     };
     let providers = Provider::ALL
