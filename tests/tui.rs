@@ -29,7 +29,7 @@ fn fixtures() -> Vec<PathBuf> {
         "compaction-and-prune.jsonl",
         "v4-tool-result-error.jsonl",
         "provider/P4-reasoning-tokens-but-no-reasoning.jsonl",
-        "corrupt-after-a-turn.jsonl",
+        "tui/corrupt-after-a-turn.jsonl",
     ]
     .iter()
     .map(|f| fixture(f))

@@ -234,8 +234,9 @@ impl SessionView {
     }
 
     /// Expands (`Some(true)`), collapses (`Some(false)`) or toggles (`None`) the selected
-    /// turn or replace; on a step or message inside a folded-able turn, collapse folds
-    /// the turn and selects it.
+    /// turn or replace; collapsing a message that is neither (or a replace already
+    /// collapsed) selects its parent instead: the replace above a shadowed entry, else its
+    /// turn, as ← goes up a tree in jless.
     pub fn fold(&mut self, open: Option<bool>) {
         match self.rows.get(self.selected).copied() {
             Some(Row::Turn(t)) => {

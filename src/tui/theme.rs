@@ -80,13 +80,4 @@ impl Theme {
     pub fn key(self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
-
-    /// The style of a status (`valid`, `torn-tail`, `corrupt`, `refused`, `unreadable`).
-    pub fn status(self, status: &str) -> Style {
-        match status {
-            "valid" => Style::new(),
-            "torn-tail" => self.warning(),
-            _ => self.error(),
-        }
-    }
 }
