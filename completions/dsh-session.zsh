@@ -339,6 +339,21 @@ never\:"Never colour"))' \
 ':file -- The session log (`-` reads standard input), a session directory, or a SQLite store:_files' \
 && ret=0
 ;;
+(tui)
+_arguments "${_arguments_options[@]}" : \
+'--index=[The index file \[default\: \$DSH_SESSION_INDEX, else index.db in the cache directory\: \$XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache\]]:FILE:_files' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--no-update[Browse the index as it is, without reading changed logs first]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'*::paths -- JSONL roots, session directories, logs and SQLite stores to browse \[default\: the paths indexed before, else ~/.dsh/sessions\]:_files' \
+&& ret=0
+;;
 (follow)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format\: text (one line per happening) or jsonl (one object per happening, with schema_version and kind)]:FORMAT:((text\:"One line per happening"
@@ -473,6 +488,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(tui)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (follow)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -519,6 +538,7 @@ _dsh-session_commands() {
 'index:Build or update the search index of every session under the given paths' \
 'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
+'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
@@ -559,6 +579,7 @@ _dsh-session__subcmd__help_commands() {
 'index:Build or update the search index of every session under the given paths' \
 'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
+'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
@@ -652,6 +673,11 @@ _dsh-session__subcmd__help__subcmd__surface_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help surface commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__help__subcmd__tui_commands] )) ||
+_dsh-session__subcmd__help__subcmd__tui_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help tui commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help__subcmd__validate_commands] )) ||
 _dsh-session__subcmd__help__subcmd__validate_commands() {
     local commands; commands=()
@@ -726,6 +752,11 @@ _dsh-session__subcmd__stats_commands() {
 _dsh-session__subcmd__surface_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session surface commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__tui_commands] )) ||
+_dsh-session__subcmd__tui_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session tui commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__validate_commands] )) ||
 _dsh-session__subcmd__validate_commands() {

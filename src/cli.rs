@@ -218,6 +218,19 @@ pub enum Command {
     )]
     Export(ExportArgs),
 
+    /// Browse sessions in the terminal: the sessions list, full-text search, a session's
+    /// turns, messages, tool calls, replaces, findings, raw events and provenance.
+    ///
+    /// Reads through the search index (brought up to date first, as `index` does) and the
+    /// same views as `show`, `messages` and `provenance`; never writes a log. A corrupt or
+    /// refused log is listed, marked, and opens with what was read before its defect. Keys
+    /// are in the footer; `?` lists them all. Needs a terminal on standard input and output:
+    /// in a pipe or a script use `show`, `messages` or `export`.
+    #[command(
+        after_help = "Examples:\n  dsh-session tui                       # the roots indexed before, else ~/.dsh/sessions\n  dsh-session tui ~/.dsh/sessions\n  dsh-session tui session.v4.jsonl.zstd\n  NO_COLOR=1 dsh-session tui ~/.dsh/sessions\n\nKeys:\n  q quit  ? help  Enter open  Esc back  f filter (list) / findings (session)\n  / search  s S sort  Space → ← fold and expand  r reasoning  v raw event\n  P provenance  p provider rules  y copy (OSC 52)  e export to Markdown\n\nExit codes:\n  0  quit with q\n  2  usage error, not a terminal, a path could not be read, or the index could not be used"
+    )]
+    Tui(TuiArgs),
+
     /// Print what happens in a live log as it is appended: turns, tool calls, findings.
     ///
     /// Reads a plain or zstd JSONL log, a session of a SQLite store, a session directory
@@ -881,6 +894,22 @@ pub enum MessageFormat {
     Json,
     /// One message per line.
     Jsonl,
+}
+
+/// Arguments of `tui`.
+#[derive(Debug, Args)]
+pub struct TuiArgs {
+    /// JSONL roots, session directories, logs and SQLite stores to browse [default: the
+    /// paths indexed before, else ~/.dsh/sessions].
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub index: IndexLocation,
+
+    /// Browse the index as it is, without reading changed logs first.
+    #[arg(long)]
+    pub no_update: bool,
 }
 
 /// Arguments of `export`.

@@ -26,6 +26,7 @@ pub mod replay;
 pub mod rules;
 pub mod saved;
 pub mod scan;
+pub mod tui;
 pub mod varint;
 pub mod view;
 pub mod wording;

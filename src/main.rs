@@ -123,6 +123,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Index(args) => cmd::index::run(&args, out),
         Command::Search(args) => cmd::search::run(&args, color, out),
         Command::Export(args) => cmd::export::run(&args, out),
+        Command::Tui(args) => cmd::tui::run(&args, color),
         Command::Man(args) => cmd::man::run(&args, out),
         Command::Stats(args) => cmd::stats::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),

@@ -395,6 +395,7 @@ fn man_page_and_rules() {
         "sessions",
         "index",
         "search",
+        "tui",
         "export",
         "stats",
         "follow",

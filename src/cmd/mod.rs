@@ -18,6 +18,7 @@ pub mod sessions_root;
 pub mod show;
 pub mod stats;
 pub mod surface;
+pub mod tui;
 pub mod validate;
 pub mod version;
 

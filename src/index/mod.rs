@@ -21,7 +21,8 @@
 //! In process (a TUI, an MCP server): [`Index::open`] (or [`default_path`]), then
 //! [`Index::update`] with a progress callback, [`Index::sessions`] with a
 //! [`SessionFilter`], [`Index::search`] / [`Index::search_sessions`] with a [`Query`], and
-//! [`Index::messages`] for a session's messages by seq range, in surface order. An
+//! [`Index::messages`] for a session's messages by seq range, in surface order
+//! ([`Index::message_seqs`] lists them all without their texts, to page through). An
 //! [`Index`] is one SQLite connection (`Send`, not `Sync`): open one per thread; any number
 //! of them, in any number of processes, share the file (WAL).
 //!
@@ -38,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use query::{MessagePart, MessageRow, ModelUse, SessionFilter, SessionRow, Tokens};
+pub use query::{MessagePart, MessageRow, MessageSeq, ModelUse, SessionFilter, SessionRow, Tokens};
 pub use schema::{SCHEMA_VERSION, TOKENIZER};
 pub use search::{CANDIDATES, Hit, Query, SessionHits, Snippet};
 pub use update::{Progress, UpdateOptions, UpdateSummary};

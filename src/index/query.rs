@@ -177,6 +177,20 @@ pub struct MessageRow {
     pub text: String,
 }
 
+/// One message of a session without its text ([`Index::message_seqs`]): where it stands,
+/// for a browser that pages through a long history and reads texts only for what it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageSeq {
+    /// The message's seq.
+    pub seq: u64,
+    /// Its place on the surface, as [`MessagePart::pos`].
+    pub pos: i64,
+    /// The `data.turn` of the turn it is in.
+    pub turn: Option<i64>,
+    /// The seq of the replace that took it off the surface, when one did.
+    pub shadowed_by: Option<u64>,
+}
+
 /// SQL conditions and their parameters, built up.
 #[derive(Default)]
 pub(super) struct Where {
@@ -348,6 +362,30 @@ impl Index {
                     })
                 },
             )
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| self.error(e))?;
+        Ok(rows)
+    }
+
+    /// Every message of session `session` of `file`, one per seq, shadowed ones included,
+    /// in surface order (then seq), without texts: about 32 bytes a message, so a
+    /// 100,000-message history is listed at once and its texts read with
+    /// [`Index::messages`] as they are shown.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn message_seqs(&self, file: &Path, session: &str) -> Result<Vec<MessageSeq>, IndexError> {
+        let sql = "SELECT m.seq, MIN(m.pos), m.turn, m.shadowed_by FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 GROUP BY m.seq ORDER BY MIN(m.pos), m.seq";
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.error(e))?;
+        let rows = stmt
+            .query_map(rusqlite::params![file.to_string_lossy(), session], |r| {
+                Ok(MessageSeq {
+                    seq: r.get::<_, i64>(0)? as u64,
+                    pos: r.get(1)?,
+                    turn: r.get(2)?,
+                    shadowed_by: r.get::<_, Option<i64>>(3)?.map(|s| s as u64),
+                })
+            })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;
         Ok(rows)

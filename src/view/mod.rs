@@ -12,6 +12,7 @@
 
 pub mod follow;
 pub mod heal_sources;
+pub mod inspect;
 pub mod message_rows;
 pub mod nodes;
 pub mod provenance_index;

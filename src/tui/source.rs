@@ -1,0 +1,570 @@
+//! The TUI's one door into the scan and the views (load → check → fold → views, as every
+//! command reads a log): a session's details ([`read_details`]), the provenance of one of
+//! its events ([`Details::provenance`], [`nodes`]). Everything else in the TUI reads the
+//! search index ([`crate::index`]) or the types below, so a change of the scan's API is
+//! met here alone.
+//!
+//! A log the scan finds corrupt or refused is still read up to its defect, as `export`
+//! reads it: [`Details::verdict`] names the defect and the views hold what came before it
+//! (the `--salvage` reading of issue 29).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::provenance::{self, Edge, TreeNode};
+use crate::provider::Provider;
+use crate::replay::Keep;
+use crate::rules::{Class, Finding, Rule};
+use crate::scan::{self, Report, ScanOptions, Status};
+use crate::view::inspect::Inspect;
+use crate::view::nodes::Nodes;
+use crate::view::provenance_index::ProvenanceIndex;
+use crate::view::provider::ProviderRules;
+use crate::view::replacements::{Replacement, Replacements};
+use crate::view::stats::Stats;
+use crate::view::transcript::TranscriptFacts;
+
+/// Which session to read: the file, and for a SQLite store the session id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The log or store.
+    pub file: PathBuf,
+    /// The session id, for a store (`None` for a JSONL log, which holds one).
+    pub store_session: Option<String>,
+}
+
+/// The verdict of the log, with its defect when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// `valid`, `torn-tail`, `corrupt` or `refused`.
+    pub status: String,
+    /// The rule of the defect or torn tail.
+    pub rule: Option<String>,
+    /// Its line (the header is line 1; for a store, the row's seq).
+    pub line: Option<u64>,
+    /// Its seq.
+    pub seq: Option<u64>,
+    /// What it says.
+    pub message: Option<String>,
+    /// Events read (before the defect, for a corrupt or refused log).
+    pub events: u64,
+    /// Refused only by DSH 0.1.5 and later's frozen migration edges (GENERATIONS.md §14):
+    /// the log is intact and shown whole, as DSH 0.1.1 loads it.
+    pub edge: bool,
+}
+
+impl Verdict {
+    /// True when the log is corrupt or refused: what is shown is what was read before
+    /// the defect.
+    pub fn salvaged(&self) -> bool {
+        matches!(self.status.as_str(), "corrupt" | "refused" | "foreign")
+    }
+}
+
+/// One step of a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepNode {
+    /// `data.step`.
+    pub step: Option<i64>,
+    /// Seq of its `step/start`.
+    pub start_seq: u64,
+    /// Seq of its `step/end`.
+    pub end_seq: Option<u64>,
+    /// `tool/call` events in it.
+    pub tool_calls: u64,
+}
+
+/// One turn with its steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnNode {
+    /// `data.turn`.
+    pub number: i64,
+    /// Seq of its `turn/start`.
+    pub start_seq: u64,
+    /// Seq of its `turn/end`.
+    pub end_seq: Option<u64>,
+    /// The end reason's kind, or `open`.
+    pub reason: String,
+    /// An error turn's failure, an aborted turn's cause.
+    pub detail: Option<String>,
+    /// `provider/model` of its assistant messages.
+    pub models: Vec<String>,
+    /// Its steps, in order.
+    pub steps: Vec<StepNode>,
+    /// `tool/call` events in it.
+    pub tool_calls: u64,
+    /// Input and output tokens of its assistant messages.
+    pub tokens: (u64, u64),
+    /// `turn/end` time minus `turn/start` time, ms.
+    pub duration_ms: Option<i64>,
+}
+
+/// One finding of the log: a DSH rule, or a provider rule (P1–P7) with the providers that
+/// refuse a history breaking it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingRow {
+    /// The rule id.
+    pub rule: String,
+    /// `corrupt`, `refused`, `torn-tail` or `warning`.
+    pub class: &'static str,
+    /// The event concerned.
+    pub seq: Option<u64>,
+    /// Its line (or a store's row).
+    pub line: Option<u64>,
+    /// What it says.
+    pub message: String,
+    /// For a provider rule: the providers that refuse it (empty for a DSH rule).
+    pub providers: Vec<Provider>,
+}
+
+/// A replace (FORMAT.md §3): its declared range and what it shadowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplaceInfo {
+    /// Declared `start`.
+    pub start: u64,
+    /// Declared `end`.
+    pub end: u64,
+    /// Replace generation (1 for the first replace of the log).
+    pub generation: u64,
+    /// The seqs it took off the surface.
+    pub shadowed: Vec<u64>,
+}
+
+/// A tool call and what answered it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallPair {
+    /// The call id.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Seq of the assistant message that announced it.
+    pub call_seq: Option<u64>,
+    /// Seqs of the messages holding its results, with `isError`.
+    pub results: Vec<(u64, bool)>,
+}
+
+/// A provenance chain, flattened for display: lines of the ancestor tree, then of the
+/// descendant tree (FORMAT.md §1.2, §3.1; as `dsh-session provenance` prints them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    /// The event.
+    pub seq: u64,
+    /// On the surface, shadowed by a replace, or log only.
+    pub status: String,
+    /// The ancestor tree, depth first.
+    pub ancestors: Vec<ChainLine>,
+    /// The descendant tree, depth first.
+    pub descendants: Vec<ChainLine>,
+}
+
+impl Chain {
+    /// Every seq the chain shows.
+    pub fn seqs(&self) -> BTreeSet<u64> {
+        self.ancestors
+            .iter()
+            .chain(&self.descendants)
+            .map(|l| l.seq)
+            .collect()
+    }
+}
+
+/// One line of a provenance tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainLine {
+    /// 0 for the root.
+    pub depth: usize,
+    /// The event.
+    pub seq: u64,
+    /// How it hangs off the line above it at `depth - 1` (`cited by`, `shadowed by`, …).
+    pub edge: Option<&'static str>,
+    /// Shown earlier in the tree: its children are not repeated.
+    pub back_reference: bool,
+}
+
+/// What one event is, for a provenance line: its type, turn/step and a preview.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Node {
+    /// The (converted) type.
+    pub ty: String,
+    /// `t1/s2`, or empty.
+    pub place: String,
+    /// One line.
+    pub preview: String,
+}
+
+/// Everything the session view shows beyond the index's messages.
+pub struct Details {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The turns, in order.
+    pub turns: Vec<TurnNode>,
+    /// The findings: the verdict's, then the warnings (DSH rules first, then P-rules).
+    pub findings: Vec<FindingRow>,
+    /// Replaces by seq.
+    pub replacements: HashMap<u64, ReplaceInfo>,
+    /// Tool calls by call id.
+    pub calls: HashMap<String, CallPair>,
+    /// Call ids announced by each assistant message, by seq, in block order.
+    pub calls_at: HashMap<u64, Vec<String>>,
+    /// Call ids answered by each result message, by seq.
+    pub results_at: HashMap<u64, Vec<String>>,
+    /// `tool/result` events with `data.error`: seq → `name (code)`.
+    pub tool_errors: HashMap<u64, String>,
+    /// Assistant messages cut by a cancellation.
+    pub interrupted: HashSet<u64>,
+    kept: Kept,
+}
+
+impl std::fmt::Debug for Details {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Details")
+            .field("verdict", &self.verdict)
+            .field("turns", &self.turns.len())
+            .field("findings", &self.findings.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What stays of the scan for reading single events later.
+struct Kept {
+    report: Report,
+    inspect: Inspect,
+    citations: ProvenanceIndex,
+    replacements: Vec<Replacement>,
+}
+
+impl Details {
+    /// The derived message of the entry with `seq` (on the surface or shadowed), byte for
+    /// byte as `dsh-session messages` prints it.
+    ///
+    /// # Errors
+    /// The kept texts cannot be read back (their temporary file failed).
+    pub fn message_json(&self, seq: u64) -> Option<Result<String, String>> {
+        let entry = self.kept.report.replay.entry_by_seq(seq)?;
+        Some(
+            entry
+                .map_err(|e| crate::wording::io_error(&e))
+                .and_then(|e| e.message.ok_or_else(|| "no message".to_owned())),
+        )
+    }
+
+    /// The event with `seq` as stored in the log (one JSON object).
+    ///
+    /// # Errors
+    /// As [`Details::message_json`].
+    pub fn raw_event(&self, seq: u64) -> Option<Result<String, String>> {
+        let text = self.kept.inspect.raw_event(seq)?;
+        Some(
+            text.map(|t| t.into_owned())
+                .map_err(|e| crate::wording::io_error(&e)),
+        )
+    }
+
+    /// The provenance chain of the event `seq`: where it came from (the transitive closure
+    /// of `sourceEventSeqs`), what cites it and which replace shadowed it.
+    pub fn provenance(&self, seq: u64) -> Chain {
+        let (replay, index) = (&self.kept.report.replay, &self.kept.citations);
+        let status = match provenance::status(replay, index, &self.kept.replacements, seq) {
+            provenance::Status::OnSurface { position } => {
+                format!("on the surface at position {position}")
+            }
+            provenance::Status::Shadowed { replacement: r } => format!(
+                "shadowed by seq {} ({} replace {}..{})",
+                r.seq, r.ty, r.start, r.end
+            ),
+            provenance::Status::LogOnly => "not a surface event (log only)".to_owned(),
+        };
+        let mut ancestors = Vec::new();
+        flatten(&provenance::ancestors(index, seq, None), 0, &mut ancestors);
+        let mut descendants = Vec::new();
+        flatten(
+            &provenance::descendants(index, seq, None),
+            0,
+            &mut descendants,
+        );
+        Chain {
+            seq,
+            status,
+            ancestors,
+            descendants,
+        }
+    }
+}
+
+fn flatten(node: &TreeNode, depth: usize, out: &mut Vec<ChainLine>) {
+    out.push(ChainLine {
+        depth,
+        seq: node.seq,
+        edge: node.edge.map(Edge::name),
+        back_reference: node.back_reference,
+    });
+    for child in &node.children {
+        flatten(child, depth + 1, out);
+    }
+}
+
+fn options(target: &Target) -> ScanOptions {
+    ScanOptions {
+        session: target.store_session.clone(),
+        ..ScanOptions::default()
+    }
+}
+
+/// Reads the session at `target` once through the scan with the views the session view
+/// shows: `show`'s turn rows, the transcript facts, the provider rules, the replaces, the
+/// citation index and [`Inspect`]; the fold keeps messages (spilled to a temporary file
+/// past a few MiB) and shadowed entries, for `y` and the raw view.
+///
+/// # Errors
+/// The file cannot be opened or read (a corrupt or refused log is not an error: see the
+/// module docs).
+pub fn read_details(target: &Target) -> Result<Details, String> {
+    let mut stats = Stats::with_turn_rows();
+    let mut facts = TranscriptFacts::default();
+    let mut provider = ProviderRules::default();
+    let mut inspect = Inspect::default();
+    let mut citations = ProvenanceIndex::default();
+    let mut replacements = Replacements::default();
+    let mut keep = Keep {
+        messages: true,
+        shadowed: true,
+        ..Keep::NOTHING
+    };
+    let report = scan::scan_path_with(
+        &target.file,
+        &options(target),
+        &mut [
+            &mut stats,
+            &mut facts,
+            &mut provider,
+            &mut inspect,
+            &mut citations,
+            &mut replacements,
+            &mut keep,
+        ],
+    )
+    .map_err(|e| crate::wording::without_os_error(&e.to_string()))?;
+    let kept = Kept {
+        report,
+        inspect,
+        citations,
+        replacements: replacements.list,
+    };
+    Ok(details(kept, &stats, &facts))
+}
+
+fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
+    let (report, inspect) = (&kept.report, &kept.inspect);
+    let verdict = verdict(report);
+    let facts_at: HashMap<u64, _> = facts.turns.iter().map(|f| (f.start_seq, f)).collect();
+    let turns = stats
+        .turns
+        .iter()
+        .map(|row| {
+            let f = facts_at.get(&row.start_seq);
+            let end = row.end_seq.unwrap_or(u64::MAX);
+            TurnNode {
+                number: row.turn,
+                start_seq: row.start_seq,
+                end_seq: row.end_seq,
+                reason: row.reason.clone(),
+                detail: f.and_then(|f| f.detail.clone()),
+                models: f.map(|f| f.models.clone()).unwrap_or_default(),
+                steps: inspect
+                    .steps
+                    .iter()
+                    .filter(|s| s.start_seq > row.start_seq && s.start_seq < end)
+                    .map(|s| StepNode {
+                        step: s.step,
+                        start_seq: s.start_seq,
+                        end_seq: s.end_seq,
+                        tool_calls: s.tool_calls,
+                    })
+                    .collect(),
+                tool_calls: row.tool_calls,
+                tokens: (row.usage.input, row.usage.output),
+                duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
+            }
+        })
+        .collect();
+    let mut findings: Vec<FindingRow> = report.finding.iter().map(finding_row).collect();
+    if let Some(t) = &report.torn {
+        findings.push(FindingRow {
+            rule: t.rule.id().to_owned(),
+            class: "torn-tail",
+            seq: None,
+            line: Some(t.line),
+            message: t.message.clone(),
+            providers: Vec::new(),
+        });
+    }
+    let (provider_rules, dsh_rules): (Vec<&Finding>, Vec<&Finding>) = report
+        .warnings
+        .iter()
+        .partition(|w| !crate::provider::providers_of(w.rule).is_empty());
+    findings.extend(dsh_rules.into_iter().map(finding_row));
+    findings.extend(provider_rules.into_iter().map(finding_row));
+    let replacements = kept
+        .replacements
+        .iter()
+        .map(|r| {
+            (
+                r.seq,
+                ReplaceInfo {
+                    start: r.start,
+                    end: r.end,
+                    generation: r.generation,
+                    shadowed: r.shadowed.clone(),
+                },
+            )
+        })
+        .collect();
+    let mut calls: HashMap<String, CallPair> = HashMap::new();
+    let mut calls_at: HashMap<u64, Vec<String>> = HashMap::new();
+    let mut results_at: HashMap<u64, Vec<String>> = HashMap::new();
+    for c in &inspect.calls {
+        calls_at.entry(c.seq).or_default().push(c.call_id.clone());
+        let pair = calls.entry(c.call_id.clone()).or_insert_with(|| CallPair {
+            call_id: c.call_id.clone(),
+            name: c.name.clone(),
+            call_seq: None,
+            results: Vec::new(),
+        });
+        pair.call_seq.get_or_insert(c.seq);
+    }
+    for r in &inspect.results {
+        results_at.entry(r.seq).or_default().push(r.call_id.clone());
+        let pair = calls.entry(r.call_id.clone()).or_insert_with(|| CallPair {
+            call_id: r.call_id.clone(),
+            name: facts
+                .tool_names
+                .get(&r.call_id)
+                .cloned()
+                .unwrap_or_default(),
+            call_seq: None,
+            results: Vec::new(),
+        });
+        pair.results.push((r.seq, r.is_error));
+    }
+    Details {
+        verdict,
+        turns,
+        findings,
+        replacements,
+        calls,
+        calls_at,
+        results_at,
+        tool_errors: facts.tool_errors.clone(),
+        interrupted: facts.interrupted.clone(),
+        kept,
+    }
+}
+
+fn verdict(report: &Report) -> Verdict {
+    let (rule, line, seq, message) = match (&report.finding, &report.torn) {
+        (Some(f), _) => (
+            Some(f.rule.id().to_owned()),
+            f.line.or(f.row),
+            f.seq,
+            Some(f.message.clone()),
+        ),
+        (None, Some(t)) => (
+            Some(t.rule.id().to_owned()),
+            Some(t.line),
+            None,
+            Some(t.message.clone()),
+        ),
+        (None, None) => (None, None, None, None),
+    };
+    Verdict {
+        status: report.status.name().to_owned(),
+        rule,
+        line,
+        seq,
+        message,
+        events: report.events,
+        edge: report.finding.as_ref().is_some_and(|f| f.rule.is_edge()),
+    }
+}
+
+fn finding_row(f: &Finding) -> FindingRow {
+    let class = match f.class {
+        Class::Corrupt => Status::Corrupt.name(),
+        Class::Refused => Status::Refused.name(),
+        Class::TornTail => Status::TornTail.name(),
+        Class::Foreign => Status::Foreign.name(),
+        Class::Warning => "warning",
+    };
+    let providers = Provider::ALL
+        .into_iter()
+        .filter(|p| p.enforces(f.rule))
+        .collect();
+    FindingRow {
+        rule: f.rule.id().to_owned(),
+        class,
+        seq: f.seq,
+        line: f.line.or(f.row),
+        message: f.message.clone(),
+        providers,
+    }
+}
+
+/// What each of `seqs` is (type, turn/step, preview), read by a second pass over the log
+/// that parses only those events, as `dsh-session provenance` does for its trees.
+///
+/// # Errors
+/// As [`read_details`].
+pub fn nodes(target: &Target, seqs: &BTreeSet<u64>) -> Result<HashMap<u64, Node>, String> {
+    let wanted: HashSet<u64> = seqs.iter().copied().collect();
+    let mut collected = Nodes::new(wanted.clone());
+    let options = ScanOptions {
+        only_seqs: Some(wanted),
+        ..options(target)
+    };
+    scan::scan_path_with(&target.file, &options, &mut [&mut collected])
+        .map_err(|e| crate::wording::without_os_error(&e.to_string()))?;
+    Ok(collected
+        .nodes
+        .into_iter()
+        .map(|(seq, n)| {
+            let place = match (n.turn, n.step) {
+                (Some(t), Some(s)) => format!("t{t}/s{s}"),
+                (Some(t), None) => format!("t{t}"),
+                _ => String::new(),
+            };
+            (
+                seq,
+                Node {
+                    ty: n.ty,
+                    place,
+                    preview: n.preview,
+                },
+            )
+        })
+        .collect())
+}
+
+/// True when `rule` is a provider rule that `provider` refuses.
+pub fn refused_by(row: &FindingRow, provider: Provider) -> bool {
+    row.providers.contains(&provider)
+}
+
+/// The DSH rule behind a finding row (for a note that names it), when the id is known.
+pub fn rule(row: &FindingRow) -> Option<Rule> {
+    Rule::ALL.iter().copied().find(|r| r.id() == row.rule)
+}
+
+/// What a provider answers to a history breaking a P-rule, as users report it.
+pub fn provider_answer(row: &FindingRow, provider: Provider) -> Option<&'static str> {
+    rule(row).and_then(|r| provider.error_text(r))
+}
+
+/// True when the file at `path` is the one `target` reads (the only file the TUI must
+/// never write: an export to it is refused).
+pub fn is_the_log(target: &Target, path: &Path) -> bool {
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    match (canonical(&target.file), canonical(path)) {
+        (Some(a), Some(b)) => a == b,
+        _ => target.file == path,
+    }
+}

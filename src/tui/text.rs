@@ -1,0 +1,67 @@
+//! Text fitted to a terminal cell range: one line, cut to a display width with `…`.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The first line of `text` with tabs and other control characters as spaces, leading
+/// blanks dropped.
+pub fn one_line(text: &str) -> String {
+    let line = text.trim_start().lines().next().unwrap_or("");
+    line.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `text` cut to at most `width` columns, ending in `…` when it was cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `2026-11-30 14:02` (UTC) for ms since the Unix epoch.
+pub fn minute(ms: i64) -> String {
+    let t = crate::wording::utc(ms);
+    match t.get(..16) {
+        Some(m) => m.replace('T', " "),
+        None => t,
+    }
+}
+
+/// The last path component of a project directory (`/home/ana/proj` → `proj`).
+pub fn project_name(cwd: &str) -> &str {
+    let trimmed = cwd.trim_end_matches(['/', '\\']);
+    trimmed
+        .rsplit(['/', '\\'])
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_by_display_width() {
+        assert_eq!(fit("hello", 5), "hello");
+        assert_eq!(fit("hello world", 6), "hello…");
+        assert_eq!(fit("指南针指南针", 5), "指南…");
+        assert_eq!(one_line("\n  a\tb\nc"), "a b");
+        assert_eq!(project_name("/home/ana/proj/"), "proj");
+        assert_eq!(minute(1_760_000_000_100), "2025-10-09 08:53");
+    }
+}
