@@ -12,6 +12,7 @@
 mod arena;
 mod snapshot;
 pub mod text;
+pub mod window;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
