@@ -19,14 +19,7 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
-    // The whole surface's messages may be many times the memory a scan needs: past 2 MiB
-    // they wait in a temporary file, and are printed one at a time from there.
-    let options = ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
-        session: args.session.clone(),
-        ..ScanOptions::default()
-    };
+    let options = keeping_messages(args.session.clone());
     let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
     let report = match args.at {
         Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
@@ -45,6 +38,18 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scan options of `messages` for `session` (of a store): every derived message kept.
+/// The whole surface's messages may be many times the memory a scan needs: past 2 MiB
+/// they wait in a temporary file, and are read back one at a time from there.
+pub(crate) fn keeping_messages(session: Option<String>) -> ScanOptions {
+    ScanOptions {
+        keep_messages: true,
+        spill_texts: true,
+        session,
+        ..ScanOptions::default()
+    }
 }
 
 /// The derived messages of the final surface, read back one at a time.
