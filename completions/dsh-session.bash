@@ -131,7 +131,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --help --version validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,6 +139,10 @@ _dsh__session() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -149,7 +153,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__completions)
-            opts="-v -h --color --verbose --help bash elvish fish powershell zsh"
+            opts="-v -h --color --verbose --dsh --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -157,6 +161,10 @@ _dsh__session() {
             case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -167,7 +175,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --help"
+            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -197,6 +205,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -205,7 +217,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__follow)
-            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --help"
+            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +245,10 @@ _dsh__session() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -509,7 +525,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__index)
-            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --help"
+            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,6 +543,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -535,7 +555,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__man)
-            opts="-v -h --dir --color --verbose --help"
+            opts="-v -h --dir --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +569,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -557,7 +581,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --color --verbose --help"
+            opts="-v -h --at --format --provider --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -583,6 +607,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -591,7 +619,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__provenance)
-            opts="-v -h --session --depth --format --color --verbose --help"
+            opts="-v -h --session --depth --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -613,6 +641,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -621,7 +653,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__repair)
-            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --help"
+            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -643,6 +675,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -651,7 +687,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__replacements)
-            opts="-v -h --session --format --color --verbose --help"
+            opts="-v -h --session --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -669,6 +705,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -677,7 +717,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__rules)
-            opts="-v -h --format --color --verbose --help"
+            opts="-v -h --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -691,6 +731,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -699,7 +743,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__search)
-            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --help"
+            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +793,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -757,7 +805,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__sessions)
-            opts="-v -h --format --index --no-update --color --verbose --help"
+            opts="-v -h --format --index --no-update --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -775,6 +823,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -783,7 +835,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --color --verbose --help"
+            opts="-v -h --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -801,6 +853,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -809,7 +865,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__stats)
-            opts="-v -h --by --since --until --tz --prices --format --color --verbose --help"
+            opts="-v -h --by --since --until --tz --prices --format --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -843,6 +899,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -851,7 +911,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__surface)
-            opts="-v -h --at --all --format --session --color --verbose --help"
+            opts="-v -h --at --all --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -873,6 +933,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -881,7 +945,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__validate)
-            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --help"
+            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,6 +967,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -911,7 +979,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__version)
-            opts="-v -h --format --session --color --verbose --help"
+            opts="-v -h --format --session --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -927,6 +995,10 @@ _dsh__session() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_dsh_session_global_optspecs
-    string join \n color= v/verbose h/help V/version
+    string join \n color= v/verbose dsh= h/help V/version
 end
 
 function __fish_dsh_session_needs_command
@@ -27,6 +27,7 @@ end
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_needs_command" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_needs_command" -s V -l version -d 'Print version'
@@ -59,6 +60,7 @@ deepseek\t'DeepSeek, DSH\'s default provider (OpenAI-compatible plus thinking mo
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s q -l quiet -d 'Print only logs that are not valid or carry warnings (in every format), and no summary'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -l strict -d 'Fail the gate (exit 1) on any warning, provider findings included'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand validate" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -71,6 +73,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l sess
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l all -d 'Also list the entries replaces shadowed, each marked with the seq that shadowed it: the whole history of the surface, in seq order'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -84,6 +87,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l ses
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l session -d 'The session to repair in a SQLite store (optional when the store holds one)' -r
@@ -95,6 +99,7 @@ json\t'One JSON object'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l dry-run -d 'Print what would be cut and the closer records byte for byte; write nothing'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -l no-backup -d 'Do not keep a copy of the original as FILE.bak.<UTC time>'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand repair" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -107,6 +112,7 @@ dot\t'A Graphviz digraph of the neighbourhood'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand provenance" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
@@ -116,6 +122,7 @@ jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
@@ -125,6 +132,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand stats" -l by -d 'One row per: day (of each turn\'s start, in --tz), session (a log, or a session of a store), model (the provider/model that produced the tokens; a turn counts for the model of its first answer), or project (the header\'s cwd)' -r -f -a "day\t'A calendar day of the turns\' start times, in --tz'
@@ -142,6 +150,7 @@ jsonl\t'One JSON object per row; notes go to standard error'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand stats" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand stats" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand stats" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
@@ -151,6 +160,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l sess
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l format -d 'Output format: text (a table), json (an array), jsonl (an object per line) or csv (with a header line)' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
@@ -161,6 +171,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l ind
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -l no-update -d 'A JSONL root: list what the index holds without bringing it up to date first'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand sessions" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -171,6 +182,7 @@ jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l rebuild -d 'Empty the index first and read every log again'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -l check -d 'Check the whole index file first (PRAGMA quick_check; slow on a large index) and rebuild it when SQLite finds damage'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand index" -s q -l quiet -d 'Print nothing but errors: no progress bar, no summary, no notes'
@@ -195,6 +207,7 @@ jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l no-update -d 'Search the index as it is, without reading changed logs first'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -l include-shadowed -d 'Also search messages a replace took off the surface (compacted or pruned)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand search" -s l -l sessions-with-matches -d 'Print only the sessions with hits, the best first'
@@ -210,6 +223,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l sessi
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l no-redact -d 'Keep secrets and home directories as recorded (redaction is on by default)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -224,6 +238,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l sessi
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l from-start -d 'Print every happening from the start of the log, not only a summary of what it held when following began'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l exit-on-finding -d 'Exit 1 at the first corrupt or refused finding (for CI)'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -s v -l verbose -d 'Also print the cause chain of an error'
@@ -234,17 +249,20 @@ jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l dir -d 'Write every page (dsh-session.1 and dsh-session-COMMAND.1) into this directory instead of printing one' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand man" -s h -l help -d 'Print help'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -l dsh -d 'Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand help; and not __fish_seen_subcommand_from validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help" -f -a "validate" -d 'Check logs the way DSH does on load; the exit code tells (CI gate)'

@@ -18,6 +18,7 @@ _dsh-session() {
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -46,6 +47,7 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-q[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '--quiet[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '--strict[Fail the gate (exit 1) on any warning, provider findings included]' \
@@ -66,6 +68,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--all[Also list the entries replaces shadowed, each marked with the seq that shadowed it\: the whole history of the surface, in seq order]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -86,6 +89,7 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -104,6 +108,7 @@ json\:"One JSON object"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--dry-run[Print what would be cut and the closer records byte for byte; write nothing]' \
 '--no-backup[Do not keep a copy of the original as FILE.bak.<UTC time>]' \
 '-v[Also print the cause chain of an error]' \
@@ -123,6 +128,7 @@ dot\:"A Graphviz digraph of the neighbourhood"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -140,6 +146,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -156,6 +163,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -180,6 +188,7 @@ jsonl\:"One JSON object per row; notes go to standard error"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -196,6 +205,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -213,6 +223,7 @@ csv\:"Comma-separated values with a header line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--no-update[A JSONL root\: list what the index holds without bringing it up to date first]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -230,6 +241,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--rebuild[Empty the index first and read every log again]' \
 '--check[Check the whole index file first (PRAGMA quick_check; slow on a large index) and rebuild it when SQLite finds damage]' \
 '-q[Print nothing but errors\: no progress bar, no summary, no notes]' \
@@ -262,6 +274,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--no-update[Search the index as it is, without reading changed logs first]' \
 '--include-shadowed[Also search messages a replace took off the surface (compacted or pruned)]' \
 '-l[Print only the sessions with hits, the best first]' \
@@ -288,6 +301,7 @@ dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--no-redact[Keep secrets and home directories as recorded (redaction is on by default)]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -309,6 +323,7 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '--from-start[Print every happening from the start of the log, not only a summary of what it held when following began]' \
 '--exit-on-finding[Exit 1 at the first corrupt or refused finding (for CI)]' \
 '-v[Also print the cause chain of an error]' \
@@ -326,6 +341,7 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -339,6 +355,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help]' \
@@ -351,6 +368,7 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help]' \

@@ -2,6 +2,7 @@
 //!
 //! ```sh
 //! cargo run --release --example gen-session -- --turns 40000 --out big.jsonl [--zstd] [--sqlite] [--crash]
+//! cargo run --release --example gen-session -- --small --turns 12000 --out small-events.jsonl.zstd --zstd --frame-records 1-2
 //! ```
 //!
 //! Each turn holds a user message, streamed chunks (runs of three or more deltas packed
@@ -9,8 +10,10 @@
 //! tool calls and results of varied sizes; a compaction replaces the surface every few
 //! dozen turns and tool results are pruned now and then. `--crash` leaves the last turn
 //! open after a recorded tool call and tears the final record. The same arguments always
-//! give the same bytes. `--zstd` writes `.jsonl.zstd` frames of about 200 records (one
-//! batch each); `--sqlite` writes a schema 17 store via the test suite's store writer.
+//! give the same bytes. `--small` writes tool-heavy turns of small events instead (one
+//! event per line, about 190 bytes each). `--zstd` writes `.jsonl.zstd` frames of about
+//! 200 records (one batch each; `--frame-records 1-2` as DSH frames its appends);
+//! `--sqlite` writes a schema 17 store via the test suite's store writer.
 
 #[path = "../tests/common/store.rs"]
 #[allow(dead_code)]
@@ -137,11 +140,14 @@ impl Log {
 /// turns compaction off (the surface grows with the log), and `chain` prunes one tool
 /// result again every turn, that many times (a chain of replacements of replacements).
 /// `seed`: another session (its own id, start time and words, from a rich vocabulary).
+/// `small` writes tool-heavy turns of small events instead (about 190 bytes each, one
+/// event per line: no packed rows), where the cost of reading is per line, not per byte.
 #[derive(Clone, Copy, Default)]
 struct Shape {
     flat: bool,
     chain: u64,
     seed: Option<u64>,
+    small: bool,
 }
 
 fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
@@ -173,6 +179,13 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
     for turn in 1..=turns {
         let open = crash && turn == turns;
         log.event("turn/start", &format!("{{\"turn\":{turn}}}"), None, None);
+        if shape.small {
+            if small_turn(&mut log, &mut rng, turn, open) {
+                return tear(log.lines);
+            }
+            compact(&mut log, &mut rng, turn, shape);
+            continue;
+        }
         let steps = 1 + rng.below(3);
         for step in 1..=steps {
             log.event(
@@ -325,23 +338,7 @@ fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
                 chain_left -= 1;
             }
         }
-        if !shape.flat && turn % 30 == 0 && log.surface.len() > 4 {
-            let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
-            let keep = 0;
-            let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
-            let mut cites = vec![start_seq];
-            cites.extend(&shadowed);
-            let (first, last) = (shadowed[0], *shadowed.last().expect("non-empty"));
-            let seq = log.event(
-                "user/message",
-                &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"plugin\",\"plugin\":\"compaction\"}},\"role\":\"user\",\"id\":\"summary-{turn}\"}}", js(&words(&mut rng, 120))),
-                Some(&cites),
-                Some(&format!("{{\"op\":\"replace\",\"start\":{first},\"end\":{last}}}")),
-            );
-            log.event("compaction/end", "{}", None, None);
-            let tail: Vec<u64> = log.surface[log.surface.len() - keep..].to_vec();
-            log.surface = std::iter::once(seq).chain(tail).collect();
-        }
+        compact(&mut log, &mut rng, turn, shape);
     }
     log.lines
 }
@@ -356,6 +353,112 @@ fn plant_word(lines: &mut [String], word: &str) {
     }
 }
 
+/// Every 30 turns (unless `flat`), a compaction replaces the whole surface by a summary.
+fn compact(log: &mut Log, rng: &mut Rng, turn: u64, shape: Shape) {
+    if !shape.flat && turn.is_multiple_of(30) && log.surface.len() > 4 {
+        let start_seq = log.event("compaction/start", "{\"reason\":\"threshold\"}", None, None);
+        let keep = 0;
+        let shadowed: Vec<u64> = log.surface[..log.surface.len() - keep].to_vec();
+        let mut cites = vec![start_seq];
+        cites.extend(&shadowed);
+        let (first, last) = (shadowed[0], *shadowed.last().expect("non-empty"));
+        let seq = log.event(
+            "user/message",
+            &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"plugin\",\"plugin\":\"compaction\"}},\"role\":\"user\",\"id\":\"summary-{turn}\"}}", js(&words(rng, 120))),
+            Some(&cites),
+            Some(&format!("{{\"op\":\"replace\",\"start\":{first},\"end\":{last}}}")),
+        );
+        log.event("compaction/end", "{}", None, None);
+        let tail: Vec<u64> = log.surface[log.surface.len() - keep..].to_vec();
+        log.surface = std::iter::once(seq).chain(tail).collect();
+    }
+}
+
+/// One tool-heavy turn of small events (`--small`): 3 to 14 steps, each with two verbatim
+/// chunks, a short assistant message that calls one tool (but the last), the call and a
+/// short result. Returns true when the turn was left open (`--crash`).
+fn small_turn(log: &mut Log, rng: &mut Rng, turn: u64, open: bool) -> bool {
+    let steps = 3 + rng.below(12);
+    for step in 1..=steps {
+        log.event(
+            "step/start",
+            &format!("{{\"turn\":{turn},\"step\":{step}}}"),
+            None,
+            None,
+        );
+        if step == 1 {
+            let n = 3 + rng.below(10) as usize;
+            let text = words(rng, n);
+            let seq = log.event(
+                "user/message",
+                &format!("{{\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"u-{turn}\"}}", js(&text)),
+                None,
+                Some("\"append\""),
+            );
+            log.surface.push(seq);
+            if turn == 1 {
+                log.event("request/header", &format!("{{\"header\":{{\"config\":{{\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}},\"system\":{}}},\"reason\":\"initial\"}}", js(&words(rng, 300))), None, None);
+            }
+        }
+        let mut chunks = Vec::new();
+        let mut said = String::new();
+        for _ in 0..2 {
+            let delta = format!("{} ", words(rng, 2));
+            said.push_str(&delta);
+            chunks.push(log.event("assistant/chunk", &format!("{{\"turn\":{turn},\"step\":{step},\"chunk\":{{\"type\":\"text-delta\",\"index\":0,\"text\":{}}}}}", js(&delta)), None, None));
+        }
+        let call = (step < steps || open).then(|| format!("c{turn}-{step}"));
+        let mut content = format!("[{{\"type\":\"text\",\"text\":{}}}", js(&said));
+        if let Some(id) = &call {
+            let _ = write!(
+                content,
+                ",{{\"type\":\"tool-call\",\"id\":\"{id}\",\"name\":\"read\",\"arguments\":\"{{\\\"path\\\":\\\"src/lib.rs\\\"}}\"}}"
+            );
+        }
+        content.push(']');
+        let usage = format!(
+            "{{\"inputTokens\":{},\"outputTokens\":{}}}",
+            1000 + rng.below(9000),
+            10 + rng.below(500)
+        );
+        let seq = log.event(
+            "assistant/message",
+            &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"role\":\"assistant\",\"content\":{content},\"source\":{{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}},\"id\":\"a-{turn}-{step}\"}},\"usage\":{usage}}}"),
+            Some(&chunks),
+            Some("\"append\""),
+        );
+        log.surface.push(seq);
+        if let Some(id) = call {
+            let call = log.event("tool/call", &format!("{{\"turn\":{turn},\"step\":{step},\"callId\":\"{id}\",\"name\":\"read\",\"arguments\":\"{{\\\"path\\\":\\\"src/lib.rs\\\"}}\"}}"), None, None);
+            if open {
+                return true;
+            }
+            let n = 2 + rng.below(12) as usize;
+            let output = words(rng, n);
+            let seq = log.event(
+                "tool/result",
+                &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"id\":\"r-{id}\",\"role\":\"user\",\"source\":{{\"kind\":\"tool\",\"callId\":\"{id}\"}},\"content\":[{{\"type\":\"tool-result\",\"toolCallId\":\"{id}\",\"content\":[{{\"type\":\"text\",\"text\":{}}}],\"isError\":false}}]}}}}", js(&output)),
+                Some(&[call]),
+                Some("\"append\""),
+            );
+            log.surface.push(seq);
+        }
+        log.event(
+            "step/end",
+            &format!("{{\"turn\":{turn},\"step\":{step}}}"),
+            None,
+            None,
+        );
+    }
+    log.event(
+        "turn/end",
+        &format!("{{\"turn\":{turn},\"reason\":{{\"kind\":\"completed\"}}}}"),
+        None,
+        None,
+    );
+    false
+}
+
 /// Tears the final record in half: a crash in the middle of a write.
 fn tear(mut lines: Vec<String>) -> Vec<String> {
     let last = lines.pop().expect("a record");
@@ -366,7 +469,8 @@ fn tear(mut lines: Vec<String>) -> Vec<String> {
 }
 
 const USAGE: &str =
-    "usage: gen-session [--turns N] [--out FILE] [--zstd] [--sqlite] [--crash] [--flat] [--chain N]
+    "usage: gen-session [--turns N] [--out FILE] [--zstd [--frame-records N[-M]]] [--sqlite] [--crash]
+                   [--flat] [--chain N] [--small] [--seed N] [--plant WORD]
        gen-session --sessions N --turns MAX --out DIR [--plant WORD]
   --turns N   turns to generate (default 1000; about 13 kB and 61 events per turn)
   --seed N    another session: id bench-session-N, its own start time and words (a rich
@@ -377,8 +481,13 @@ const USAGE: &str =
               session in the middle only)
   --flat      no compaction: the surface grows with the log (about 5 entries per turn)
   --chain N   prune one tool result again every turn, N times: a chain of N replacements
+  --small     tool-heavy turns of small events (about 190 bytes and 60 events per turn,
+              one event per line)
   --out FILE  where to write (default session.jsonl)
   --zstd      write .jsonl.zstd, one frame per batch of about 200 records
+  --frame-records N[-M]
+              with --zstd: records per frame after the header frame (default 200); N-M
+              cycles through N..=M (DSH writes a frame per append: 1-2 is a real file)
   --sqlite    write a schema 17 SQLite store instead of JSONL
   --crash     leave the last turn open after a tool call and tear the final record";
 
@@ -389,6 +498,7 @@ fn main() -> std::io::Result<()> {
     let mut shape = Shape::default();
     let mut sessions: Option<u64> = None;
     let mut plant: Option<String> = None;
+    let mut frame_records = (200, 200);
     let mut args = std::env::args().skip(1);
     let usage_error = |what: String| -> ! {
         eprintln!("gen-session: {what}\n{USAGE}");
@@ -408,6 +518,15 @@ fn main() -> std::io::Result<()> {
             "--sqlite" => sqlite = true,
             "--crash" => crash = true,
             "--flat" => shape.flat = true,
+            "--small" => shape.small = true,
+            "--frame-records" => {
+                let spec = args.next().unwrap_or_default();
+                let (lo, hi) = spec.split_once('-').unwrap_or((&spec, &spec));
+                match (lo.parse(), hi.parse()) {
+                    (Ok(lo), Ok(hi)) if 0 < lo && lo <= hi => frame_records = (lo, hi),
+                    _ => usage_error("--frame-records needs N or N-M, 0 < N <= M".into()),
+                }
+            }
             "--chain" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(n) => shape.chain = n,
                 None => usage_error("--chain needs a number".into()),
@@ -479,7 +598,21 @@ fn main() -> std::io::Result<()> {
         };
         file.write_all(&frame(records.next().expect("header"))?)?;
         let rest: Vec<&str> = records.collect();
-        for batch in rest.chunks(200) {
+        // Batches of frame_records.0, then one more, ... up to frame_records.1, and again.
+        let mut batches = Vec::new();
+        let (mut at, mut size) = (0, frame_records.0);
+        while at < rest.len() {
+            let end = (at + size).min(rest.len());
+            batches.push(&rest[at..end]);
+            at = end;
+            size = if size >= frame_records.1 {
+                frame_records.0
+            } else {
+                size + 1
+            };
+        }
+        eprintln!("frames: {}", batches.len() + 1);
+        for batch in batches {
             let encoded = frame(&batch.concat())?;
             if torn
                 && std::ptr::eq(

@@ -44,9 +44,27 @@ pub struct Cli {
     )]
     pub verbose: bool,
 
+    /// Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it
+    /// is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated
+    /// through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9).
+    #[arg(
+        long,
+        global = true,
+        value_name = "VERSION",
+        value_parser = parse_dsh,
+        help_heading = "Global options",
+        display_order = 902
+    )]
+    pub dsh: Option<dsh_session::edge::DshLine>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--dsh VERSION`: the DSH release line a version belongs to.
+fn parse_dsh(text: &str) -> Result<dsh_session::edge::DshLine, String> {
+    dsh_session::edge::DshLine::parse(text)
 }
 
 /// When to colour.
@@ -68,7 +86,9 @@ pub enum Command {
     /// Each file gets one verdict: valid, torn-tail (valid, but a crash left
     /// uncommitted bytes at the end that `repair` would cut), corrupt, or refused
     /// (intact, but written by a newer harness or with an unknown required event
-    /// type). A failing verdict names the rule id, the line and the seq.
+    /// type, or one the frozen migration edges of DSH 0.1.5 and later refuse: rules F1-F9;
+    /// `--dsh 0.1.1` judges as DSH 0.1.1, which loads such a v0 log as it is). A failing
+    /// verdict names the rule id, the line and the seq.
     #[command(after_help = concat!("Examples:\n  dsh-session validate logs/*.jsonl logs/*.jsonl.zstd\n  dsh-session validate ~/.dsh/sessions            # walk a JSONL root\n  dsh-session validate --format github sessions/  # in a GitHub Actions step\n  dsh-session validate --format json session.jsonl | jq '.[] | select(.status != \"valid\")'\n\n", "Exit codes:\n  0  every log is valid or torn-tail\n  1  a log is corrupt or refused\n  2  usage error, or a file could not be read"))]
     Validate(ValidateArgs),
 

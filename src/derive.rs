@@ -7,7 +7,7 @@
 /// Characters kept for a one-line preview of an event or surface entry.
 pub const PREVIEW_CHARS: usize = 60;
 use crate::event::Dialect;
-use crate::replay::{Replay, SurfaceInput};
+use crate::replay::{Keep, Replay, SurfaceInput};
 use crate::rules::Rule;
 use std::borrow::Cow;
 
@@ -161,15 +161,6 @@ fn first_text(content: Json<'_>, depth: usize, limit: usize) -> Option<String> {
     None
 }
 
-/// Which optional parts of a surface entry the fold keeps (memory and time grow with them).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct EntryParts {
-    /// The derived message bytes (`messages`).
-    pub message: bool,
-    /// A one-line preview (`surface`).
-    pub preview: bool,
-}
-
 /// Feeds one checked event to the surface fold (FORMAT.md §3.2, S1–S18): a surface event
 /// with what its entry keeps (role, message id, tool-call ids, the provider's view of its
 /// message, and per `keep` its derived message and preview), any other event with only its
@@ -183,7 +174,7 @@ pub fn fold_event(
     logical: &Logical<'_>,
     dialect: &Dialect,
     line: Option<u64>,
-    keep: EntryParts,
+    keep: Keep,
 ) -> Result<(), (Rule, String)> {
     let ty = logical.type_str();
     if dialect.is_surface_type(ty) {
@@ -207,7 +198,7 @@ pub fn fold_event(
                 })
             });
         let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
-        let preview = if keep.preview {
+        let preview = if keep.previews {
             preview(message, PREVIEW_CHARS)
         } else {
             String::new()
@@ -219,7 +210,14 @@ pub fn fold_event(
         };
         let (calls, results, shape) = match derived {
             Some(m) => {
-                let (calls, results, shape) = crate::provider::read_message(m, role.as_deref());
+                let (calls, results, mut shape) = crate::provider::read_message(m, role.as_deref());
+                if shape.role == crate::provider::WireRole::Assistant {
+                    // What P4 needs to tell a lost reasoning from none produced.
+                    shape.reasoning_lost = !shape.has_reasoning
+                        && crate::provider::usage_reports_reasoning(logical.data());
+                    shape.model =
+                        crate::provider::source_model(m).map_or(0, |name| replay.model_key(&name));
+                }
                 (calls, results, Some(shape))
             }
             None => Default::default(),
@@ -230,7 +228,7 @@ pub fn fold_event(
             surface_op: logical.ev.surface_op,
             source_event_seqs: logical.ev.source_event_seqs,
             data: logical.data(),
-            message: projected.as_deref().filter(|_| keep.message),
+            message: projected.as_deref().filter(|_| keep.messages),
             role: role.as_deref(),
             message_id,
             preview: &preview,

@@ -191,10 +191,11 @@ impl Era {
 /// What a reader does with a type outside its vocabulary that is not marked ignorable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownTypes {
-    /// Refuse the log (U1): the vocabulary is complete (HEAD).
+    /// Refuse the log (U1): the vocabulary is complete (HEAD, and v3 by the frozen released-v3 list).
     Refuse,
-    /// Warn (W3): this reader's vocabulary of the generation is partial (v1–v4 have over
-    /// 400 types upstream), so an unknown type is more likely ours to learn than a newer log.
+    /// Warn (W3): the vocabulary may lack first-party types of the generation (v1 and v2
+    /// outside the edges' inventories; v4, whose inventories differ by checkpoint), so an
+    /// unknown type is more likely ours to learn than a newer log.
     Warn,
     /// Accept silently (June 2026 did).
     Accept,
@@ -224,8 +225,8 @@ pub struct Dialect {
     pub era: Era,
     /// Types that join the surface (FORMAT.md §2.7).
     pub surface_types: &'static [&'static str],
-    /// Known types; `None` means every type is accepted silently (June 2026).
-    pub known_types: Option<&'static [&'static str]>,
+    /// Known types, as sorted lists; `None` means every type is accepted silently (June 2026).
+    pub known_types: Option<&'static [&'static [&'static str]]>,
     /// Whether the HEAD load checks (E, M, R, L, U, and the strict surface rules) apply.
     /// June 2026 enforced only seq contiguity, S4 and S7–S9 (FORMAT.md §9.2).
     pub strict: bool,
@@ -260,7 +261,7 @@ impl Dialect {
     /// True when `ty` is in the known vocabulary.
     pub fn is_known_type(&self, ty: &str) -> bool {
         self.known_types
-            .is_none_or(|known| known.binary_search(&ty).is_ok())
+            .is_none_or(|lists| lists.iter().any(|known| known.binary_search(&ty).is_ok()))
     }
 }
 
@@ -320,7 +321,7 @@ pub const HEAD_KNOWN_TYPES: &[&str] = &[
 pub static HEAD: Dialect = Dialect {
     era: Era::Head,
     surface_types: &["user/message", "assistant/message", "tool/result"],
-    known_types: Some(HEAD_KNOWN_TYPES),
+    known_types: Some(&[HEAD_KNOWN_TYPES]),
     strict: true,
     projection: Projection::Stored,
     generation: 0,
@@ -334,17 +335,31 @@ pub static HEAD: Dialect = Dialect {
     legacy_conversions: true,
 };
 
-/// Types later generations add to HEAD's vocabulary, as far as GENERATIONS.md lists them
-/// (§3, §5, §6, §7), sorted. Upstream inventories hold hundreds more, hence
-/// [`UnknownTypes::Warn`] for v1–v4.
-pub const LATER_KNOWN_TYPES: &[&str] = &[
+/// What the v1 and v2 vocabulary adds to the released-v3 list (GENERATIONS §3, §5–§7):
+/// `assistant/chunk`, the pre-v3 PTC names, and `developer/message`. A type outside both is
+/// a warning (W3) here; the frozen v1→v2 and v2→v3 edges, which judge v1 and v2 logs by
+/// default (`--dsh`), refuse it with their closed inventories (F1, `edge::inventory`).
+pub const V1_V2_EXTRA_TYPES: &[&str] = &[
+    "assistant/chunk",
+    "developer/message",
+    "tool/code-dispatch",
+    "tool/code-dispatch-start",
+];
+
+/// The released-v3 vocabulary, sorted: the 58 first-party types the released v3 reader
+/// understands, frozen by the v3→v4 edge as `RELEASED_V3_EVENT_TYPES` (GENERATIONS §6, §7;
+/// S-v34X: zsagi1368/deepseek-harness-zDSH
+/// `packages/session/session-format-v3-to-v4/src/extension-identities.ts` @
+/// `1dd6c6a308f1db1d57f6d117d673e73f00072b68`). The list is complete, so a v3 type outside it
+/// without `ignorable: true` is refused (U1), as the v3 reader and the v3→v4 edge refuse it;
+/// `tool/code-dispatch*` and `assistant/chunk` are outside it (S-v23V).
+pub const RELEASED_V3_TYPES: &[&str] = &[
     "agent-preset/selected",
     "agent/inbox/spliced",
     "approval/asked",
     "approval/decided",
     "approval/policy",
     "assistant/attempt",
-    "assistant/chunk",
     "assistant/message",
     "command/done",
     "command/run",
@@ -353,7 +368,6 @@ pub const LATER_KNOWN_TYPES: &[&str] = &[
     "compaction/start",
     "compaction/summary",
     "deliverables/presented",
-    "developer/message",
     "feedback/message-delete",
     "feedback/message-put",
     "feedback/record",
@@ -390,8 +404,6 @@ pub const LATER_KNOWN_TYPES: &[&str] = &[
     "tool-workflow/run-end",
     "tool-workflow/run-start",
     "tool/call",
-    "tool/code-dispatch",
-    "tool/code-dispatch-start",
     "tool/ptc-dispatch",
     "tool/ptc-dispatch-start",
     "tool/result",
@@ -401,6 +413,11 @@ pub const LATER_KNOWN_TYPES: &[&str] = &[
     "web/deepseek-search-llm-request",
     "workspace/changes",
 ];
+
+/// What the v4 vocabulary adds to the released-v3 list (GENERATIONS §7). v4 inventories
+/// still differ by checkpoint (60–63 roots), so a type outside both is a warning (W3), not a
+/// refusal.
+pub const V4_EXTRA_TYPES: &[&str] = &["developer/message"];
 
 const GEN_SURFACE_3: &[&str] = &["user/message", "assistant/message", "tool/result"];
 const GEN_SURFACE_4: &[&str] = &[
@@ -418,16 +435,16 @@ const GEN_SURFACE_5: &[&str] = &[
 ];
 
 macro_rules! generation {
-    ($name:ident, $era:ident, $n:literal, $surface:expr, $packed:literal, $keys:expr, $asrc:literal, $head:literal, $toolrole:literal) => {
+    ($name:ident, $era:ident, $n:literal, $surface:expr, $known:expr, $unknown:expr, $packed:literal, $keys:expr, $asrc:literal, $head:literal, $toolrole:literal) => {
         #[doc = concat!("Format v", stringify!($n), " (GENERATIONS.md).")]
         pub static $name: Dialect = Dialect {
             era: Era::$era,
             surface_types: $surface,
-            known_types: Some(LATER_KNOWN_TYPES),
+            known_types: Some($known),
             strict: true,
             projection: Projection::Stored,
             generation: $n,
-            unknown_types: UnknownTypes::Warn,
+            unknown_types: $unknown,
             packed_rows: $packed,
             range_provenance: true,
             replace_keys: $keys,
@@ -444,6 +461,8 @@ generation!(
     V1,
     1,
     GEN_SURFACE_3,
+    &[RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES],
+    UnknownTypes::Warn,
     true,
     ["start", "end"],
     true,
@@ -455,6 +474,8 @@ generation!(
     V2,
     2,
     GEN_SURFACE_3,
+    &[RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES],
+    UnknownTypes::Warn,
     false,
     ["start", "end"],
     false,
@@ -466,6 +487,8 @@ generation!(
     V3,
     3,
     GEN_SURFACE_4,
+    &[RELEASED_V3_TYPES],
+    UnknownTypes::Refuse,
     false,
     ["startSeq", "endSeq"],
     false,
@@ -477,6 +500,8 @@ generation!(
     V4,
     4,
     GEN_SURFACE_5,
+    &[RELEASED_V3_TYPES, V4_EXTRA_TYPES],
+    UnknownTypes::Warn,
     false,
     ["startSeq", "endSeq"],
     false,
@@ -519,7 +544,10 @@ mod tests {
     fn known_types_are_sorted_for_binary_search() {
         assert_eq!(HEAD_KNOWN_TYPES.len(), 48);
         assert!(HEAD_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
-        assert!(LATER_KNOWN_TYPES.windows(2).all(|w| w[0] < w[1]));
+        for list in [RELEASED_V3_TYPES, V1_V2_EXTRA_TYPES, V4_EXTRA_TYPES] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert_eq!(RELEASED_V3_TYPES.len(), 58);
     }
 
     #[test]

@@ -50,7 +50,24 @@ fn walk<'a>(v: Json<'a>, depth: usize, seen: &mut Vec<&'a str>) {
     let keys = v.keys();
     for k in keys.iter().rev() {
         seen.extend(v.get_by_key(*k).map(Json::raw));
+        // Looked up by name too (the index compares key bytes): the same value, found or
+        // not the same way, also among other names.
+        if let Some(name) = k.as_str().filter(|name| k.str_eq(name)) {
+            assert_eq!(v.get(&name), v.get_by_key(*k), "get({name:?})");
+            assert!(v.has(&name), "has({name:?})");
+            let [a, b, c] = v.lookup(["type", &name, ""]);
+            if name != "type" && !name.is_empty() {
+                // (A name given twice fills its first slot only.)
+                assert_eq!(b, v.get(&name), "lookup({name:?})");
+            }
+            assert_eq!((a, c), (v.get("type"), v.get("")));
+        }
     }
+    seen.extend(["type", "seq", "data", ""].map(|name| match v.get(name) {
+        Some(x) => x.raw(),
+        None if v.has(name) => "has but no value",
+        None => "absent",
+    }));
     for (k, x) in v.members() {
         let _ = k.as_str();
         seen.push(k.raw());
@@ -135,14 +152,14 @@ pub fn repair_plan(data: &[u8]) {
     if std::io::Write::write_all(&mut file, data).is_err() {
         return;
     }
-    let _ = crate::write::plan(file.path(), None);
+    let _ = crate::repair::plan(file.path(), None, None);
     // A heal that does not validate is a bug of ours, never of the input.
     for provider in [
         crate::provider::Provider::Deepseek,
         crate::provider::Provider::Anthropic,
     ] {
-        if let Err(crate::write::RepairError::Heal(why)) =
-            crate::write::plan_healing(file.path(), None, Some(provider))
+        if let Err(crate::repair::RepairError::Heal(why)) =
+            crate::repair::plan(file.path(), None, Some(provider))
         {
             panic!("the heal for {} does not validate: {why}", provider.name());
         }

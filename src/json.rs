@@ -839,6 +839,14 @@ impl<'a> Json<'a> {
     /// last-one-wins rule of [`Json::get`]. `[None; N]` for a non-object.
     pub fn lookup<const N: usize>(self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
         let mut found = [None; N];
+        if let Some(names) = self.indexed_keys() {
+            for (name, at) in names {
+                if let Some(i) = keys.iter().position(|key| body_eq(name, key)) {
+                    found[i] = Some(self.indexed_at(at));
+                }
+            }
+            return found;
+        }
         for (k, v) in self.members() {
             if let Some(i) = key_index(k, &keys) {
                 found[i] = Some(v);
@@ -918,7 +926,18 @@ impl<'a> Json<'a> {
     /// The value as a safe integer (`Number.isSafeInteger`), so `3.0` gives 3 and `-0`
     /// gives 0.
     pub fn as_safe_integer(self) -> Option<i64> {
-        // Fast path: plain digits, at most 15 of them (below 2^53), read without a float.
+        if let Some(n) = self.small_integer() {
+            return Some(n);
+        }
+        let n = self.as_f64()?;
+        (n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER).then_some(n as i64)
+    }
+
+    /// The fast path of reading a number: a number written as plain digits, at most 15
+    /// of them (below 2^53, so exact in binary64), read without a float parse; `None` for
+    /// any other spelling (`1.0`, `1e3`, longer), which the float parse reads.
+    #[inline]
+    fn small_integer(self) -> Option<i64> {
         let digits = self.raw.strip_prefix('-').unwrap_or(self.raw);
         if digits.len() <= 15
             && !digits.is_empty()
@@ -930,8 +949,7 @@ impl<'a> Json<'a> {
                 .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
             return Some(if self.raw.starts_with('-') { -n } else { n });
         }
-        let n = self.as_f64()?;
-        (n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER).then_some(n as i64)
+        None
     }
 
     /// The value as a non-negative safe integer.
@@ -1001,18 +1019,9 @@ impl<'a> Json<'a> {
     /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
     /// repeated keys. `None` when absent or when `self` is not an object.
     pub fn get(self, key: &str) -> Option<Json<'a>> {
-        if let Some((end, sk)) = self.tape_end(Kind::Object).zip(self.skips) {
-            // Keys only, from the index: the value is built for the match alone.
-            let mut k = self.cursor + 1;
-            let mut found = None;
-            while k < end {
-                let (name, at) = indexed(self.raw, self.base, sk, k);
-                if name.str_eq(key) {
-                    found = Some(at);
-                }
-                k = sk.entries[at].next as usize;
-            }
-            return found.map(|at| indexed(self.raw, self.base, sk, at).0);
+        if let Some(keys) = self.indexed_keys() {
+            let at = keys.filter(|&(name, _)| body_eq(name, key)).last()?.1;
+            return Some(self.indexed_at(at));
         }
         let mut found = None;
         for (k, v) in self.members() {
@@ -1023,8 +1032,39 @@ impl<'a> Json<'a> {
         found
     }
 
+    /// For an object of a complete index: its keys, each as the inside of its string token,
+    /// with the index position of its value (a key is a scalar, so its value is the next
+    /// entry); read from the index and compared as bytes, without building a value for each
+    /// key. `None` for anything else.
+    #[inline]
+    fn indexed_keys(self) -> Option<impl Iterator<Item = (&'a [u8], usize)>> {
+        let (end, sk) = self.tape_end(Kind::Object).zip(self.skips)?;
+        let (text, base) = (self.raw.as_bytes(), self.base);
+        let mut k = self.cursor + 1;
+        Some(std::iter::from_fn(move || {
+            if k >= end {
+                return None;
+            }
+            let span = sk.entries[k];
+            let token = &text[span.start as usize - base..span.end as usize - base];
+            let at = span.next as usize;
+            k = sk.entries[at].next as usize;
+            Some((&token[1..token.len() - 1], at))
+        }))
+    }
+
+    /// The value at index position `at`, inside this indexed value.
+    #[inline]
+    fn indexed_at(self, at: usize) -> Json<'a> {
+        let sk = self.skips.expect("an indexed value");
+        indexed(self.raw, self.base, sk, at).0
+    }
+
     /// True when an object has `key` (any value, `null` included).
     pub fn has(self, key: &str) -> bool {
+        if let Some(mut keys) = self.indexed_keys() {
+            return keys.any(|(name, _)| body_eq(name, key));
+        }
         self.members().any(|(k, _)| k.str_eq(key))
     }
 
@@ -1074,11 +1114,7 @@ impl<'a> Json<'a> {
         if self.kind() != Kind::String {
             return false;
         }
-        let body = &self.raw.as_bytes()[1..self.raw.len() - 1];
-        if !has_backslash(body) {
-            return bytes_eq(body, s.as_bytes());
-        }
-        self.code_units().eq(s.encode_utf16())
+        body_eq(&self.raw.as_bytes()[1..self.raw.len() - 1], s)
     }
 
     /// True when both are strings with the same code units.
@@ -1200,26 +1236,49 @@ fn sub_path<'p>(null_at: &'p [&'p str], step: &str) -> Option<&'p [&'p str]> {
 /// sense of `deep_eq`, with the same `null_at`) exactly when, barring a 2^-128
 /// collision, their hashes are equal. Lets the surface fold remember a shadowable
 /// `tool/result` in 16 bytes instead of its whole payload (FORMAT.md §3.2 S18).
+///
+/// The hashes are compared within one run only (never stored), so the canonical form
+/// may change between versions.
 pub fn canonical_hash(v: Json<'_>, null_at: &[&str]) -> u128 {
-    let mut canonical = Vec::with_capacity(256);
-    write_canonical(v, top_path(null_at), &mut canonical, &mut Vec::new());
-    let mut h1 = std::hash::DefaultHasher::new();
-    let mut h2 = std::hash::DefaultHasher::new();
-    0x5eed_u32.hash(&mut h2);
-    h1.write(&canonical);
-    h2.write(&canonical);
-    (u128::from(h1.finish()) << 64) | u128::from(h2.finish())
+    CANONICAL.with_borrow_mut(|canonical| {
+        canonical.clear();
+        write_canonical(v, top_path(null_at), canonical, &mut Vec::with_capacity(16));
+        let mut h1 = std::hash::DefaultHasher::new();
+        let mut h2 = std::hash::DefaultHasher::new();
+        0x5eed_u32.hash(&mut h2);
+        h1.write(canonical);
+        h2.write(canonical);
+        if canonical.capacity() > 1 << 20 {
+            // A large value: its buffer is not kept for the rest of the run.
+            *canonical = Vec::new();
+        }
+        (u128::from(h1.finish()) << 64) | u128::from(h2.finish())
+    })
 }
+
+thread_local! {
+    /// The buffer [`canonical_hash`] writes a canonical form into, kept between calls (one
+    /// per `tool/result`) so that hashing does not allocate it each time.
+    static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An object member as [`write_canonical`] sorts it: the key's WTF-8 bytes (borrowed from
+/// the text unless the key holds escapes), and the value.
+type CanonicalMember<'a> = (Cow<'a, [u8]>, Json<'a>);
 
 /// Appends the canonical form of `v` to `out`: a self-delimiting encoding (each value starts
 /// with a tag byte, strings and keys with their length) in which two values are the same
-/// bytes exactly when they are deep-equal. `members` is scratch space shared by the nested
-/// objects (each sorts its members in its own stretch at the end).
+/// bytes exactly when they are deep-equal. Strings and keys are written as their WTF-8
+/// bytes (UTF-8, with a lone surrogate as its own 3-byte form), which stand one to one for
+/// their UTF-16 code units, so escaped and raw spellings are the same bytes; an object's
+/// distinct keys are sorted by those bytes (any fixed order of the strings would do).
+/// `members` is scratch space shared by the nested objects (each sorts its members in its
+/// own stretch at the end).
 fn write_canonical<'a>(
     v: Json<'a>,
     null_at: NullPath<'_>,
     out: &mut Vec<u8>,
-    members: &mut Vec<(Json<'a>, Json<'a>)>,
+    members: &mut Vec<CanonicalMember<'a>>,
 ) {
     if null_at == Some(&[][..]) {
         out.push(b'n');
@@ -1229,25 +1288,20 @@ fn write_canonical<'a>(
         Kind::Null => out.push(b'n'),
         Kind::Bool => out.push(if v.raw == "true" { b't' } else { b'f' }),
         Kind::Number => {
-            let n = v.as_f64().unwrap_or(f64::NAN);
+            // Plain integers (most numbers in a log) are read without a float parse: below
+            // 2^53 they are exact in binary64, as the parse gives them.
+            let n = match v.small_integer() {
+                Some(n) => n as f64,
+                None => v.as_f64().unwrap_or(f64::NAN),
+            };
             // -0 and 0 are equal for deep equality.
             let n = if n == 0.0 { 0.0 } else { n };
             out.push(b'#');
             out.extend_from_slice(&n.to_bits().to_le_bytes());
         }
         Kind::String => {
-            // The string's WTF-8 form (UTF-8, with lone surrogates as their 3-byte
-            // encodings), so escaped and raw spellings are the same bytes.
             out.push(b's');
-            let body = &v.raw[1..v.raw.len() - 1];
-            let escaped = body.contains('\\');
-            let bytes = if escaped {
-                Cow::Owned(wtf8(v))
-            } else {
-                Cow::Borrowed(body.as_bytes())
-            };
-            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            out.extend_from_slice(&bytes);
+            write_sized(&string_wtf8(v), out);
         }
         Kind::Array => {
             out.push(b'[');
@@ -1258,43 +1312,25 @@ fn write_canonical<'a>(
             out.push(b']');
         }
         Kind::Object => {
-            // Distinct keys sorted by code units, the last of repeated keys winning: a
-            // stable sort keeps repeats in stored order, so each run's last is the winner.
+            // Distinct keys sorted, the last of repeated keys winning: a stable sort keeps
+            // repeats in stored order, so each run's last is the winner.
             let own = members.len();
-            members.extend(v.members());
-            members[own..].sort_by(|a, b| compare_keys(a.0, b.0));
+            members.extend(v.members().map(|(k, x)| (string_wtf8(k), x)));
+            members[own..].sort_by(|a, b| a.0.cmp(&b.0));
             out.push(b'{');
             for k in own..members.len() {
-                let (key, value) = members[k];
                 if members
                     .get(k + 1)
-                    .is_some_and(|next| next.0.same_string(key))
+                    .is_some_and(|next| next.0 == members[k].0)
                 {
                     continue;
                 }
+                let (key, value) = (members[k].0.clone(), members[k].1);
                 out.push(b'k');
-                match key
-                    .raw_str_body()
-                    .filter(|b| b.is_ascii() && !b.contains('\\'))
-                {
-                    // Plain ASCII: each byte is a code unit.
-                    Some(body) => {
-                        out.extend_from_slice(&(body.len() as u64).to_le_bytes());
-                        for b in body.bytes() {
-                            out.extend_from_slice(&[b, 0]);
-                        }
-                    }
-                    None => {
-                        let units = key.code_units().count();
-                        out.extend_from_slice(&(units as u64).to_le_bytes());
-                        for u in key.code_units() {
-                            out.extend_from_slice(&u.to_le_bytes());
-                        }
-                    }
-                }
+                write_sized(&key, out);
                 let sub = null_at.and_then(|p| {
                     p.first()
-                        .is_some_and(|step| key.str_eq(step))
+                        .is_some_and(|step| step.as_bytes() == &*key)
                         .then(|| &p[1..])
                 });
                 write_canonical(value, sub, out, members);
@@ -1305,16 +1341,20 @@ fn write_canonical<'a>(
     }
 }
 
-/// Orders two key tokens by their UTF-16 code units (JavaScript's string order).
-fn compare_keys(a: Json<'_>, b: Json<'_>) -> std::cmp::Ordering {
-    match (a.raw_str_body(), b.raw_str_body()) {
-        // Plain ASCII: the bytes are the code units.
-        (Some(x), Some(y))
-            if x.is_ascii() && y.is_ascii() && !x.contains('\\') && !y.contains('\\') =>
-        {
-            x.cmp(y)
-        }
-        _ => a.code_units().cmp(b.code_units()),
+/// Writes `bytes` after their length.
+fn write_sized(bytes: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// The WTF-8 bytes of a string token: its stored bytes when it holds no escape (UTF-8
+/// text, whose code units are exactly the string's), else decoded ([`wtf8`]).
+fn string_wtf8(v: Json<'_>) -> Cow<'_, [u8]> {
+    let body = v.raw_str_body().unwrap_or_default().as_bytes();
+    if has_backslash(body) {
+        Cow::Owned(wtf8(v))
+    } else {
+        Cow::Borrowed(body)
     }
 }
 
@@ -1356,6 +1396,36 @@ fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
         keys.iter().position(|key| k.str_eq(key))
     } else {
         keys.iter().position(|key| bytes_eq(body, key.as_bytes()))
+    }
+}
+
+/// True when `body`, the inside of a string token of valid JSON, is `s` code unit for code
+/// unit ([`Json::str_eq`]).
+#[inline]
+fn body_eq(body: &[u8], s: &str) -> bool {
+    let text = s.as_bytes();
+    // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
+    // `\u00e9` 6 for 2, a surrogate pair 12 for 4), and `s`, a Rust string, holds no
+    // lone surrogate: a body that spells `s` is longer than `s` exactly when it holds
+    // an escape. So most mismatches (the other keys of an object) are told by length
+    // and first byte, without looking for a backslash.
+    match body.len().cmp(&text.len()) {
+        std::cmp::Ordering::Less => false,
+        // Same bytes: equal unless they are escapes (then the body says less than `s`).
+        std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
+        std::cmp::Ordering::Greater => {
+            // Up to its first escape the body is `s` byte for byte.
+            let differs_first = text
+                .first()
+                .is_some_and(|&c| body[0] != c && body[0] != b'\\');
+            !differs_first
+                && has_backslash(body)
+                && CodeUnits {
+                    rest: body,
+                    pending: None,
+                }
+                .eq(s.encode_utf16())
+        }
     }
 }
 
@@ -1777,6 +1847,69 @@ mod tests {
     }
 
     #[test]
+    fn str_eq_agrees_with_comparing_code_units() {
+        // Bodies spelled raw and with every kind of escape, against texts of every length
+        // around them: the length and first-byte shortcuts must never change the answer.
+        let bodies = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "type",
+            "t\\u0079pe",
+            "\\u0074ype",
+            "\\n",
+            "a\\nb",
+            "\\\\",
+            "\\/",
+            "é",
+            "\\u00e9",
+            "\\u00E9x",
+            "😀",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "x\\ud800",
+            "\\\"",
+            "a\\\"b",
+            "\\u0000",
+            "日本",
+            "\\u65e5本",
+        ];
+        let texts = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "type",
+            "typ",
+            "types",
+            "\n",
+            "a\nb",
+            "\\",
+            "/",
+            "é",
+            "éx",
+            "😀",
+            "\u{fffd}",
+            "x\u{fffd}",
+            "\"",
+            "a\"b",
+            "\0",
+            "日本",
+            "t\\u0079pe",
+            "\\n",
+        ];
+        for body in bodies {
+            let token = format!("\"{body}\"");
+            let v = ok(&token);
+            for text in texts {
+                let expected = v.code_units().eq(text.encode_utf16());
+                assert_eq!(v.str_eq(text), expected, "{token} vs {text:?}");
+            }
+        }
+    }
+
+    #[test]
     fn strings_compare_by_code_units() {
         assert!(ok(r#""a\u0062""#).str_eq("ab"));
         assert!(ok(r#""\ud800""#).same_string(ok(r#""\uD800""#)));
@@ -1825,6 +1958,14 @@ mod tests {
             r#"[{},[]]"#,
             r#"["",""]"#,
             r#"[""]"#,
+            r#"{"a":1,"\u0061":2}"#,
+            r#"{"a":2}"#,
+            r#"{"a":1e0,"b":[100,-0.0]}"#,
+            r#"{"a":1,"b":[1e2,0]}"#,
+            r#"{"a":1,"b":[1e2,0.5]}"#,
+            r#"{"\u006d":{"c":[{"content":[2],"t":"x"}]}}"#,
+            r#"{"m":{"c":[{"t":"x","cont\u0065nt":"other"}]}}"#,
+            r#"{"m":{"c":[{"t":"\u0078","content":null,"content":3}]}}"#,
         ];
         for null_at in [&[][..], &["m", "c", "0", "content"][..]] {
             for a in values {

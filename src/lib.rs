@@ -1,6 +1,13 @@
-//! Library of `dsh-session`.
+//! Library of `dsh-session`. A session travels one way through it (STYLE.md): [`load`]
+//! reads bytes into records (it alone looks at paths), [`check`] turns each into a checked
+//! event in DSH's stage order, [`replay`] folds the surface and tells each change, and the
+//! [`view`]s a command composes consume events and changes; [`scan`] drives that pass.
+//! [`repair`] plans a repair from such passes (what to cut and append, the heals
+//! [`heal`] builds, why findings stay) and writes nothing; [`mod@write`], the only module that
+//! writes, applies the plan, one backend per file.
 pub mod check;
 pub mod derive;
+pub mod edge;
 pub mod event;
 pub mod export;
 pub mod fuzz;

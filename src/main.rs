@@ -49,6 +49,9 @@ fn run_cli() -> ExitCode {
         }
     };
     let verbose = cli.verbose;
+    if let Some(line) = cli.dsh {
+        dsh_session::edge::DshLine::set_process_default(line);
+    }
     let result = if let Command::Mcp(args) = &cli.command {
         // The server writes its protocol messages to standard output from its own
         // threads: the lock below would stop them.

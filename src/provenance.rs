@@ -3,7 +3,9 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::replay::{ProvenanceIndex, Replacement, Replay};
+use crate::replay::Replay;
+use crate::view::provenance_index::ProvenanceIndex;
+use crate::view::replacements::Replacement;
 
 /// Where a seq stands after the replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,15 +24,19 @@ pub enum Status {
     LogOnly,
 }
 
-/// Where `seq` stands; the caller checks it is inside the log.
-pub fn status(replay: &Replay, seq: u64) -> Status {
+/// Where `seq` stands after `replay`, with the `index` and the `replacements` of the same
+/// scan; the caller checks it is inside the log.
+pub fn status(
+    replay: &Replay,
+    index: &ProvenanceIndex,
+    replacements: &[Replacement],
+    seq: u64,
+) -> Status {
     if let Some(position) = replay.seqs().iter().position(|s| *s == seq) {
         return Status::OnSurface { position };
     }
-    let by = replay
-        .provenance()
-        .and_then(|p| p.shadowed_by.get(&seq).copied());
-    match by.and_then(|by| replay.replacements().iter().find(|r| r.seq == by)) {
+    let by = index.shadowed_by.get(&seq).copied();
+    match by.and_then(|by| replacements.iter().find(|r| r.seq == by)) {
         Some(r) => Status::Shadowed {
             replacement: r.clone(),
         },

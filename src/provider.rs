@@ -11,6 +11,17 @@
 //! Sources for what each provider refuses (cited per rule below):
 //! * DeepSeek, OpenAI-compatible chat: <https://api-docs.deepseek.com/guides/thinking_mode>
 //!   (thinking mode; tool calls), <https://api-docs.deepseek.com/api/create-chat-completion>.
+//!   Thinking mode: "between two user messages, if the model performed a tool call, the
+//!   intermediate assistant's reasoning_content must participate in the context
+//!   concatenation and must be passed back to the API in all subsequent user interaction
+//!   turns"; a request that does not is refused with HTTP 400. What is passed back is the
+//!   reasoning the model produced: a step whose model produced none (`reasoningTokens: 0`,
+//!   no reasoning block) has none to pass back, and DSH's DeepSeek serializer then omits
+//!   `reasoning_content` (`packages/llm/llm-deepseek/src/serialize.ts`, `serializeAssistant`,
+//!   tenyi/deepseek-harness@77afa3438160c9b45d81277b1fa64e9edcd9416d). A user's v0 log of
+//!   deepseek-v4-flash in thinking mode holds such tool steps, each followed by more than a
+//!   hundred steps DeepSeek answered with exactly that history (issue 24): so P4 fires only
+//!   where reasoning is known to have existed (see [`check`]).
 //! * OpenAI chat completions: <https://platform.openai.com/docs/api-reference/chat/create>
 //!   (`messages[].tool_call_id`: "Tool call that this message is responding to"), and the
 //!   function-calling guide <https://platform.openai.com/docs/guides/function-calling>.
@@ -23,6 +34,11 @@
 
 use crate::json::Json;
 use crate::rules::{Finding, ProviderDetail, Rule};
+
+mod thinking;
+
+use thinking::ThinkingModels;
+pub use thinking::{source_model, usage_reports_reasoning};
 
 /// A provider profile: which P-rules a provider enforces (`validate --provider NAME`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,8 +74,9 @@ impl Provider {
         providers_of(rule).contains(&self)
     }
 
-    /// What this provider answers when `rule` is broken (HTTP 400), as users report it;
-    /// `None` when it does not enforce the rule.
+    /// What this provider answers when `rule` is broken (HTTP 400), as users report it,
+    /// with its placeholder `N` (`messages.N`, `message index N`) unfilled; `None` when it
+    /// does not enforce the rule. [`Provider::answer`] fills it.
     pub fn error_text(self, rule: Rule) -> Option<&'static str> {
         use Provider::{Anthropic, Deepseek, Openai};
         if !self.enforces(rule) {
@@ -83,6 +100,40 @@ impl Provider {
             (Rule::P6, _) => "messages.N: `tool_use` ids must be unique",
             (Rule::P7, _) => "messages.N: text content blocks must be non-empty",
             _ => return None,
+        })
+    }
+}
+
+impl Provider {
+    /// Of a finding's two wire indexes ([`ProviderDetail`]), the one this provider counts:
+    /// Anthropic's `messages.N` counts the Anthropic messages array, DeepSeek's and
+    /// OpenAI's "message index N" the OpenAI-compatible one.
+    pub fn counted_index(self, message_index: u64, anthropic_index: u64) -> u64 {
+        match self {
+            Provider::Anthropic => anthropic_index,
+            Provider::Openai | Provider::Deepseek => message_index,
+        }
+    }
+
+    /// How this provider names the message at `index` of its own count: `messages.3` for
+    /// Anthropic, `message index 3` for the OpenAI-compatible ones.
+    pub fn index_words(self, index: u64) -> String {
+        match self {
+            Provider::Anthropic => format!("messages.{index}"),
+            Provider::Openai | Provider::Deepseek => format!("message index {index}"),
+        }
+    }
+
+    /// What this provider answers for `rule` about the message at `index` (its own count,
+    /// [`Provider::counted_index`]): its [`Provider::error_text`] with the placeholder
+    /// filled; `None` when it does not enforce the rule.
+    pub fn answer(self, rule: Rule, index: Option<u64>) -> Option<String> {
+        let text = self.error_text(rule)?;
+        Some(match index {
+            Some(i) => text
+                .replace("messages.N", &format!("messages.{i}"))
+                .replace("message index N", &format!("message index {i}")),
+            None => text.to_owned(),
         })
     }
 }
@@ -119,6 +170,14 @@ pub struct Shape {
     pub empty_text_blocks: u32,
     /// At least one `reasoning` block with text (DeepSeek `reasoning_content`).
     pub has_reasoning: bool,
+    /// An assistant message whose step is known to have produced reasoning that the
+    /// message does not carry: its `usage.reasoningTokens` is above 0 and it has no
+    /// reasoning text (FORMAT.md §2.3, §2.4.4). What DSH sends of it then lacks reasoning the
+    /// provider returned ([`check`], P4).
+    pub reasoning_lost: bool,
+    /// The model that wrote an assistant message (`source.provider` / `source.model`), as
+    /// a key the history names ([`History::model_name`]); 0 when unknown.
+    pub model: u16,
     /// An unpaired UTF-16 surrogate escape (`\ud800`) anywhere in the message.
     pub lone_surrogate: bool,
 }
@@ -409,6 +468,10 @@ pub trait History {
     fn after(&self, at: usize) -> Option<usize>;
     /// The message at position `at` (one [`History::first`] or [`History::after`] gave).
     fn message(&self, at: usize) -> HistoryMessage<'_>;
+    /// `provider/model` of a [`Shape::model`] key; `None` for 0 or a key it did not give.
+    fn model_name(&self, _key: u16) -> Option<&str> {
+        None
+    }
 }
 
 impl History for [HistoryMessage<'_>] {
@@ -486,7 +549,10 @@ fn entry_id<H: History + ?Sized>(history: &H, entry: u64) -> &str {
 }
 
 /// The P-findings of a derived history, in history order (one per class and call id, or
-/// per message). `system_prompt`: the request header in force has a system prompt, which
+/// per message). P4 (DeepSeek thinking mode) fires only for a tool-call message whose
+/// reasoning is known to have existed and is not sent: its step recorded reasoning the
+/// message lost ([`Shape::reasoning_lost`]), or another model wrote it in a session whose
+/// messages carry reasoning; never for a step whose model produced none. `system_prompt`: the request header in force has a system prompt, which
 /// the OpenAI-compatible adapters send as message 0.
 ///
 /// Findings carry the seq and line of the message concerned, its wire indexes and the call
@@ -494,10 +560,7 @@ fn entry_id<H: History + ?Sized>(history: &H, entry: u64) -> &str {
 /// gate, see [`Provider::enforces`]). Memory: 8 bytes per tool call (and the findings); the
 /// history is read in place.
 pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Finding> {
-    let thinking = positions(history, history.first()).any(|at| {
-        let m = history.message(at);
-        m.shape.role == WireRole::Assistant && m.shape.has_reasoning
-    });
+    let thinking = ThinkingModels::of(history);
     let mut wire = WireIndexes::new(system_prompt);
     let mut out: Vec<(usize, Finding)> = Vec::new();
     let mut announced = Announced::new(history);
@@ -548,13 +611,10 @@ pub fn check<H: History + ?Sized>(history: &H, system_prompt: bool) -> Vec<Findi
             }
         }
         if m.shape.role == WireRole::Assistant {
-            if thinking && !m.calls.is_empty() && !m.shape.has_reasoning {
-                push(
-                    Rule::P4,
-                    None,
-                    None,
-                    "assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)".to_owned(),
-                );
+            if !m.calls.is_empty()
+                && let Some(why) = thinking.missing_reasoning(history, &m.shape)
+            {
+                push(Rule::P4, None, None, why);
             }
             // The results sent right after this message: the run of tool messages.
             let run: std::collections::HashSet<&str> = if m.calls.is_empty() {

@@ -353,8 +353,15 @@ impl From<&Finding> for FindingJson {
     }
 }
 
-/// Where a warning points: ` at line L (seq S, message index N, call "C")`.
+/// Where a warning points: ` at line L (seq S, message index N)`, the index as DeepSeek and
+/// OpenAI count it.
 pub fn place(w: &FindingJson) -> String {
+    place_for(w, None)
+}
+
+/// [`place`], the message's index as `provider` counts and names it (`messages.N` for
+/// Anthropic, PROVIDERS.md §3); DeepSeek's and OpenAI's "message index N" without one.
+pub fn place_for(w: &FindingJson, provider: Option<dsh_session::provider::Provider>) -> String {
     let mut at = String::new();
     if let Some(line) = w.line {
         at.push_str(&format!(" at line {line}"));
@@ -366,8 +373,11 @@ pub fn place(w: &FindingJson) -> String {
     if let Some(seq) = w.seq {
         inside.push(format!("seq {seq}"));
     }
-    if let Some(index) = w.message_index {
-        inside.push(format!("message index {index}"));
+    if let (Some(index), Some(anthropic)) = (w.message_index, w.anthropic_index) {
+        inside.push(match provider {
+            Some(p) => p.index_words(p.counted_index(index, anthropic)),
+            None => format!("message index {index}"),
+        });
     }
     if !inside.is_empty() {
         at.push_str(&format!(" ({})", inside.join(", ")));

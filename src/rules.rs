@@ -18,6 +18,9 @@ pub enum Class {
     TornTail,
     /// Worth telling, not a failure (for example a June-era rule DSH then did not enforce).
     Warning,
+    /// Not a DSH log at all: another harness's session file (pi, OpenClaw, Claude Code,
+    /// Codex).
+    Foreign,
 }
 
 macro_rules! rules {
@@ -66,6 +69,7 @@ rules! {
     H5 => Corrupt, "§6.3", "header carries retired sandboxMode or approvalPolicy";
     H6 => Corrupt, "§6.3, §7.1", "header id or cwd cannot name this file's storage path";
     H7 => Corrupt, "§6.3", "header cwd, parentSession or seedLength malformed";
+    X1 => Foreign, "§6.3", "not a DSH session log: the first line is another harness's session header (pi, OpenClaw, Codex, Claude Code)";
     J1 => Corrupt, "§5.5.1", "file contains no newline at all (empty or header-less log)";
     J2 => TornTail, "§5.5.1", "final bytes after the last newline (torn final line)";
     J3 => Corrupt, "§5.5.1", "a complete line is not JSON or not a valid packed chunk row";
@@ -102,7 +106,7 @@ rules! {
     E6 => Corrupt, "§1.3", "ignorable present with a value other than true";
     E7 => Corrupt, "§1.3", "seq differs from the event's index in the log";
     E8 => Corrupt, "§1.3, §5.2", "turn/start, step/start or tool/call with null or absent data";
-    U1 => Refused, "§2.2", "unknown event type without ignorable: true";
+    U1 => Refused, "§2.2", "unknown event type without ignorable: true (HEAD and v3 vocabularies)";
     M1 => Corrupt, "§2.5", "message is not an object or lacks a non-empty string id";
     M2 => Corrupt, "§2.5", "message role is wrong for its event type";
     M3 => Corrupt, "§2.5", "message source is not an object with a non-empty string kind";
@@ -147,16 +151,27 @@ rules! {
     G6 => Corrupt, "GENERATIONS §7", "v4 tool/result is not a tool-role message {id, role: tool, toolCallId, source: {kind: tool, callId}, content}";
     G7 => Corrupt, "GENERATIONS §6, §7", "system/message or developer/message malformed";
     G8 => Corrupt, "GENERATIONS §5", "v2+ header: isSeeded missing or not a boolean, or a retired seedLength";
+    G9 => Corrupt, "GENERATIONS §6, §7", "a v3 or v4 log breaks its generation's own lifecycle rules (turns and steps, tool calls, compactions, retries, commands, titles, PTC dispatches)";
+    F1 => Refused, "GENERATIONS §1.3, §4, §5", "DSH 0.1.5 and later refuse to migrate it: an event type outside the frozen inventory of an edge (even with ignorable: true), or a retired legacy type";
+    F2 => Refused, "GENERATIONS §4", "DSH 0.1.5 and later refuse to migrate it: a payload (or header) does not have exactly the frozen members of its type";
+    F3 => Refused, "GENERATIONS §4, §6", "DSH 0.1.5 and later refuse to migrate it: a payload value the frozen validator does not admit";
+    F4 => Refused, "GENERATIONS §4", "DSH 0.1.5 and later refuse to migrate it: a subagent/descriptor of a version other than 3 (DSH 0.1.0-rc.7 to 0.1.1-rc.2 wrote 2)";
+    F5 => Refused, "GENERATIONS §6", "DSH 0.1.5 and later refuse to migrate it: a content block or message source of a kind the v2→v3 edge cannot classify";
+    F6 => Refused, "GENERATIONS §1.6, §4, §7", "DSH 0.1.5 and later refuse to migrate it: turns, steps or tool calls out of their lifecycle";
+    F7 => Refused, "GENERATIONS §5", "DSH 0.1.5 and later refuse to migrate it: assistant chunks the v1→v2 edge cannot embed (partial provenance, a reference to a consumed chunk, an undecodable packed row)";
+    F8 => Refused, "GENERATIONS §1.6, §6", "DSH 0.1.5 and later refuse to migrate it: the surface cannot take the system head, or a replacement or compaction span is not on the surface";
+    F9 => Refused, "GENERATIONS §4, §6", "DSH 0.1.5 and later refuse to migrate it: a cross-event reference breaks (compaction ownership, retry chain, command, title source, PTC dispatch, delivery marker)";
+    F10 => Warning, "GENERATIONS §7, §8", "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it: a step/end or turn/end leaves an advertised tool call unresolved (later builds release it)";
     P1 => Warning, "PROVIDERS §3", "derived history has a tool call with no tool result after it (unanswered call; all providers refuse it)";
     P2 => Warning, "PROVIDERS §3", "derived history has a tool result whose call is not before it (orphan result; all providers refuse it)";
     P3 => Warning, "PROVIDERS §1, §3", "a tool result is not sent right after the assistant message that made the call (a message or user text comes between; all providers refuse it)";
-    P4 => Warning, "PROVIDERS §1, §3", "assistant message with tool calls has no reasoning in a session in thinking mode (DeepSeek refuses it)";
+    P4 => Warning, "PROVIDERS §1, §3", "DeepSeek thinking mode: an assistant message with tool calls lacks reasoning that existed (its usage reports reasoning tokens, or another model wrote it in a session whose messages carry reasoning); DeepSeek refuses it";
     P5 => Warning, "PROVIDERS §3", "a message holds an unpaired UTF-16 surrogate (the request is not valid UTF-8 JSON; all providers refuse it)";
     P6 => Warning, "PROVIDERS §3", "a tool-call id is announced twice in the history (Anthropic refuses it)";
     P7 => Warning, "PROVIDERS §3", "a message has an empty text block (Anthropic refuses it)";
     W1 => Warning, "§4, §5.2", "alias of P1 (reported as P1 since provider readiness): a tool call with no tool result after it";
     W2 => Warning, "§4", "alias of P2 (reported as P2 since provider readiness): a tool result whose call is not before it";
-    W3 => Warning, "GENERATIONS §8", "event type outside this reader's partial v1-v4 vocabulary, not marked ignorable";
+    W3 => Warning, "GENERATIONS §8", "event type outside this reader's v1, v2 or v4 vocabulary (v3 has a closed one: U1), not marked ignorable";
 }
 
 /// One real message per rule, as `validate` prints it after `FILE: ` (`rule_examples.tsv`,
@@ -243,6 +258,13 @@ impl Rule {
         })
     }
 
+    /// True for the rules of the frozen migration edges (F1–F10, [`crate::edge`]): what DSH
+    /// 0.1.5 and later refuse in a log DSH 0.1.1 loads.
+    pub fn is_edge(self) -> bool {
+        use Rule::*;
+        matches!(self, F1 | F2 | F3 | F4 | F5 | F6 | F7 | F8 | F9 | F10)
+    }
+
     /// What to do about a finding of this rule, in one sentence.
     pub fn advice(self) -> &'static str {
         use Rule::*;
@@ -252,6 +274,9 @@ impl Rule {
             }
             J5 | J7 | Z5 | Z6 | Z7 | Q7 => {
                 "damaged bytes inside the committed part of the log: restore it from a backup; `repair` will not guess"
+            }
+            X1 => {
+                "nothing: the file is another harness's session log; read it with that harness's tools (a walk of a DSH root lists it as foreign and goes on)"
             }
             J1 | H1 | Z1 | Z2 | Z4 => {
                 "the file is not a DSH log, or was cut before its header: check the path"
@@ -263,10 +288,16 @@ impl Rule {
                 "the SQLite file is not a DSH store of a schema this reader knows: check the path; upgrade if the schema is newer"
             }
             P1 => {
-                "an open final turn: `dsh-session repair`; otherwise `dsh-session repair --provider NAME` heals it append-only"
+                "`dsh-session repair --provider NAME` heals it append-only (the calls of an open final turn are no finding: DSH's own closers answer them on load)"
             }
             P2 | P3 | P4 | P5 | P6 | P7 => {
                 "`dsh-session repair --provider NAME` heals it append-only (a surface replacement; nothing stored changes)"
+            }
+            F1 | F2 | F3 | F4 | F5 | F6 | F7 | F8 | F9 => {
+                "DSH 0.1.1 loads the log as it is (`--dsh 0.1.1` judges as it does); DSH 0.1.5 and later show its history as unavailable and leave the file unchanged: keep using 0.1.1 for it, or fix the record the finding names in a copy"
+            }
+            F10 => {
+                "nothing for DSH builds after 2026-09-22, which release the call; for DSH 0.1.5 or 0.1.6, answer the call with a tool result before its step ends"
             }
             W1 | W2 => "see the provider rule it stands for (P1, P2)",
             W3 => {

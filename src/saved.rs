@@ -74,6 +74,7 @@ impl Out {
             Class::Refused => 1,
             Class::TornTail => 2,
             Class::Warning => 3,
+            Class::Foreign => 4,
         });
         self.opt_u64(f.seq);
         self.opt_u64(f.line);
@@ -208,6 +209,7 @@ impl<'a> In<'a> {
             1 => Class::Refused,
             2 => Class::TornTail,
             3 => Class::Warning,
+            4 => Class::Foreign,
             _ => {
                 self.failed = true;
                 Class::Warning

@@ -57,8 +57,9 @@ fn imports(text: &str, module: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
             }
         }
     };
-    // Skip comments and the tests module: test code may reach anywhere.
-    let code = text.split("#[cfg(test)]").next().unwrap_or(text);
+    // Skip comments and test-only items: test code may reach anywhere.
+    let code = without_test_items(text);
+    let code = code.as_str();
     for line in code.lines() {
         let line = line.split("//").next().unwrap_or("");
         for (i, _) in line.match_indices("crate::") {
@@ -85,6 +86,76 @@ fn imports(text: &str, module: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
         }
     }
     out
+}
+
+/// `text` without its `#[cfg(test)]` items (a `mod tests { … }` anywhere in the file, a
+/// test-only function, a `mod tests;`), so that code after a test module is still read.
+fn without_test_items(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + "#[cfg(test)]".len()..];
+        rest = &rest[item_end(rest)..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the item at the start of `text` ends: after its `;` when that comes before any
+/// `{`, else after the `}` that closes its first `{` (braces in strings, character
+/// literals and line comments are not counted).
+fn item_end(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b';' if depth == 0 => return i + 1,
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            // A raw string, r"…" or r#"…"#: it ends at a quote and as many hashes.
+            b'r' if matches!(bytes.get(i + 1), Some(b'"' | b'#'))
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let hashes = bytes[i + 1..].iter().take_while(|b| **b == b'#').count();
+                if bytes.get(i + 1 + hashes) == Some(&b'"') {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let body = i + 2 + hashes;
+                    i = text[body..]
+                        .find(&close)
+                        .map_or(bytes.len(), |k| body + k + close.len() - 1);
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('x', '\n'), not a lifetime ('a).
+            b'\'' if bytes.get(i + 1) == Some(&b'\\') => {
+                i += 2;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') => i += 2,
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// The leading `a::b::c` of a path, without the item list or generics that follow.
@@ -173,11 +244,45 @@ fn the_cycle_finder_finds_a_planted_cycle() {
 }
 
 #[test]
+fn code_after_a_test_module_is_read() {
+    let text = "use crate::a;\n#[cfg(test)]\nmod tests {\n    use crate::t;\n    fn f() { let _ = '{'; }\n}\nfn g() { crate::b::x(); let _ = r#\"}\"#; }\n#[cfg(test)]\nmod more;\nuse crate::c;\n";
+    let known = BTreeSet::from([
+        "a".to_owned(),
+        "b".to_owned(),
+        "c".to_owned(),
+        "t".to_owned(),
+    ]);
+    let seen: Vec<String> = imports(text, "m", &known).into_iter().collect();
+    assert_eq!(seen, ["a", "b", "c"]);
+}
+
+#[test]
 fn modules_import_each_other_without_a_circle() {
     let g = graph();
     assert!(g.len() > 10, "{g:?}");
     if let Some(cycle) = find_cycle(&g) {
         panic!("import circle: {}", cycle.join(" -> "));
+    }
+}
+
+/// STYLE.md: repair plans, write applies. `write/` makes a plan durable and reads no event:
+/// it imports neither the scan, the heals, the views nor the planning (`repair/`), so a new
+/// writer (a backend beside the others) cannot start scanning or planning on its own.
+#[test]
+fn write_imports_neither_the_scan_the_heals_the_views_nor_the_planning() {
+    let g = graph();
+    let writers: Vec<_> = (g.iter())
+        .filter(|(m, _)| *m == "write" || m.starts_with("write::"))
+        .collect();
+    assert!(writers.len() > 3, "{writers:?}");
+    for (module, deps) in writers {
+        for dep in deps {
+            let top = dep.split("::").next().unwrap_or(dep);
+            assert!(
+                !["scan", "heal", "view", "repair"].contains(&top),
+                "{module} imports {dep}: write/ applies a plan; scanning, healing and planning live above it"
+            );
+        }
     }
 }
 

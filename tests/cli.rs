@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use common::store::store_from_jsonl;
-use common::{dsh, fixture, on_a_terminal};
+use common::{dsh, dsh_011, fixture, on_a_terminal};
 
 fn text(out: &std::process::Output) -> (Option<i32>, String, String) {
     (
@@ -49,7 +49,7 @@ fn validate_walks_a_directory_in_path_order() {
     store_root(dir.path());
     let root = dir.path().display().to_string();
     let (code, out, err) = text(
-        &dsh()
+        &dsh_011()
             .args(["validate", "--color", "never"])
             .arg(dir.path())
             .output()
@@ -61,7 +61,7 @@ fn validate_walks_a_directory_in_path_order() {
         format!(
             "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
   a repair cuts 30 bytes at offset 2785: 1 line, 0 events; 19 events before it are kept
-  warning P1 at line 15 (seq 17, message index 2): tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
+  note: the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
 {root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
   warning P2 at line 19 (seq 19, message index 1): tool result for call \"call_2\" answers no tool call before it
 {root}/stores/nested/sessions.db [session s-legacy]: valid (12 events, surface 4, head)
@@ -75,7 +75,7 @@ fn validate_walks_a_directory_in_path_order() {
         "the loop is reported, not walked: {err}"
     );
     // The same order whatever the scheduling: run it again with one thread.
-    let again = dsh()
+    let again = dsh_011()
         .args(["validate", "--color", "never"])
         .arg(dir.path())
         .env("RAYON_NUM_THREADS", "1")
@@ -105,9 +105,24 @@ fn validate_github_annotations() {
         format!(
             "::error file={root}/bad.jsonl,line=2,title=E1 corrupt::seq 0: invalid event envelope: unexpected key \"x\"
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
-::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=15,title=P1::seq 17: tool call \"call_7\" has no tool result after it (its turn is still open: `dsh-session repair` closes it as DSH would)
-::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it
+::notice file={root}/--home-ana-proj--/s-01/session.jsonl,title=open turn::the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
+::error file={root}/--home-ana-proj--/s-compact/session.jsonl,line=13,title=F2 refused::seq 13: DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): compaction/start 13 data has unexpected member \"reason\"
 "
+        )
+    );
+    // Judged as DSH 0.1.1, which loads that log as it is: only the provider finding.
+    let (code, out, _) = text(
+        &dsh()
+            .args(["--dsh", "0.1.1", "validate", "--format", "github"])
+            .arg(dir.path().join("--home-ana-proj--/s-compact"))
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        out,
+        format!(
+            "::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it\n"
         )
     );
 }
@@ -116,7 +131,7 @@ fn validate_github_annotations() {
 fn validate_json_and_jsonl_and_quiet() {
     let log = fixture("legacy-conversions.jsonl");
     let (_, out, _) = text(
-        &dsh()
+        &dsh_011()
             .args(["validate", "--format", "jsonl"])
             .arg(&log)
             .output()
@@ -125,12 +140,12 @@ fn validate_json_and_jsonl_and_quiet() {
     assert_eq!(
         out,
         format!(
-            "{{\"schema_version\":1,\"file\":\"{}\",\"session\":null,\"status\":\"valid\",\"rule\":null,\"seq\":null,\"line\":null,\"row\":null,\"message\":null,\"events\":12,\"surface_len\":4,\"era\":\"head\",\"encoding\":\"none\",\"torn_tail\":null,\"warnings\":[]}}\n",
+            "{{\"schema_version\":1,\"file\":\"{}\",\"session\":null,\"status\":\"valid\",\"rule\":null,\"seq\":null,\"line\":null,\"row\":null,\"message\":null,\"events\":12,\"surface_len\":4,\"era\":\"head\",\"encoding\":\"none\",\"torn_tail\":null,\"warnings\":[],\"notes\":[]}}\n",
             log.display()
         )
     );
     let (_, out, _) = text(
-        &dsh()
+        &dsh_011()
             .args(["validate", "--format", "json"])
             .arg(&log)
             .arg(&log)
@@ -140,7 +155,13 @@ fn validate_json_and_jsonl_and_quiet() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     // -q prints nothing for valid logs without warnings, and no summary.
-    let (code, out, _) = text(&dsh().args(["validate", "-q"]).arg(&log).output().unwrap());
+    let (code, out, _) = text(
+        &dsh_011()
+            .args(["validate", "-q"])
+            .arg(&log)
+            .output()
+            .unwrap(),
+    );
     assert_eq!((code, out.as_str()), (Some(0), ""));
 }
 
@@ -171,16 +192,16 @@ fn exit_codes_and_one_line_errors() {
 #[test]
 fn colour_only_when_asked_or_on_a_terminal_and_never_with_no_color() {
     let log = fixture("legacy-conversions.jsonl");
-    let always = dsh()
+    let always = dsh_011()
         .args(["validate", "--color", "always"])
         .arg(&log)
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&always.stdout).contains("\x1b[32mvalid\x1b[0m"));
     // Not a terminal: no colour by default.
-    let auto = dsh().args(["validate"]).arg(&log).output().unwrap();
+    let auto = dsh_011().args(["validate"]).arg(&log).output().unwrap();
     assert!(!String::from_utf8_lossy(&auto.stdout).contains('\x1b'));
-    let no_color = dsh()
+    let no_color = dsh_011()
         .args(["validate", "--color", "auto"])
         .arg(&log)
         .env("NO_COLOR", "1")
@@ -195,9 +216,11 @@ fn a_closed_pipe_ends_quietly_with_success() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.jsonl");
     let mut log = String::from(
-        "{\"type\":\"session\",\"version\":0,\"id\":\"s\",\"createdAt\":1,\"delegationDepth\":0}\n",
+        "{\"type\":\"session\",\"version\":0,\"id\":\"s\",\"createdAt\":1,\"delegationDepth\":0}\n\
+         {\"type\":\"turn/start\",\"seq\":0,\"time\":1,\"data\":{\"turn\":1}}\n\
+         {\"type\":\"step/start\",\"seq\":1,\"time\":1,\"data\":{\"turn\":1,\"step\":1}}\n",
     );
-    for seq in 0..20_000 {
+    for seq in 2..20_000 {
         log.push_str(&format!(
             "{{\"type\":\"user/message\",\"seq\":{seq},\"time\":1,\"data\":{{\"content\":[{{\"type\":\"text\",\"text\":\"message number {seq} with some padding to make it longer\"}}],\"source\":{{\"kind\":\"user\"}},\"role\":\"user\",\"id\":\"u-{seq}\"}},\"surfaceOp\":\"append\"}}\n"
         ));
@@ -238,7 +261,7 @@ fn a_closed_pipe_ends_quietly_with_success() {
 
 #[test]
 fn standard_input_for_validate() {
-    let out = dsh()
+    let out = dsh_011()
         .args(["validate", "--format", "jsonl", "-"])
         .pipe_stdin(fixture("compaction-and-prune.jsonl"))
         .unwrap()
@@ -267,7 +290,7 @@ fn a_pipe_given_as_a_path_is_read_whole() {
     std::fs::write(&zstd, common::zstd_log(&text, 4).0).unwrap();
     for file in [&plain, &zstd] {
         let script = format!(
-            "'{}' validate --format jsonl <(cat '{}')",
+            "'{}' --dsh 0.1.1 validate --format jsonl <(cat '{}')",
             bin.display(),
             file.display()
         );
@@ -558,8 +581,8 @@ fn tables_fit_the_terminal_and_keep_full_rows_when_piped() {
     let log = fixture("compaction-and-prune.jsonl");
     for args in [
         "rules".to_owned(),
-        format!("surface {}", log.display()),
-        format!("replacements {}", log.display()),
+        format!("--dsh 0.1.1 surface {}", log.display()),
+        format!("--dsh 0.1.1 replacements {}", log.display()),
     ] {
         let shown = on_a_terminal(80, &args);
         assert!(widest(&shown) <= 80, "{args} on 80 columns:\n{shown}");
@@ -584,17 +607,17 @@ fn text_is_a_format_of_every_command_that_prints_for_people() {
         if command == "provenance" {
             args.push("15".into());
         }
-        let text = dsh()
+        let text = dsh_011()
             .args(&args)
             .args(["--format", "text"])
             .output()
             .unwrap();
-        let old = dsh()
+        let old = dsh_011()
             .args(&args)
             .args(["--format", alias])
             .output()
             .unwrap();
-        let default = dsh().args(&args).output().unwrap();
+        let default = dsh_011().args(&args).output().unwrap();
         assert!(text.status.success(), "{command}");
         assert_eq!(
             text.stdout, old.stdout,
@@ -621,7 +644,7 @@ fn text_is_a_format_of_every_command_that_prints_for_people() {
             "sessions" => args.push(root.display().to_string()),
             _ => args.push(log.display().to_string()),
         }
-        let out = dsh()
+        let out = dsh_011()
             .args(&args)
             .args(["--format", "text"])
             .output()

@@ -44,7 +44,10 @@ fn the_same_generation_in_the_other_encoding_is_a_conflict_not_a_later_generatio
             "generation:   v0 ./session.jsonl.zstd ({conflict})"
         )]
     );
-    let (code, out, err) = run(&["version", "session.jsonl.zstd"], tmp.path());
+    let (code, out, err) = run(
+        &["--dsh", "0.1.1", "version", "session.jsonl.zstd"],
+        tmp.path(),
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         lines_with(&out, "other file"),
@@ -111,7 +114,7 @@ fn a_zstd_frame_cut_inside_a_block_does_not_claim_that_nothing_is_lost() {
     assert_eq!(
         out,
         format!(
-            "session.jsonl.zstd: torn-tail Z3 at line 24: file ends inside the zstd frame at byte offset 10636; the frame's complete lines are kept\n  a repair cuts 295 bytes at offset 10636: {loss}; 101 events before it are kept\n0 valid, 1 torn-tail, 0 corrupt, 0 refused\n"
+            "session.jsonl.zstd: torn-tail Z3 at line 24: file ends inside the zstd frame at byte offset 10636; the frame's complete lines are kept\n  a repair cuts 295 bytes at offset 10636: {loss}; 101 events before it are kept\n  note: the final turn is still open: DSH will close it on load (`dsh-session repair` writes the same closers now)\n0 valid, 1 torn-tail, 0 corrupt, 0 refused\n"
         )
     );
 

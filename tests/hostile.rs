@@ -22,8 +22,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::store::store_from_jsonl;
-use common::{brief, dsh, fixture, zstd_frame, zstd_log};
-use serde_json::Value;
+use common::{brief, dsh, dsh_011, fixture, zstd_frame, zstd_log};
+use serde_json::{Value, json};
 
 fn hostile(name: &str) -> PathBuf {
     fixture(&format!("hostile/{name}"))
@@ -58,7 +58,11 @@ fn run(args: &[&str], path: &Path) -> Output {
 
 /// `validate --format jsonl PATHS...`: every verdict and the exit code.
 fn validate_all(paths: &[&Path]) -> (Vec<Value>, i32) {
-    let out = dsh()
+    validate_all_with(dsh(), paths)
+}
+
+fn validate_all_with(mut cmd: assert_cmd::Command, paths: &[&Path]) -> (Vec<Value>, i32) {
+    let out = cmd
         .args(["validate", "--format", "jsonl"])
         .args(paths)
         .output()
@@ -75,6 +79,13 @@ fn validate_all(paths: &[&Path]) -> (Vec<Value>, i32) {
 /// `validate --format jsonl PATH`: the verdict and the exit code.
 fn validate(path: &Path) -> (Value, i32) {
     let (mut verdicts, code) = validate_all(&[path]);
+    assert_eq!(verdicts.len(), 1, "{}: {verdicts:?}", path.display());
+    (verdicts.remove(0), code)
+}
+
+/// [`validate`] as DSH 0.1.1 judges (`--dsh 0.1.1`).
+fn validate_011(path: &Path) -> (Value, i32) {
+    let (mut verdicts, code) = validate_all_with(dsh_011(), &[path]);
     assert_eq!(verdicts.len(), 1, "{}: {verdicts:?}", path.display());
     (verdicts.remove(0), code)
 }
@@ -304,9 +315,16 @@ fn time_outside_the_safe_integers_is_e4() {
 
 #[test]
 fn time_at_the_safe_integer_edges_and_negative_zero_is_valid() {
-    // time may be negative (§1.1); ±(2^53 - 1) and -0 are safe integers.
+    // time may be negative (§1.1); ±(2^53 - 1) and -0 are safe integers to DSH 0.1.1.
     expect("time-max-safe-and-min-safe.jsonl", "valid - - -", 0);
-    expect("time-negative-zero.jsonl", "valid - - -", 0);
+    let (v, code) = validate_011(&hostile("time-negative-zero.jsonl"));
+    assert_eq!((brief(&v).as_str(), code), ("valid - - -", 0), "{v}");
+    // The v2→v3 edge of DSH 0.1.5 and later takes only a safe integer that is not -0.
+    let v = expect("time-negative-zero.jsonl", "refused F3 2 4", 1);
+    assert_eq!(
+        message(&v),
+        "DSH 0.1.5 and later refuse to migrate it (the v2→v3 edge): event time must be a safe integer"
+    );
     // A time past year 9999 has no RFC 3339 spelling: shown as the number, not a panic.
     let out = dsh()
         .arg("show")
@@ -988,10 +1006,17 @@ fn unknown_type_is_refused_unless_ignorable() {
             && message(&v).contains("newer harness"),
         "{v}"
     );
-    // With `ignorable: true` it is kept (it occupies seq 3) and skipped.
-    let v = expect("unknown-type-ignorable.jsonl", "valid - - -", 0);
+    // With `ignorable: true` DSH 0.1.1 keeps it (it occupies seq 3) and skips it.
+    let (v, code) = validate_011(&hostile("unknown-type-ignorable.jsonl"));
+    assert_eq!((brief(&v).as_str(), code), ("valid - - -", 0), "{v}");
     assert_eq!(v["events"], 6);
     assert_eq!(v["surface_len"], 1);
+    // The v0→v1 edge of DSH 0.1.5 and later refuses it all the same (GENERATIONS §1.3).
+    let v = expect("unknown-type-ignorable.jsonl", "refused F1 3 5", 1);
+    assert_eq!(
+        message(&v),
+        "DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): format v0 contains unknown historical event type \"future/thing\" at seq 3; migration refuses unknown historical events even when ignorable"
+    );
 }
 
 #[test]
@@ -1140,7 +1165,19 @@ fn unanswered_tool_calls_then_a_new_turn_are_valid_with_p1_warnings() {
     // per call, all at the announcing assistant/message (seq 3).
     let path = hostile("unanswered-tool-calls-then-new-turn.jsonl");
     let v = expect_at(&path, "valid - - -", 0);
-    let warnings = v["warnings"].as_array().unwrap();
+    let mut warnings = v["warnings"].as_array().unwrap().clone();
+    // DSH 0.1.5, 0.1.6 and the first v4 builds refuse the step/end that leaves the calls;
+    // the later builds release them: a warning (F10), before the provider findings.
+    let edge = warnings.remove(0);
+    assert_eq!(
+        (&edge["rule"], &edge["seq"], &edge["line"]),
+        (&json!("F10"), &json!(4), &json!(6)),
+        "{edge}"
+    );
+    assert_eq!(
+        edge["message"],
+        "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it (the check of the migrated log): step/end leaves unresolved tool call call_1; the builds after 2026-09-22 release the call"
+    );
     assert_eq!(warnings.len(), 3, "{v}");
     for (w, call) in warnings.iter().zip(["call_1", "call_2", "call_3"]) {
         assert_eq!(w["rule"], "P1", "{w}");
@@ -1265,8 +1302,14 @@ fn every_fixture_survives_every_command() {
             let code = out.status.code().unwrap();
             assert!(code <= 2, "{name} {cmd:?}: exit {code}");
             // A log validate rejects is rejected by every view; `version` reads only the
-            // header and exits 1 only for a refused version.
-            if cmd == ["version"] {
+            // header and exits 1 only for a refused version. A log only the frozen edges
+            // of DSH 0.1.5 and later refuse is intact: the views read it as DSH 0.1.1 does,
+            // `version` and `repair` say it is refused.
+            let edge = v["rule"].as_str().is_some_and(|r| r.starts_with('F'));
+            if edge {
+                let refuses = matches!(cmd[0], "version" | "repair");
+                assert_eq!(code, i32::from(refuses), "{name} {cmd:?}");
+            } else if cmd == ["version"] {
                 if v["rule"] == "H3" {
                     assert_eq!(code, 1, "{name} {cmd:?}");
                 }
@@ -1308,7 +1351,12 @@ fn a_200_mb_line_is_valid_in_bounded_memory() {
             r#"{{"type":"turn/start","seq":0,"time":1,"data":{{"turn":1}}}}"#
         )
         .unwrap();
-        write!(f, r#"{{"type":"user/message","seq":1,"time":1,"data":{{"content":[{{"type":"text","text":""#).unwrap();
+        writeln!(
+            f,
+            r#"{{"type":"step/start","seq":1,"time":1,"data":{{"turn":1,"step":1}}}}"#
+        )
+        .unwrap();
+        write!(f, r#"{{"type":"user/message","seq":2,"time":1,"data":{{"content":[{{"type":"text","text":""#).unwrap();
         let chunk = "abcdefghij".repeat(100_000);
         for _ in 0..text_len / chunk.len() {
             f.write_all(chunk.as_bytes()).unwrap();
@@ -1318,7 +1366,12 @@ fn a_200_mb_line_is_valid_in_bounded_memory() {
             r#""}}],"source":{{"kind":"user"}},"role":"user","id":"u-1"}},"surfaceOp":"append"}}"#
         )
         .unwrap();
-        writeln!(f, r#"{{"type":"turn/end","seq":2,"time":1,"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}"#).unwrap();
+        writeln!(
+            f,
+            r#"{{"type":"step/end","seq":3,"time":1,"data":{{"turn":1,"step":1}}}}"#
+        )
+        .unwrap();
+        writeln!(f, r#"{{"type":"turn/end","seq":4,"time":1,"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}"#).unwrap();
     }
     let (v, m) = measured_verdict(&path, Duration::from_secs(120));
     assert_eq!(brief(&v), "valid - - -", "{v}");
@@ -1390,10 +1443,13 @@ fn a_file_that_shrinks_while_being_read() {
         };
     }
     assert!(!last.terminated, "the cut line is the torn final line");
-    assert_eq!(validate(&path).0["rule"], "J2");
-    // zstd: frames located before the cut are gone when their turn comes.
+    assert_eq!(validate_011(&path).0["rule"], "J2");
+    // zstd: frames located before the cut are gone when their turn comes (the log in a
+    // frame per line is far larger than what the reader buffers: frames that follow one
+    // another are decoded from the bytes it read without going back to the file).
     let zpath = tmp.path().join("shrinking.jsonl.zstd");
-    let bytes = zstd_minimal_turn();
+    let bytes = common::zstd_log(&text, 1).0;
+    assert!(bytes.len() > 1 << 20, "{} bytes", bytes.len());
     std::fs::write(&zpath, &bytes).unwrap();
     let mut lines = Input::open(&zpath).unwrap().lines(None).unwrap();
     assert!(lines.next_line(&mut line).unwrap());

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use common::{dsh, fixture};
 
@@ -347,7 +347,12 @@ fn an_added_session_and_an_appended_log_are_found_without_rebuild() {
         (row["turns"].as_u64(), row["events"].as_u64()),
         (Some(2), Some(28))
     );
-    assert_eq!(row["status"], "valid");
+    // `validate`'s verdict on the whole log: DSH 0.1.5 and later refuse the hand-made
+    // compaction's `reason` member (F2).
+    assert_eq!(
+        (&row["status"], &row["rule"]),
+        (&json!("refused"), &json!("F2"))
+    );
     assert_eq!(row["last_activity"], "2025-10-09T08:53:20.204Z");
 }
 
@@ -778,4 +783,135 @@ fn index_check_finds_damaged_pages_and_rebuilds() {
         (code, places(&hits)),
         (0, vec![("s-7".to_owned(), 20, "user".to_owned())])
     );
+}
+
+/// `validate`'s verdict (status, rule) of each file under `root`, judged as `--dsh dsh`.
+fn verdicts(dsh_line: &str, root: &Path) -> Vec<(String, Value, Value)> {
+    let out = dsh()
+        .args(["--dsh", dsh_line, "validate", "--format", "json"])
+        .arg(root)
+        .output()
+        .expect("runs");
+    let all: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut rows: Vec<(String, Value, Value)> = all
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|r| {
+            let file = std::fs::canonicalize(r["file"].as_str().unwrap()).unwrap();
+            (
+                file.display().to_string(),
+                r["status"].clone(),
+                r["rule"].clone(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows
+}
+
+/// The index holds `validate`'s verdict under the DSH line `--dsh` chose: a log the frozen
+/// edges refuse is `refused` (rule F2) under DSH 0.1.5 and later, and valid under DSH 0.1.1
+/// (the index reads every file again when the line changes, and again when it changes
+/// back); another harness's log is `foreign` under both. Both show in `sessions` and in
+/// `search` hits (JSON), and a refused log's words are found.
+#[test]
+fn refused_and_foreign_logs_keep_their_verdict_under_both_judges() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    session(&root, "a", &compaction_log("s-a", "hello", "platypus31"));
+    let foreign = std::fs::read_to_string(fixture("foreign/claude-code-session.jsonl")).unwrap();
+    session(&root, "b", &foreign);
+    let root_arg = root.to_str().unwrap();
+    for (line, status_a, rule_a, read_again) in [
+        ("0.1.5", "refused", json!("F2"), 0),
+        ("0.1.1", "valid", Value::Null, 2),
+        ("0.1.5", "refused", json!("F2"), 2),
+    ] {
+        let (code, out, err) = run(
+            &index,
+            &["--dsh", line, "index", "--format", "json", root_arg],
+        );
+        assert_eq!(code, 0, "{err}");
+        let s: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(s["read_again"], read_again, "--dsh {line}: {s}");
+        let (code, out, err) = run(
+            &index,
+            &["--dsh", line, "sessions", "--format", "json", root_arg],
+        );
+        assert_eq!(code, 0, "{err}");
+        let rows: Value = serde_json::from_str(&out).unwrap();
+        let mut listed: Vec<(String, Value, Value)> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["file"].as_str().unwrap().to_owned(),
+                    r["status"].clone(),
+                    r["rule"].clone(),
+                )
+            })
+            .collect();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(listed, verdicts(line, &root), "--dsh {line}");
+        let a = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["session"] == "s-a")
+            .unwrap();
+        assert_eq!(
+            (a["status"].as_str(), &a["rule"]),
+            (Some(status_a), &rule_a)
+        );
+        let b = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["file"].as_str().unwrap().contains("/b/"))
+            .unwrap();
+        assert_eq!(
+            (&b["status"], &b["session"]),
+            (&json!("foreign"), &Value::Null)
+        );
+        // A refused log is still searched, and its hits say its verdict.
+        let (code, out, err) = run(
+            &index,
+            &[
+                "--dsh",
+                line,
+                "search",
+                "--format",
+                "jsonl",
+                "platypus31",
+                root_arg,
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let hit: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            (
+                hit["session"].as_str(),
+                hit["status"].as_str(),
+                &hit["rule"]
+            ),
+            (Some("s-a"), Some(status_a), &rule_a)
+        );
+        let (_, out, _) = run(
+            &index,
+            &[
+                "--dsh",
+                line,
+                "search",
+                "-l",
+                "--format",
+                "json",
+                "platypus31",
+                root_arg,
+            ],
+        );
+        let sessions: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(sessions[0]["status"].as_str(), Some(status_a));
+    }
 }

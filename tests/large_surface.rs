@@ -18,8 +18,12 @@ fn log(n: u64) -> (String, Vec<(u64, String)>) {
     log.push('\n');
     log.push_str(r#"{"type":"turn/start","seq":0,"time":1760000000000,"data":{"turn":1}}"#);
     log.push('\n');
+    log.push_str(
+        r#"{"type":"step/start","seq":1,"time":1760000000000,"data":{"turn":1,"step":1}}"#,
+    );
+    log.push('\n');
     let mut surface: Vec<(u64, String)> = Vec::new();
-    for seq in 1..=n {
+    for seq in 2..=n + 1 {
         let text = format!("message {seq} ").repeat(90);
         let message = format!(
             r#"{{"id":"u-{seq}","role":"user","content":[{{"type":"text","text":"{text}"}}],"source":{{"kind":"user"}}}}"#
@@ -45,8 +49,14 @@ fn log(n: u64) -> (String, Vec<(u64, String)>) {
     }
     writeln!(
         log,
+        r#"{{"type":"step/end","seq":{},"time":1760000100000,"data":{{"turn":1,"step":1}}}}"#,
+        n + 2
+    )
+    .unwrap();
+    writeln!(
+        log,
         r#"{{"type":"turn/end","seq":{},"time":1760000100000,"data":{{"turn":1,"reason":{{"kind":"completed"}}}}}}"#,
-        n + 1
+        n + 3
     )
     .unwrap();
     (log, surface)
@@ -81,7 +91,7 @@ fn messages_and_surface_past_the_memory_limit_print_everything_in_order() {
         .unwrap();
     let array: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(array.len(), surface.len());
-    assert_eq!(array[0]["id"], "u-1");
+    assert_eq!(array[0]["id"], "u-2");
 
     let out = dsh()
         .args(["surface", "--format", "jsonl"])
@@ -123,6 +133,6 @@ fn messages_and_surface_past_the_memory_limit_print_everything_in_order() {
     assert!(shown.lines().all(|l| l.chars().count() <= 80), "{shown}");
     let first = shown.lines().nth(2).unwrap();
     let cells: Vec<&str> = first.split_whitespace().collect();
-    assert_eq!(cells[..3], ["0", "1", "user/message"], "{first}");
-    assert!(first.ends_with("message 1…"), "{first}");
+    assert_eq!(cells[..3], ["0", "2", "user/message"], "{first}");
+    assert!(first.ends_with("message 2…"), "{first}");
 }

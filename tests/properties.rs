@@ -205,8 +205,8 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
         std::fs::write(&path, valid_log(&turns)).unwrap();
-        let plan = dsh_session::write::plan(&path, None).unwrap();
-        prop_assert!(plan.is_empty(), "{:?}", plan.closers);
+        let plan = dsh_session::repair::plan(&path, None, None).unwrap();
+        prop_assert!(plan.is_empty(), "{:?}", plan.plan.closers);
     }
 
     #[test]
@@ -221,8 +221,8 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("session.jsonl");
         std::fs::write(&path, prefix).unwrap();
-        let mut plan = dsh_session::write::plan(&path, None).unwrap();
-        dsh_session::write::apply(&mut plan, false).unwrap();
+        let mut plan = dsh_session::repair::plan(&path, None, None).unwrap();
+        dsh_session::write::apply(&mut plan.plan, false).unwrap();
         let repaired = std::fs::read_to_string(&path).unwrap();
         // Every complete line of the prefix is kept, byte for byte.
         let kept = &prefix[..prefix.rfind('\n').map_or(0, |i| i + 1)];
@@ -231,6 +231,6 @@ proptest! {
         prop_assert_eq!(report.status, Status::Valid, "{:?}", report.finding);
         prop_assert_eq!(report.open_turn.open_turn, None);
         // A second repair has nothing to do.
-        prop_assert!(dsh_session::write::plan(&path, None).unwrap().is_empty());
+        prop_assert!(dsh_session::repair::plan(&path, None, None).unwrap().is_empty());
     }
 }

@@ -140,7 +140,7 @@ fn dot_neighbourhood() {
 
 #[test]
 fn a_seq_past_the_end_is_a_clear_error() {
-    let out = run(&["provenance", &log(), "23"]);
+    let out = run(&["--dsh", "0.1.1", "provenance", &log(), "23"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),

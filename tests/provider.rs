@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{dsh, fixture, samples, verdict};
+use common::{dsh, dsh_011, fixture, samples, verdict_011};
 use serde_json::{Value, json};
 
 fn provider_fixture(name: &str) -> std::path::PathBuf {
@@ -15,8 +15,10 @@ fn provider_fixture(name: &str) -> std::path::PathBuf {
 }
 
 /// (rule, seq, line, message_index, anthropic_index, call_id) of each warning.
+/// The provider findings of a fixture, as DSH 0.1.1 loads it (the fixtures are built in
+/// its rules; the frozen edges of DSH 0.1.5 and later refuse some of them).
 fn findings(path: &Path) -> Vec<Value> {
-    verdict(path)["warnings"]
+    verdict_011(path)["warnings"]
         .as_array()
         .expect("warnings")
         .iter()
@@ -57,8 +59,15 @@ const CLASSES: &[(&str, &str, &[&str])] = &[
         &["anthropic", "openai", "deepseek"],
     ),
     (
-        "P4-tool-call-without-reasoning.jsonl",
+        "P4-reasoning-tokens-but-no-reasoning.jsonl",
         r#"[["P4",9,11,3,3,null]]"#,
+        &["deepseek"],
+    ),
+    // A tool call openai/gpt-4o made, sent to DeepSeek in a session whose
+    // deepseek-v4-flash messages carry reasoning.
+    (
+        "P4-tool-call-from-another-model.jsonl",
+        r#"[["P4",3,5,1,1,null]]"#,
         &["deepseek"],
     ),
     (
@@ -89,7 +98,11 @@ const CLASSES: &[(&str, &str, &[&str])] = &[
 fn each_class_fixture_gives_its_exact_finding() {
     for (name, expected, _) in CLASSES {
         let path = provider_fixture(name);
-        assert_eq!(verdict(&path)["status"], "valid", "{name} is valid for DSH");
+        assert_eq!(
+            verdict_011(&path)["status"],
+            "valid",
+            "{name} is valid for DSH"
+        );
         let expected: Vec<Value> = serde_json::from_str(expected).expect("json");
         assert_eq!(findings(&path), expected, "{name}");
     }
@@ -100,7 +113,7 @@ fn a_profile_fails_the_gate_on_the_classes_it_refuses() {
     for (name, _, refused_by) in CLASSES {
         let path = provider_fixture(name);
         for profile in ["anthropic", "openai", "deepseek"] {
-            let out = dsh()
+            let out = dsh_011()
                 .args(["validate", "--provider", profile])
                 .arg(&path)
                 .output()
@@ -109,10 +122,10 @@ fn a_profile_fails_the_gate_on_the_classes_it_refuses() {
             assert_eq!(out.status.code(), Some(code), "{name} --provider {profile}");
         }
         // Without a profile, provider findings are warnings.
-        let out = dsh().arg("validate").arg(&path).output().expect("runs");
+        let out = dsh_011().arg("validate").arg(&path).output().expect("runs");
         assert_eq!(out.status.code(), Some(0), "{name}");
         // --strict fails on any warning.
-        let out = dsh()
+        let out = dsh_011()
             .args(["validate", "--strict"])
             .arg(&path)
             .output()
@@ -123,7 +136,7 @@ fn a_profile_fails_the_gate_on_the_classes_it_refuses() {
 
 #[test]
 fn the_text_says_valid_for_dsh_refused_by_the_provider_and_why() {
-    let path = provider_fixture("P4-tool-call-without-reasoning.jsonl");
+    let path = provider_fixture("P4-reasoning-tokens-but-no-reasoning.jsonl");
     let out = dsh()
         .args(["validate", "--color", "never", "--provider", "deepseek"])
         .arg(&path)
@@ -132,7 +145,7 @@ fn the_text_says_valid_for_dsh_refused_by_the_provider_and_why() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "{0}: valid for DSH, refused by deepseek (14 events, surface 5, head)\n  error P4 at line 11 (seq 9, message index 3): assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning); deepseek answers: Missing `reasoning_content` field in the assistant message at message index N\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 refused by deepseek\n",
+            "{0}: valid for DSH, refused by deepseek (14 events, surface 5, head)\n  error P4 at line 11 (seq 9, message index 3): assistant message with tool calls has no reasoning, although its usage reports reasoning tokens: the reasoning the model returned is not in the history DSH sends back; deepseek answers: Missing `reasoning_content` field in the assistant message at message index 3\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 1 refused by deepseek\n",
             path.display()
         )
     );
@@ -146,7 +159,7 @@ fn the_text_says_valid_for_dsh_refused_by_the_provider_and_why() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "{0}: valid (14 events, surface 5, head)\n  warning P4 at line 11 (seq 9, message index 3): assistant message with tool calls has no reasoning, in a session in thinking mode (other assistant messages carry reasoning)\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 0 refused by openai\n",
+            "{0}: valid (14 events, surface 5, head)\n  warning P4 at line 11 (seq 9, message index 3): assistant message with tool calls has no reasoning, although its usage reports reasoning tokens: the reasoning the model returned is not in the history DSH sends back\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 0 refused by openai\n",
             path.display()
         )
     );
@@ -155,7 +168,7 @@ fn the_text_says_valid_for_dsh_refused_by_the_provider_and_why() {
 #[test]
 fn json_and_github_carry_the_provider_findings_with_their_lines() {
     let path = provider_fixture("P2-result-without-call.jsonl");
-    let out = dsh()
+    let out = dsh_011()
         .args(["validate", "--format", "json", "--provider", "anthropic"])
         .arg(&path)
         .output()
@@ -172,7 +185,7 @@ fn json_and_github_carry_the_provider_findings_with_their_lines() {
         v[0]["provider"],
         json!({"name": "anthropic", "accepted": false, "findings": [finding]})
     );
-    let out = dsh()
+    let out = dsh_011()
         .args(["validate", "--format", "github", "--provider", "deepseek"])
         .arg(&path)
         .output()
@@ -203,7 +216,7 @@ fn real_and_valid_samples_give_no_provider_finding() {
     }
     assert!(logs.len() > 40, "{} logs", logs.len());
     for log in logs {
-        let out = dsh()
+        let out = dsh_011()
             .args(["validate", "--provider", "deepseek", "--strict"])
             .arg(&log)
             .output()
@@ -312,4 +325,124 @@ fn rules_lists_the_providers_of_each_provider_rule() {
             .is_some_and(|s| s.starts_with("alias of P1")),
         "{w1}"
     );
+}
+
+/// The shape of a user's v0 log from Windows (issue 24): deepseek-v4-flash in thinking mode,
+/// tool steps whose model produced no reasoning (`reasoningTokens: 0`, no reasoning block)
+/// answered by DeepSeek afterwards, and an open final turn with one pending call. DSH's
+/// DeepSeek serializer omits an empty `reasoning_content`, and DeepSeek answered the next
+/// steps with that very history: no provider refuses it, and the pending call is a note
+/// (DSH closes the turn on load), not a finding.
+#[test]
+fn a_thinking_session_whose_tool_steps_produced_no_reasoning_is_accepted() {
+    let path = provider_fixture("thinking-tool-steps-without-reasoning.jsonl");
+    let note = "the final turn is still open with 1 pending call (\"call_3\"): DSH will close it on load (`dsh-session repair` writes the same closers now)";
+    for provider in ["deepseek", "anthropic", "openai"] {
+        let out = dsh()
+            .args(["validate", "--color", "never", "--provider", provider])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(0), "{provider}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!(
+                "{}: valid (22 events, surface 8, head)\n  note: {note}\n1 valid, 0 torn-tail, 0 corrupt, 0 refused, 0 refused by {provider}\n",
+                path.display()
+            )
+        );
+        let out = dsh()
+            .args(["validate", "--format", "json", "--provider", provider])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v[0]["warnings"], json!([]), "{provider}");
+        assert_eq!(v[0]["notes"], json!([note]), "{provider}");
+        assert_eq!(
+            v[0]["provider"],
+            json!({"name": provider, "accepted": true, "findings": []})
+        );
+    }
+    // The repair DSH would make: the three closers, and nothing to heal.
+    let out = dsh()
+        .args([
+            "repair",
+            "--provider",
+            "deepseek",
+            "--dry-run",
+            "--format",
+            "json",
+        ])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let plan: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let closers: Vec<&str> = plan["closers"]
+        .as_array()
+        .expect("closers")
+        .iter()
+        .map(|c| c["type"].as_str().or(c.as_str()).unwrap_or_default())
+        .collect();
+    assert_eq!(closers.len(), 3, "{plan}");
+    assert_eq!(plan["heals"], json!([]), "{plan}");
+    assert_eq!(plan["unhealed"], json!([]), "{plan}");
+    assert_eq!(plan["stays"], json!([]), "{plan}");
+    // `messages --provider` sends the same history plus the closers.
+    let out = dsh()
+        .args(["messages", "--provider", "deepseek", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let healed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let kinds: Vec<&str> = healed["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(kinds, ["closer", "closer", "closer"]);
+    assert_eq!(healed["messages"].as_array().map(Vec::len), Some(9));
+    // `show` gives no provider warning either, and says what DSH does with the open turn.
+    let out = dsh().args(["show"]).arg(&path).output().expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("warning:"), "{text}");
+    assert!(
+        text.contains("unanswered:   call call_3 announced at seq 20 (turn still open: DSH will close it on load)"),
+        "{text}"
+    );
+}
+
+/// A provider's error text names the message as that provider counts it: DeepSeek's
+/// "message index N" with the OpenAI-compatible index, Anthropic's `messages.N` with the
+/// Anthropic one (issue 25).
+#[test]
+fn each_provider_answer_fills_its_own_index() {
+    let run = |provider: &str, name: &str| {
+        let out = dsh()
+            .args(["validate", "--color", "never", "--provider", provider])
+            .arg(provider_fixture(name))
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // v4 with a system head: message index 2 for OpenAI-compatible adapters, messages.2 in
+    // Anthropic's array (whose system prompt is no message, but whose system head is).
+    let anthropic = run(
+        "anthropic",
+        "P3-v4-user-message-between-call-and-result.jsonl",
+    );
+    assert!(
+        anthropic.contains("  error P3 at line 6 (seq 4, messages.2): ")
+            && anthropic.contains("; anthropic answers: messages.2: `tool_use` ids were found without `tool_result` blocks immediately after\n"),
+        "{anthropic}"
+    );
+    let deepseek = run("deepseek", "P4-tool-call-from-another-model.jsonl");
+    assert!(
+        deepseek.contains(" (seq 3, message index 1): ")
+            && deepseek.contains("at message index 1\n"),
+        "{deepseek}"
+    );
+    assert!(!deepseek.contains("index N") && !anthropic.contains("messages.N"));
 }

@@ -119,7 +119,9 @@ fn real_samples_in_a_dsh_layout_pass_h6() {
     assert_eq!(
         shown,
         "--C-DEV-TOLIK_Harness--/session-4aebf00d-30c2-4810-852e-cf4205306939/session.v4.jsonl: valid (10 events, surface 2, v4)\n\
+         \x20 note: the final turn is still open: DSH will close it on load (`dsh-session repair` writes the same closers now)\n\
          --home-gokun-projects-01_unicorn-77-Dumen--/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl: valid (12 events, surface 4, v3)\n\
+         \x20 note: the final turn is still open: DSH will close it on load (`dsh-session repair` writes the same closers now)\n\
          --home-shawn-investment--/session-b34ec611-ab29-4459-9687-cea3088cd560/session.v4.jsonl: valid (188 events, surface 55, v4)\n\
          3 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
     );

@@ -482,13 +482,13 @@ fn a_log_that_changes_between_scan_and_write_is_not_touched() {
     let dir = tempfile::tempdir().unwrap();
     let (log, _) = crashed("packed-chunks", "a-cut-after-tool-call");
     let path = copy_to(dir.path(), &log, "session.jsonl");
-    let mut plan = dsh_session::write::plan(&path, None).unwrap();
-    assert_eq!(plan.closers.len(), 3);
+    let mut plan = dsh_session::repair::plan(&path, None, None).unwrap();
+    assert_eq!(plan.plan.closers.len(), 3);
     // A live writer appends after the scan.
     let mut grown = std::fs::read(&path).unwrap();
     grown.extend_from_slice(b"{\"type\":\"llm/retry\",\"seq\":59,\"time\":1,\"data\":{}}\n");
     std::fs::write(&path, &grown).unwrap();
-    let err = dsh_session::write::apply(&mut plan, false).unwrap_err();
+    let err = dsh_session::write::apply(&mut plan.plan, false).unwrap_err();
     assert!(
         err.to_string()
             .contains("the log changed since it was scanned"),

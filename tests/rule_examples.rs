@@ -32,6 +32,7 @@ fn every_rule_has_an_example_or_a_reason() {
                     dsh_session::rules::Class::Refused => "refused",
                     dsh_session::rules::Class::TornTail => "torn-tail",
                     dsh_session::rules::Class::Warning => "warning",
+                    dsh_session::rules::Class::Foreign => "foreign",
                 };
                 let head = format!("{class} {} ", rule.id());
                 let head_colon = format!("{class} {}:", rule.id());

@@ -15,7 +15,7 @@ mod common;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use common::{brief, dsh, fixture, verdict};
+use common::{brief, dsh, fixture, verdict, verdict_011};
 use serde_json::Value;
 
 fn rules_fixture(name: &str) -> PathBuf {
@@ -29,8 +29,10 @@ const CASES: &[(&str, &str)] = &[
     ("valid-tool-round.jsonl", "valid - - -"),
     ("valid-request-header.jsonl", "valid - - -"),
     ("valid-tool-result-prune.jsonl", "valid - - -"),
-    // §2.2: an unknown type with `ignorable: true` is kept and skipped.
-    ("U1-ignorable-unknown-type-valid.jsonl", "valid - - -"),
+    // §2.2: an unknown type with `ignorable: true` is kept and skipped by DSH 0.1.1
+    // (ignorable_unknown_type_is_kept_and_skipped); the v0→v1 edge of DSH 0.1.5 and later
+    // refuses it even so (GENERATIONS §1.3).
+    ("U1-ignorable-unknown-type-valid.jsonl", "refused F1 3 5"),
     // ---- Header (§6.3). Header findings have no seq and sit on line 1. ----
     // H1 "no complete first record" is J1 for a plain file (§6.5 P1: "a plain file
     // without any `\n` is J1/H1"); the tool reports it as J1.
@@ -316,7 +318,7 @@ fn messages_say_what_broke() {
 
 #[test]
 fn ignorable_unknown_type_is_kept_and_skipped() {
-    let v = verdict(&rules_fixture("U1-ignorable-unknown-type-valid.jsonl"));
+    let v = verdict_011(&rules_fixture("U1-ignorable-unknown-type-valid.jsonl"));
     assert_eq!(v["status"], "valid", "{v}");
     // It still occupies its seq: six events, one user message on the surface.
     assert_eq!(v["events"], 6);

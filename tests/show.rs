@@ -1,13 +1,16 @@
 //! `show` on hand-made fixtures and on the real samples read in place: exact summary lines
 //! and JSON values.
+//!
+//! Read as DSH 0.1.1 loads the logs (`--dsh 0.1.1`); `show`'s line for the other DSH
+//! release is in tests/edges.rs.
 
 mod common;
 
-use common::{dsh, fixture, samples};
+use common::{dsh_011, fixture, samples};
 use serde_json::{Value, json};
 
 fn stdout(args: &[&str]) -> String {
-    let out = dsh().args(args).output().expect("runs");
+    let out = dsh_011().args(args).output().expect("runs");
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -264,7 +267,7 @@ fn readme_show_example_is_the_output() {
     let example =
         &readme[readme.find(command).expect("the example in README.md") + command.len()..];
     let example = &example[..example.find("```").expect("the end of the example")];
-    let out = dsh()
+    let out = dsh_011()
         .current_dir(root)
         .args(["show", "fixtures/open-turn-after-tool-call.jsonl"])
         .output()

@@ -1,5 +1,8 @@
 //! SQLite stores: equivalence with JSONL, sessions, read-only guarantees, and the D and Q
 //! rules (FORMAT.md §5.5.3, §5.5.4, §6.4, §8).
+//!
+//! A store holds DSH 0.1.1's sessions, and DSH 0.1.5 and later do not open stores: the
+//! JSONL twins are read as DSH 0.1.1 loads them (`--dsh 0.1.1`).
 
 mod common;
 
@@ -7,12 +10,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::store::{add_session, create_store, store_from_jsonl};
-use common::{dsh, expected_samples, fixture, samples};
+use common::{dsh_011, expected_samples, fixture, samples};
 use rusqlite::{Connection, params};
 use serde_json::Value;
 
 fn run(args: &[&str], path: &Path) -> std::process::Output {
-    dsh().args(args).arg(path).output().expect("runs")
+    dsh_011().args(args).arg(path).output().expect("runs")
 }
 
 /// `validate --format json` minus the fields that name the backend.
@@ -166,7 +169,7 @@ fn validate_covers_every_session_and_views_need_one() {
         "{err}"
     );
 
-    let out = dsh()
+    let out = dsh_011()
         .args(["messages", "--session", "s-compact"])
         .arg(&db)
         .output()
@@ -175,7 +178,7 @@ fn validate_covers_every_session_and_views_need_one() {
         out.stdout,
         run(&["messages"], &fixture("compaction-and-prune.jsonl")).stdout
     );
-    let out = dsh()
+    let out = dsh_011()
         .args(["show", "--session", "nope"])
         .arg(&db)
         .output()

@@ -2,13 +2,16 @@
 //! crashed, real) and every fixture it reads: each grouping's rows are the sums of `show` over the same logs; exact
 //! values, CSV and JSON lines on the real samples; what a corrupt log, a torn tail, a
 //! missing price and an unreadable path do to the output and the exit code.
+//!
+//! The sums are over logs read as DSH 0.1.1 loads them (`--dsh 0.1.1`); a log only the
+//! frozen edges of DSH 0.1.5 and later refuse is counted in full (tests/edges.rs).
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{dsh, samples};
+use common::{dsh_011, samples};
 use serde_json::Value;
 
 /// The counts `stats` and `show` share.
@@ -128,7 +131,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// `show --format json` of `path`, or `None` when `show` refuses it (corrupt or refused).
 fn show(path: &Path) -> Option<Value> {
-    let out = dsh()
+    let out = dsh_011()
         .args(["show", "--format", "json"])
         .arg(path)
         .output()
@@ -142,7 +145,7 @@ fn show(path: &Path) -> Option<Value> {
 
 /// `stats --format json ARGS PATHS`, with its exit code.
 fn stats(args: &[&str], paths: &[PathBuf]) -> (Value, i32) {
-    let out = dsh()
+    let out = dsh_011()
         .arg("stats")
         .args(["--format", "json"])
         .args(args)
@@ -458,7 +461,7 @@ fn real(name: &str) -> PathBuf {
 }
 
 fn run(args: &[&str]) -> (String, String, i32) {
-    let out = dsh().args(args).output().expect("runs");
+    let out = dsh_011().args(args).output().expect("runs");
     (
         String::from_utf8(out.stdout).expect("utf-8"),
         String::from_utf8(out.stderr).expect("utf-8"),
@@ -690,7 +693,7 @@ fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
     for dir in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
         let paths = files_in(dir);
         for format in ["text", "json", "csv", "jsonl"] {
-            let out = dsh()
+            let out = dsh_011()
                 .args(["stats", "--format", format, "--by", "session"])
                 .args(&paths)
                 .output()
@@ -778,7 +781,7 @@ fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
     let paths: Vec<PathBuf> = ["jsonl", "real"].iter().flat_map(|d| files_in(d)).collect();
     let dir = tempfile::tempdir().expect("tempdir");
     let usage = dir.path().join("usage.jsonl");
-    let out = dsh()
+    let out = dsh_011()
         .args(["stats", "--by", "day", "--format", "jsonl"])
         .args(&paths)
         .output()
@@ -816,7 +819,7 @@ fn every_rule_fixture_with_a_defective_event_counts_the_events_before_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut compared, mut counted) = (0, 0);
     for path in files_under(&common::fixture("rules")) {
-        let v = common::verdict(&path);
+        let v = common::verdict_011(&path);
         if !matches!(v["status"].as_str(), Some("corrupt" | "refused")) || v["seq"].is_null() {
             continue;
         }

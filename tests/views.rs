@@ -1,11 +1,14 @@
 //! Exact surfaces, messages and summaries on hand-made valid fixtures.
+//!
+//! The fixtures are built in DSH 0.1.1's rules and read as it loads them (`--dsh 0.1.1`);
+//! what DSH 0.1.5 and later do with them is tests/edges.rs's.
 
 mod common;
 
-use common::{dsh, fixture};
+use common::{dsh_011, fixture};
 
 fn stdout(args: &[&str]) -> String {
-    let out = dsh().args(args).output().expect("runs");
+    let out = dsh_011().args(args).output().expect("runs");
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -193,7 +196,7 @@ fn version_of_a_plain_log() {
     assert_eq!(
         stdout(&["version", p]),
         format!(
-            "file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\n"
+            "file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\ndsh:            DSH 0.1.1 loads it; DSH 0.1.5+ refuses to migrate it (the v0→v1 edge, F2 at line 13, seq 13): compaction/start 13 data has unexpected member \"reason\"\n"
         )
     );
 }
@@ -201,7 +204,7 @@ fn version_of_a_plain_log() {
 #[test]
 fn standard_input_is_read_with_a_dash() {
     let path = fixture("compaction-and-prune.jsonl");
-    let out = dsh()
+    let out = dsh_011()
         .args(["messages", "--format", "jsonl", "-"])
         .pipe_stdin(&path)
         .unwrap()
@@ -210,7 +213,7 @@ fn standard_input_is_read_with_a_dash() {
     assert!(out.status.success());
     assert_eq!(
         out.stdout,
-        dsh()
+        dsh_011()
             .args(["messages", "--format", "jsonl"])
             .arg(&path)
             .output()
@@ -222,7 +225,7 @@ fn standard_input_is_read_with_a_dash() {
 #[test]
 fn at_beyond_the_log_is_a_clear_error() {
     let path = fixture("compaction-and-prune.jsonl");
-    let out = dsh()
+    let out = dsh_011()
         .args(["surface", "--at", "99"])
         .arg(&path)
         .output()
@@ -261,15 +264,9 @@ fn warnings(file: &str) -> Vec<(String, u64, String)> {
 
 #[test]
 fn tool_calls_without_results_on_the_surface_warn() {
-    let open = " (its turn is still open: `dsh-session repair` closes it as DSH would)";
-    assert_eq!(
-        warnings("repair/several-calls-some-recorded.jsonl"),
-        ["call_a", "call_b", "call_c"].map(|c| (
-            "P1".to_owned(),
-            3,
-            format!("tool call \"{c}\" has no tool result after it{open}")
-        ))
-    );
+    // The calls of an open final turn are answered by the closers DSH appends on load:
+    // the history DSH sends has no unanswered call.
+    assert_eq!(warnings("repair/several-calls-some-recorded.jsonl"), []);
     assert_eq!(warnings("legacy-conversions.jsonl"), []);
     // The compaction fixture keeps a pruned result whose call was summarised away.
     assert_eq!(
@@ -304,6 +301,10 @@ fn progress_reaches_the_end_of_plain_and_zstd_logs() {
         let sink = reports.clone();
         let options = dsh_session::scan::ScanOptions {
             progress: Some(Arc::new(move |read| sink.lock().unwrap().push(read))),
+            dsh: dsh_session::edge::Judge {
+                line: dsh_session::edge::DshLine::V0_1_1,
+                both_lines: false,
+            },
             ..Default::default()
         };
         let report = dsh_session::scan::scan_path(path, &options).unwrap();
@@ -330,7 +331,7 @@ fn progress_reaches_the_end_of_plain_and_zstd_logs() {
 fn at_a_seq_past_the_stored_log_is_beyond_it_even_with_an_open_turn() {
     let path = fixture("repair/several-calls-some-recorded.jsonl");
     for command in ["surface", "messages"] {
-        let out = common::dsh()
+        let out = common::dsh_011()
             .args([command, "--at", "5"])
             .arg(&path)
             .output()
@@ -341,7 +342,7 @@ fn at_a_seq_past_the_stored_log_is_beyond_it_even_with_an_open_turn() {
         assert!(err.contains("--at 5 is beyond the log"), "{command}: {err}");
     }
     // The last stored seq still works.
-    let out = common::dsh()
+    let out = common::dsh_011()
         .args(["surface", "--at", "4", "--format", "jsonl"])
         .arg(&path)
         .output()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dsh, fixture, zstd_frame};
+use common::{dsh, dsh_011, fixture, zstd_frame};
 
 fn first_line(args: &[&str], path: &std::path::Path) -> String {
     let out = dsh().args(args).arg(path).output().unwrap();
@@ -68,7 +68,7 @@ fn compressed_logs_not_written_by_dsh_say_how_to_read_them() {
         )
     );
     // Decompressed, it is the log it was.
-    let out = dsh()
+    let out = dsh_011()
         .args(["validate", "-"])
         .write_stdin(zstd::stream::decode_all(&std::fs::read(&path).unwrap()[..]).unwrap())
         .output()

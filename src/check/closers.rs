@@ -179,6 +179,28 @@ impl OpenTurn {
     fn close_pending(&mut self) {
         self.orphans.append(&mut self.pending);
     }
+
+    /// What DSH does with an open final turn when it loads the log, in one sentence for
+    /// the notes of `validate` and `show`; `None` when the log ends outside a turn. The
+    /// closers it appends (§5.2, §5.3) answer the pending calls before anything is sent,
+    /// so they are no provider finding.
+    pub fn load_note(&self) -> Option<String> {
+        self.open_turn?;
+        let pending = match self.pending.as_slice() {
+            [] => String::new(),
+            calls => {
+                let ids: Vec<String> = calls.iter().map(|p| format!("{:?}", p.call_id)).collect();
+                format!(
+                    " with {} ({})",
+                    crate::wording::count(calls.len() as u64, "pending call"),
+                    ids.join(", ")
+                )
+            }
+        };
+        Some(format!(
+            "the final turn is still open{pending}: DSH will close it on load (`dsh-session repair` writes the same closers now)"
+        ))
+    }
 }
 
 /// The text of a synthetic result when a `tool/call` was recorded (§5.3), verbatim.

@@ -1,12 +1,11 @@
 //! Header checks that need the whole header or the file's place (FORMAT.md §6.3 H6, H7;
 //! GENERATIONS.md §5, §6, §7 for the later generations' headers).
 
-use std::path::Path;
-
 use crate::check;
 use crate::event::Era;
 use crate::header::Header;
 use crate::json::{Json, Kind};
+use crate::load::layout::InRoot;
 use crate::rules::Rule;
 
 /// The header keys of v1 (v0's) and v2–v4 (GENERATIONS §4, §5): exact sets, `isSeeded` a
@@ -97,29 +96,20 @@ pub(crate) fn header_fields_problem(json: Json<'_>) -> Option<String> {
     None
 }
 
-/// When `path` sits in a DSH store layout (`<root>/<project>/<session>/session.jsonl[.zstd]`
-/// with a `--…--` or `_no-cwd` project directory), the project and session directory
-/// names the header implies (§7.1) must match. A loose file is not checked.
-fn store_layout_mismatch(path: &Path, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    if !crate::load::layout::is_session_file_name(name) {
-        return None;
-    }
-    let session_dir = path.parent()?;
-    let project_dir = session_dir.parent()?;
-    let project = project_dir.file_name()?.to_str()?;
-    let in_store = project == "_no-cwd"
-        || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
-    if !in_store {
-        return None;
-    }
+/// When the log sits in a DSH root (`in_root`), the project and session directory names
+/// the header implies (§7.1) must be where it is. A loose file is not checked.
+fn store_layout_mismatch(in_root: &InRoot, id: &[u16], cwd: Option<&[u16]>) -> Option<String> {
     let want_session = crate::load::layout::encode_segment_units(id);
     let want_project = cwd.map_or_else(
         || "_no-cwd".to_owned(),
         crate::load::layout::project_key_units,
     );
-    let session = session_dir.file_name()?.to_str()?;
-    if session != want_session || project != want_project {
+    let InRoot {
+        project,
+        session,
+        name,
+    } = in_root;
+    if *session != want_session || *project != want_project {
         return Some(format!(
             "header id and cwd name {want_project}/{want_session}/{name}, but the file is {project}/{session}/{name}"
         ));
@@ -141,10 +131,10 @@ pub struct HeaderCheck {
     pub h7: Option<String>,
 }
 
-/// Checks the header line `text` of the log at `path` (whose name may carry a generation,
-/// G2): the version gate first (§6.2), then the header's shape for its era (H4, G8), the
-/// retired fields (H5), and H7 for later.
-pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
+/// Checks the header line `text` of a log whose file name stands for generation `named`
+/// (G2; [`crate::load::layout::LogPlace`]): the version gate first (§6.2), then the
+/// header's shape for its era (H4, G8), the retired fields (H5), and H7 for later.
+pub fn check_header(text: &str, named: Option<u64>) -> HeaderCheck {
     let json = match Json::parse(text) {
         Ok(j) => j,
         Err(e) => {
@@ -156,6 +146,16 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
             };
         }
     };
+    // Another harness's file under a DSH name: one verdict, and no DSH version read out of
+    // a header that is not DSH's.
+    if let Some(foreign) = crate::check::foreign::recognise(json) {
+        return HeaderCheck {
+            header: None,
+            id_body: String::new(),
+            verdict: Err((Rule::X1, foreign.message())),
+            h7: None,
+        };
+    }
     let get = |k| json.get(k);
     let header = Header {
         raw: text.to_string(),
@@ -224,7 +224,7 @@ pub fn check_header(text: &str, path: &Path) -> HeaderCheck {
             ),
         );
     }
-    if let (Some(version), Some(named)) = (version, crate::load::layout::generation_of_path(path))
+    if let (Some(version), Some(named)) = (version, named)
         && version != named as f64
     {
         let shown = get("version").map_or("?", Json::raw);
@@ -350,8 +350,8 @@ pub fn seeded_cut_problem(header: &Header, tagged: bool) -> Option<&'static str>
 }
 
 /// H6 (§6.3, §7.1): a path must be derivable from the header's `id` and `cwd`, and when the
-/// log at `path` sits in a DSH root it must be that path. The problem, if any, in one line.
-pub fn store_path_problem(header: &Header, path: &Path) -> Option<String> {
+/// log sits in a DSH root (`in_root`) it must be that path. The problem, if any, in one line.
+pub fn store_path_problem(header: &Header, in_root: Option<&InRoot>) -> Option<String> {
     let json = Json::parse(&header.raw).ok()?;
     let cwd = json.get("cwd");
     if header.id.is_empty() {
@@ -370,5 +370,5 @@ pub fn store_path_problem(header: &Header, path: &Path) -> Option<String> {
     let cwd_units: Option<Vec<u16>> = cwd
         .filter(|c| c.kind() == Kind::String)
         .map(|c| c.code_units().collect());
-    store_layout_mismatch(path, &id_units, cwd_units.as_deref())
+    store_layout_mismatch(in_root?, &id_units, cwd_units.as_deref())
 }

@@ -104,7 +104,7 @@ impl Stages {
         if stored_ty == "request/header" {
             if ev.data.is_none_or(Json::is_null) {
                 self.fail(LEGACY_FALLBACK, at(Rule::L3, "request/header data is null or absent (upstream's fallback scan fails with an internal type error)".into()));
-            } else if check::is_fallback_reason(ev.data) {
+            } else if check::envelope::is_fallback_reason(ev.data) {
                 self.fail(
                     LEGACY_FALLBACK,
                     at(
@@ -116,7 +116,7 @@ impl Stages {
         }
         // P4: conversions, then M1–M8.
         let converted = if dialect.legacy_conversions {
-            check::convert(ev, id_body, message_id)
+            check::legacy::convert(ev, id_body, message_id)
         } else {
             Ok(Logical::stored(ev))
         };
@@ -139,14 +139,19 @@ impl Stages {
         // failure decides that stage, so the per-event stage never sees a broken message.
         if is_message
             && !self.decided_before(CONVERT + 1)
-            && let Err((rule, message)) = check::check_message_in(&logical, dialect)
+            && let Err((rule, message)) = check::message::check_message_in(&logical, dialect)
         {
             self.fail(CONVERT, at(rule, message));
         }
         // P5: U1.
-        if !self.decided_before(UNKNOWN) && check::is_unknown_required(&logical, dialect) {
+        if !self.decided_before(UNKNOWN) && check::envelope::is_unknown_required(&logical, dialect)
+        {
             let ty = logical.ev.ty.map_or("absent", Json::raw);
             match dialect.unknown_types {
+                    UnknownTypes::Refuse if dialect.generation > 0 => self.fail(
+                        UNKNOWN,
+                        at(Rule::U1, format!("unknown event type {ty} without ignorable: true: it is not in the released {} vocabulary, and DSH refuses it", dialect.era.name())),
+                    ),
                     UnknownTypes::Refuse => self.fail(
                         UNKNOWN,
                         at(Rule::U1, format!("unknown event type {ty} without ignorable: true; the log was probably written by a newer harness")),
@@ -162,7 +167,7 @@ impl Stages {
                 }
         }
         // P6: the closer scan dereferences data of three types.
-        if check::breaks_closer_scan(&logical) {
+        if check::envelope::breaks_closer_scan(&logical) {
             self.fail(
                 CLOSER_SCAN,
                 at(
@@ -188,10 +193,10 @@ pub fn per_event_checks(
     index: u64,
     dialect: &Dialect,
 ) -> Result<(), check::Broken> {
-    check::check_envelope(logical)?;
+    check::envelope::check_envelope(logical)?;
     let ty = logical.type_str();
     if ty == "request/header" {
-        check::check_request_header(logical.data())?;
+        check::envelope::check_request_header(logical.data())?;
     }
     if ty == "request/header"
         && dialect.system_head
@@ -202,7 +207,7 @@ pub fn per_event_checks(
     {
         return Err((Rule::G7, "request/header.header.system is forbidden from v3 on: the system prompt is a system/message".into()));
     }
-    if ty == "request/header" && check::is_fallback_reason(logical.data()) {
+    if ty == "request/header" && check::envelope::is_fallback_reason(logical.data()) {
         return Err((
             Rule::R4,
             "request/header reason \"fallback\" is retired".into(),

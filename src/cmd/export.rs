@@ -14,8 +14,10 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
+use dsh_session::replay::Keep;
 use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::view::provider::ProviderRules;
+use dsh_session::view::replacements::Replacements;
 use dsh_session::view::stats::Stats;
 use dsh_session::view::transcript::TranscriptFacts;
 
@@ -35,27 +37,40 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
     let mut facts = TranscriptFacts::default();
+    let mut replacements = Replacements::default();
+    let mut keep = Keep {
+        messages: true,
+        shadowed: true,
+        ..Keep::NOTHING
+    };
     // A corrupt or refused log is exported too, with its verdict at the top (it is what a
     // bug report needs), and the command then exits 1 as the other readers do.
     let report = scan::scan_path_with(
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
-            keep_messages: true,
-            // The transcript copies what it shows; the fold's own texts wait on disk.
-            spill_texts: true,
-            keep_shadowed: true,
-            replacements: true,
             ..ScanOptions::default()
         },
-        &mut [&mut stats, &mut provider, &mut facts],
+        &mut [
+            &mut stats,
+            &mut provider,
+            &mut facts,
+            &mut replacements,
+            // The transcript copies what it shows; the fold's own texts wait on disk.
+            &mut keep,
+        ],
     )
     .with_context(|| args.file.display().to_string())?;
+    if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
+        // Another harness's file: no DSH transcript to show, not even an empty one.
+        return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
+    }
     let file = args.file.display().to_string();
     let transcript = Transcript::build(
         &Sources {
             file: &file,
             report: &report,
+            replacements: &replacements.list,
             stats: &stats,
             facts: &facts,
         },
@@ -71,7 +86,11 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             .with_context(|| format!("{}: cannot write", path.display()))?,
         None => out.write_all(text.as_bytes())?,
     }
-    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+    if let (Status::Refused, Some(f)) = (report.status, &report.finding)
+        && f.rule.is_edge()
+    {
+        eprintln!("dsh-session: {file}: warning: refused {f}; exported as DSH 0.1.1 loads it");
+    } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         out.flush()?;
         eprintln!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",

@@ -123,9 +123,15 @@ struct Settings {
 }
 
 fn options(session: Option<String>) -> ScanOptions {
-    // Memory O(surface): no messages, no previews, replacements counted only.
+    // Memory O(surface): the live fold keeps no messages, previews or shadowed entries.
     ScanOptions {
         session,
+        // A live log is judged as its writer reads it: the frozen edges of DSH 0.1.5 and
+        // later apply when such a DSH opens the log, which `validate` says.
+        dsh: dsh_session::edge::Judge {
+            line: dsh_session::edge::DshLine::V0_1_1,
+            both_lines: false,
+        },
         ..ScanOptions::default()
     }
 }
@@ -137,7 +143,7 @@ fn encoding_of(path: &Path) -> Encoding {
         let _ = std::io::Read::read_to_end(&mut std::io::Read::take(file, 16), &mut head);
     }
     // An empty file with a store's name is a store still being created.
-    if head.is_empty() && dsh_session::load::sqlite::has_store_extension(path) {
+    if head.is_empty() && dsh_session::load::store_file::has_store_extension(path) {
         Encoding::Sqlite
     } else {
         Encoding::detect(&head, path)
@@ -307,7 +313,7 @@ impl Followed {
     fn finding(&mut self, printer: &mut Printer<'_>, f: &Finding) -> Result<()> {
         let f = self.placed(f);
         let status = crate::cmd::rules::class_name(f.class);
-        printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt);
+        printer.failed |= matches!(f.class, Class::Refused | Class::Corrupt | Class::Foreign);
         let text = format!("{status} {f}");
         let object = with_status(FindingJson::from(&f), status)?;
         let session = self.session();

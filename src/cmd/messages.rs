@@ -4,10 +4,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::replay::Replay;
+use dsh_session::repair::{self, RepairError};
+use dsh_session::replay::{Keep, Replay};
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::surface_at::SurfaceAt;
-use dsh_session::write::{self, RepairError};
 use serde::Serialize;
 use serde_json::json;
 
@@ -19,11 +19,17 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
-    let options = keeping_messages(args.session.clone());
-    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
+    // The whole surface's messages may be many times the memory a scan needs: past 2 MiB
+    // they wait in a temporary file, and are printed one at a time from there.
+    let options = ScanOptions {
+        session: args.session.clone(),
+        ..ScanOptions::default()
+    };
+    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), Keep::MESSAGES);
+    let mut keep = Keep::MESSAGES;
     let report = match args.at {
         Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
-        None => scan_readable(&args.file, &options, &mut [])?,
+        None => scan_readable(&args.file, &options, &mut [&mut keep])?,
     };
     let name = args.file.display();
     match args.at {
@@ -38,18 +44,6 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The scan options of `messages` for `session` (of a store): every derived message kept.
-/// The whole surface's messages may be many times the memory a scan needs: past 2 MiB
-/// they wait in a temporary file, and are read back one at a time from there.
-pub(crate) fn keeping_messages(session: Option<String>) -> ScanOptions {
-    ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
-        session,
-        ..ScanOptions::default()
-    }
 }
 
 /// The derived messages of the final surface, read back one at a time.
@@ -116,7 +110,7 @@ struct Change<'a> {
 }
 
 /// `messages --provider NAME`: the history after `repair --provider NAME`, computed in
-/// memory from the same plan ([`dsh_session::write::healed_history`]); nothing is written.
+/// memory from the same plan ([`dsh_session::repair::healed_history`]); nothing is written.
 fn run_healed(
     args: &MessagesArgs,
     provider: ProviderName,
@@ -125,7 +119,7 @@ fn run_healed(
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
     let profile = provider.profile();
-    let (plan, history) = match write::healed_history(path, args.session.as_deref(), profile) {
+    let (planned, history) = match repair::healed_history(path, args.session.as_deref(), profile) {
         Ok(planned) => planned,
         Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
             return Err(Rejected(format!("{}: {e}", args.file.display())).into());
@@ -133,23 +127,25 @@ fn run_healed(
         Err(e) => return Err(anyhow::Error::new(e).context(args.file.display().to_string())),
     };
     let options = ScanOptions {
-        keep_messages: true,
-        spill_texts: true,
         session: args.session.clone(),
         append_closers: true,
-        then_append: plan.heals.iter().map(|h| h.record.clone()).collect(),
+        then_append: planned.plan.heals.clone(),
         ..ScanOptions::default()
     };
     // The plan's last scan derived the healed history; a log whose repair journal waits
     // is read again with the plan's closers and heals.
     let report = match history {
         Some(report) => readable(report, &args.file)?,
-        None => scan_readable_as(path, &args.file, &options, &mut [])?,
+        None => {
+            let mut keep = Keep::MESSAGES;
+            scan_readable_as(path, &args.file, &options, &mut [&mut keep])?
+        }
     };
     let name = args.file.display();
     let messages = kept_messages(&report.replay, &name);
-    let first_closer = report.events - (plan.closers.len() + plan.heals.len()) as u64;
-    let mut changes: Vec<Change<'_>> = plan
+    let first_closer = report.events - (planned.plan.closers.len() + planned.heals.len()) as u64;
+    let mut changes: Vec<Change<'_>> = planned
+        .plan
         .closers
         .iter()
         .zip(first_closer..)
@@ -161,7 +157,7 @@ fn run_healed(
             change: format!("DSH's crash repair appends {}", closer_what(record)),
         })
         .collect();
-    changes.extend(plan.heals.iter().map(|h| Change {
+    changes.extend(planned.heals.iter().map(|h| Change {
         seq: h.seq,
         kind: "heal",
         rules: h.rules.iter().map(|r| r.id()).collect(),
@@ -169,7 +165,7 @@ fn run_healed(
         change: h.change.clone(),
     }));
     let name = args.file.display();
-    let unhealed = plan.unhealed.iter().map(|u| {
+    let unhealed = planned.unhealed.iter().map(|u| {
         json!({
             "rule": u.finding.rule.id(),
             "seq": u.finding.seq,
@@ -202,7 +198,7 @@ fn run_healed(
                     c.change
                 );
             }
-            for u in &plan.unhealed {
+            for u in &planned.unhealed {
                 eprintln!(
                     "dsh-session: {name}: {}: {} at seq {} is not healed: {}",
                     profile.name(),

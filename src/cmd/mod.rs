@@ -24,6 +24,7 @@ use dsh_session::wording::count;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use dsh_session::event::Era;
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::View;
 
@@ -100,7 +101,20 @@ pub fn scan_readable_as(
 /// The log is corrupt or refused.
 pub fn readable(report: Report, shown: &Path) -> Result<Report> {
     let path = shown;
-    if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
+    if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
+        // One verdict, the same in every command: what the file is, not a rule broken.
+        return Err(Rejected(format!("{}: {}", path.display(), f.message)).into());
+    }
+    if let (Status::Refused, Some(f)) = (report.status, &report.finding)
+        && f.rule.is_edge()
+    {
+        // Intact, and read as DSH 0.1.1 loads it: the command goes on, and says what the
+        // later DSH does with the log.
+        eprintln!(
+            "dsh-session: {}: warning: refused {f}; shown as DSH 0.1.1 loads it",
+            path.display()
+        );
+    } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         return Err(Rejected(format!("{}: {} {f}", path.display(), report.status.name())).into());
     }
     if let Some(torn) = &report.torn {
@@ -133,7 +147,9 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 /// error, as does each directory in which nothing was found; their number is returned
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
 pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
-    let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
+    let (paths, mut skipped) = dsh_session::load::layout::discover(inputs, command);
+    // Each note starts with its path: in path order, whatever order the walk met them.
+    skipped.sort();
     for s in &skipped {
         eprintln!("dsh-session: {s}");
     }
@@ -145,4 +161,40 @@ pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
         }
     }
     (paths, empty_dirs)
+}
+
+/// What each DSH release line does with a log, for `show` and `version`: `None` when the
+/// frozen edges did not run (SQLite, v3, v4) or DSH 0.1.1 does not load it either.
+pub fn dsh_lines(report: &Report) -> Option<String> {
+    let edge_refusal = report.finding.as_ref().filter(|f| f.rule.is_edge());
+    let loads_011 = report.is_ok() || edge_refusal.is_some();
+    // DSH 0.1.1 reads only v0 (a v1-v4 header is newer than it).
+    let v0 = matches!(report.era, Some(Era::Head | Era::V0Alpha | Era::June2026));
+    if !loads_011 || !v0 {
+        return None;
+    }
+    if report.session.is_some() {
+        return None;
+    }
+    Some(match report.edge.as_ref() {
+        Some(f) => {
+            // The finding says "DSH 0.1.5 and later refuse to migrate it (<edge>): <what>".
+            let (edge, what) = f
+                .message
+                .split_once(" (")
+                .and_then(|(_, rest)| rest.split_once("): "))
+                .unwrap_or(("", &f.message));
+            let mut place = f.rule.id().to_owned();
+            if let Some(line) = f.line {
+                place.push_str(&format!(" at line {line}"));
+            }
+            if let Some(seq) = f.seq {
+                place.push_str(&format!(", seq {seq}"));
+            }
+            format!(
+                "DSH 0.1.1 loads it; DSH 0.1.5+ refuses to migrate it ({edge}, {place}): {what}"
+            )
+        }
+        None => "DSH 0.1.1 loads it; DSH 0.1.5+ migrates it".to_owned(),
+    })
 }

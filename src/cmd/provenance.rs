@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use dsh_session::heal;
 use dsh_session::provenance::{self, Status, TreeNode};
-use dsh_session::replay::ProvenanceIndex;
 use dsh_session::rules::Rule;
 use dsh_session::scan::ScanOptions;
 use dsh_session::view::nodes::{NodeInfo, Nodes};
+use dsh_session::view::provenance_index::ProvenanceIndex;
+use dsh_session::view::replacements::Replacements;
 use serde_json::{Value, json};
 
 use crate::cli::{ProvenanceArgs, ProvenanceFormat};
@@ -21,14 +22,19 @@ use crate::cmd::{scan_readable_as, spool_stdin};
 pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         session: args.session.clone(),
-        provenance: true,
-        replacements: true,
         ..ScanOptions::default()
     };
+    let mut index = ProvenanceIndex::default();
+    let mut replacements = Replacements::default();
     // Two passes read the log: standard input is kept in a temporary file for the second.
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let report = scan_readable_as(path, &args.file, &options, &mut [])?;
+    let report = scan_readable_as(
+        path,
+        &args.file,
+        &options,
+        &mut [&mut index, &mut replacements],
+    )?;
     let events = report.events;
     if args.seq >= events {
         bail!(
@@ -40,11 +46,10 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 .map_or("none (no events)".into(), |s| s.to_string())
         );
     }
-    let no_index = ProvenanceIndex::default();
-    let index = report.replay.provenance().unwrap_or(&no_index);
-    let status = provenance::status(&report.replay, args.seq);
-    let up = provenance::ancestors(index, args.seq, args.depth);
-    let down = provenance::descendants(index, args.seq, args.depth);
+    let replacements = replacements.list;
+    let status = provenance::status(&report.replay, &index, &replacements, args.seq);
+    let up = provenance::ancestors(&index, args.seq, args.depth);
+    let down = provenance::descendants(&index, args.seq, args.depth);
     let mut seqs = BTreeSet::new();
     up.seqs(&mut seqs);
     down.seqs(&mut seqs);
@@ -59,11 +64,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     dsh_session::scan::scan_path_with(path, &options, &mut [&mut collected])
         .with_context(|| args.file.display().to_string())?;
     let nodes = collected.nodes;
-    let replaced = report
-        .replay
-        .replacements()
-        .iter()
-        .find(|r| r.seq == args.seq);
+    let replaced = replacements.iter().find(|r| r.seq == args.seq);
     let heal = nodes
         .get(&args.seq)
         .and_then(|n| n.message_id.as_deref())
@@ -116,7 +117,7 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
             serde_json::to_writer_pretty(&mut *out, &value)?;
             writeln!(out)?;
         }
-        ProvenanceFormat::Dot => write_dot(out, args.seq, index, &seqs, &nodes)?,
+        ProvenanceFormat::Dot => write_dot(out, args.seq, &index, &seqs, &nodes)?,
     }
     Ok(ExitCode::SUCCESS)
 }

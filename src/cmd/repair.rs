@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use dsh_session::heal::Unhealed;
 use dsh_session::provider::providers_of;
-use dsh_session::repair::Staying;
-use dsh_session::write::{self, Plan, RepairError};
+use dsh_session::repair::stays::Staying;
+use dsh_session::repair::{self, Repair, RepairError};
+use dsh_session::write::{self, WriteError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -116,16 +117,17 @@ impl From<&Staying> for StaysJson {
 }
 
 fn outcome<'a>(
-    plan: &'a Plan,
+    planned: &'a Repair,
     status: &'static str,
     provider: Option<ProviderName>,
 ) -> Outcome<'a> {
+    let plan = &planned.plan;
     Outcome {
         schema_version: 1,
         file: plan.path.display().to_string(),
         session: plan.session.as_deref(),
         status,
-        cut: plan.cut.as_ref().map(|t| Cut {
+        cut: planned.cut.as_ref().map(|t| Cut {
             tail: TornTailJson::from(t),
             uncounted: t.counted().is_none().then(|| t.uncounted()),
         }),
@@ -135,10 +137,10 @@ fn outcome<'a>(
             .map(|c| serde_json::from_str::<&RawValue>(c).expect("closers are JSON"))
             .collect(),
         backup: plan.backup.as_ref().map(|b| b.display().to_string()),
-        resumed: plan.resume.is_some(),
-        stays: plan.stays.iter().map(StaysJson::from).collect(),
+        resumed: planned.resumed(),
+        stays: planned.stays.iter().map(StaysJson::from).collect(),
         provider: provider.map(|p| p.profile().name()),
-        heals: plan
+        heals: planned
             .heals
             .iter()
             .map(|h| HealJson {
@@ -149,7 +151,7 @@ fn outcome<'a>(
                 record: serde_json::from_str::<&RawValue>(&h.record).expect("heals are JSON"),
             })
             .collect(),
-        unhealed: plan.unhealed.iter().map(UnhealedJson::from).collect(),
+        unhealed: planned.unhealed.iter().map(UnhealedJson::from).collect(),
     }
 }
 
@@ -160,27 +162,27 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
         bail!("-: standard input cannot be repaired; give the log's path");
     }
     let provider = args.provider.map(ProviderName::profile);
-    let mut plan = match write::plan_healing(path, args.session.as_deref(), provider) {
-        Ok(plan) => plan,
+    let mut planned = match repair::plan(path, args.session.as_deref(), provider) {
+        Ok(planned) => planned,
         Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
             return Err(Rejected(format!("{}: {e}", path.display())).into());
         }
         Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
     };
-    let status = if plan.is_empty() {
+    let status = if planned.is_empty() {
         "nothing to repair"
     } else if args.dry_run {
         "would repair"
     } else {
-        match write::apply(&mut plan, !args.no_backup) {
+        match write::apply(&mut planned.plan, !args.no_backup) {
             Ok(()) => "repaired",
-            Err(e @ RepairError::Changed(_)) => {
+            Err(e @ WriteError::Changed(_)) => {
                 return Err(Rejected(format!("{}: {e}", path.display())).into());
             }
             Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
         }
     };
-    let o = outcome(&plan, status, args.provider);
+    let o = outcome(&planned, status, args.provider);
     match args.format {
         RepairFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &o)?;
@@ -189,7 +191,7 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
         RepairFormat::Text => write_text(out, &o, args.dry_run)?,
     }
     // Asked for a history the provider accepts, and some finding could not be healed.
-    if provider.is_some() && !plan.unhealed.is_empty() {
+    if provider.is_some() && !planned.unhealed.is_empty() {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use dsh_session::scan::ScanOptions;
+use dsh_session::view::replacements::Replacements;
 
 use crate::cli::ReplacementsArgs;
 use crate::cmd::scan_readable;
@@ -28,14 +29,11 @@ struct Row<'a> {
 pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = ScanOptions {
         session: args.session.clone(),
-        replacements: true,
         ..ScanOptions::default()
     };
-    let report = scan_readable(&args.file, &options, &mut [])?;
-    let rows: Vec<Row<'_>> = report
-        .replay
-        .replacements()
-        .iter()
+    let mut replacements = Replacements::default();
+    scan_readable(&args.file, &options, &mut [&mut replacements])?;
+    let rows: Vec<Row<'_>> = (replacements.list.iter())
         .map(|r| Row {
             schema_version: 1,
             generation: r.generation,

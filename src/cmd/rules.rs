@@ -34,13 +34,14 @@ struct Row {
     providers: Vec<&'static str>,
 }
 
-/// The class as printed: `corrupt`, `refused`, `torn-tail` or `warning`.
+/// The class as printed: `corrupt`, `refused`, `torn-tail`, `warning` or `foreign`.
 pub fn class_name(class: Class) -> &'static str {
     match class {
         Class::Corrupt => "corrupt",
         Class::Refused => "refused",
         Class::TornTail => "torn-tail",
         Class::Warning => "warning",
+        Class::Foreign => "foreign",
     }
 }
 

@@ -24,6 +24,9 @@ struct HitJson {
     title: Option<String>,
     file: String,
     project: Option<String>,
+    /// The session's `validate` status and the rule of its finding (`refused`, `F2`).
+    status: String,
+    rule: Option<String>,
     turn: Option<i64>,
     seq: u64,
     role: &'static str,
@@ -48,6 +51,9 @@ struct SessionJson {
     title: Option<String>,
     file: String,
     project: Option<String>,
+    /// The session's `validate` status and the rule of its finding (`refused`, `F2`).
+    status: String,
+    rule: Option<String>,
     last_activity: Option<String>,
     /// The newest hit: its seq, time and snippet.
     seq: u64,
@@ -243,6 +249,8 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             title: h.title.clone(),
             file: h.file.display().to_string(),
             project: h.project.clone(),
+            status: h.status.clone(),
+            rule: h.rule.clone(),
             turn: h.part.turn,
             seq: h.part.seq,
             role: h.part.kind.name(),
@@ -276,6 +284,8 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 title: s.title.clone(),
                 file: s.file.display().to_string(),
                 project: s.cwd.clone(),
+                status: s.status.clone(),
+                rule: s.rule.clone(),
                 last_activity: s.last_time.map(utc),
                 seq: f.newest.part.seq,
                 time: f.newest.part.time.map(utc),

@@ -1,13 +1,15 @@
 //! `sessions STORE`: the sessions of a SQLite store (FORMAT.md §8.4); a JSONL root
-//! directory (§7.1) is listed from the search index ([`crate::cmd::sessions_root`]).
+//! directory (§7.1) is listed from the search index ([`crate::cmd::sessions_root`]), what
+//! DSH left beside its logs named as [`jsonl_sessions`] names it.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::header::Header;
 use dsh_session::load::sqlite::{Store, StoreError};
-use dsh_session::scan::{self, ScanOptions};
+use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::view::stats::Stats;
 use serde::Serialize;
 
@@ -23,8 +25,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 #[derive(Debug, Serialize)]
 pub(crate) struct Row {
     pub(crate) schema_version: u32,
+    /// The header's session id; `null` for a file whose header is not DSH's (another
+    /// harness's log, status `foreign`) or cannot be read.
     #[serde(rename = "session")]
-    pub(crate) id: String,
+    pub(crate) id: Option<String>,
     /// The latest `session/title`; `null` when the log has none or cannot be read.
     pub(crate) title: Option<String>,
     pub(crate) created_at: Option<String>,
@@ -49,24 +53,74 @@ fn row(
     file: Option<String>,
     report: Option<&(scan::Report, Stats)>,
 ) -> Row {
+    // Another harness's file has no DSH header or events to describe: its row says only
+    // what it is (status `foreign`) and where.
+    let counted = report.filter(|(r, _)| r.status != Status::Foreign);
     Row {
         schema_version: SCHEMA_VERSION,
-        id: header.id.clone(),
-        title: report.and_then(|(_, s)| s.title.clone()),
+        id: (!header.id.is_empty()).then(|| header.id.clone()),
+        title: counted.and_then(|(_, s)| s.title.clone()),
         created_at: header.created_at.map(utc),
         cwd: header.cwd.clone(),
         parent_session: header.parent_session.clone(),
         seed_length: header.seed_length,
         origin: header.origin.clone(),
         delegation_depth: header.delegation_depth,
-        events: report.map(|(r, _)| r.events),
-        turns: report.map(|(_, s)| s.turn_count),
+        events: counted.map(|(r, _)| r.events),
+        turns: counted.map(|(_, s)| s.turn_count),
         revision,
         status: report
             .map_or("unreadable", |(r, _)| r.status.name())
             .to_owned(),
         file,
     }
+}
+
+/// The current log of every session of a JSONL root, `<root>/<project>/<session>/…`: the
+/// highest generation among `session.jsonl[.zstd]` and `session.vN.jsonl[.zstd]`, sorted.
+/// What DSH left beside a log ([`dsh_session::load::leftovers`]) is named on standard
+/// error.
+pub fn jsonl_sessions(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut left = Vec::new();
+    for project in std::fs::read_dir(root)? {
+        let project = project?.path();
+        if !project.is_dir() {
+            continue;
+        }
+        for session in std::fs::read_dir(&project)? {
+            let session = session?.path();
+            if !session.is_dir() {
+                continue;
+            }
+            let files: Vec<PathBuf> = std::fs::read_dir(&session)?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect();
+            // What DSH left beside the log is said, not listed as a session.
+            for file in &files {
+                let name = file.file_name().map(|n| n.to_string_lossy());
+                if let Some(kind) = name.and_then(|n| dsh_session::load::leftovers::leftover(&n)) {
+                    left.push(kind.note(file));
+                }
+            }
+            // The current generation of the session: the highest canonical file name.
+            let current = files
+                .into_iter()
+                .filter_map(|p| dsh_session::load::layout::generation_of_path(&p).map(|n| (n, p)))
+                .max();
+            if let Some((_, file)) = current {
+                found.push(file);
+            }
+        }
+    }
+    found.sort();
+    left.sort();
+    for note in left {
+        eprintln!("dsh-session: {note}");
+    }
+    Ok(found)
 }
 
 /// Scans one session with the counts view (turns, title); `None` when it cannot be read.
@@ -83,7 +137,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return crate::cmd::sessions_root::run(args, out);
     }
     let mut rows = Vec::new();
-    if path.is_file() && !dsh_session::load::sqlite::looks_like_store(path) {
+    if path.is_file() && !dsh_session::load::store_file::looks_like_store(path) {
         bail!(
             "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
             path.display()
@@ -132,7 +186,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ]);
         for r in &rows {
             t.add_row(vec![
-                r.id.clone(),
+                opt(r.id.as_deref()),
                 opt(r.title.as_deref()),
                 opt(r.created_at.as_deref()),
                 opt(r.cwd.as_deref()),

@@ -1,7 +1,12 @@
 //! `sessions ROOT`: every session of a JSONL root directory (FORMAT.md §7.1), served from
 //! the search index (issue 28), brought up to date first: the most recently active first.
+//! The sessions listed are those the index holds under the root: what the walk of
+//! `validate ROOT` takes (the current generation of each session, also logs outside
+//! DSH's `<root>/<project>/<session>/` directories); what DSH left beside a log and each
+//! file of another harness (status `foreign`) are named on standard error.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -62,21 +67,23 @@ pub(crate) struct Row {
 
 impl From<&SessionRow> for Row {
     fn from(s: &SessionRow) -> Self {
-        let readable = s.status != "unreadable";
+        // Another harness's file has no DSH header or events to describe: its row says only
+        // what it is (status `foreign`) and where.
+        let counted = !matches!(s.status.as_str(), "unreadable" | "foreign");
         let name = |m: &dsh_session::index::ModelUse| format!("{}/{}", m.provider, m.model);
         Row {
             base: crate::cmd::sessions::Row {
                 schema_version: crate::cmd::sessions::SCHEMA_VERSION,
-                id: s.session.clone(),
-                title: s.title.clone(),
+                id: (!s.session.is_empty()).then(|| s.session.clone()),
+                title: s.title.clone().filter(|_| counted),
                 created_at: s.created_at.map(utc),
                 cwd: s.cwd.clone(),
                 parent_session: s.parent_session.clone(),
                 seed_length: s.seed_length,
                 origin: s.origin.clone(),
                 delegation_depth: s.delegation_depth,
-                events: readable.then_some(s.events),
-                turns: readable.then_some(s.turns),
+                events: counted.then_some(s.events),
+                turns: counted.then_some(s.turns),
                 revision: s.revision,
                 status: s.status.clone(),
                 file: Some(s.file.display().to_string()),
@@ -120,17 +127,39 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     }
     let root = std::fs::canonicalize(path).with_context(|| path.display().to_string())?;
+    // What DSH left beside its logs is named on standard error, as a walk of the root
+    // names it (the walk that updated the index passed over it: it is not listed).
+    crate::cmd::sessions::jsonl_sessions(path).with_context(|| path.display().to_string())?;
     let sessions = index.sessions(&SessionFilter {
-        under: vec![root],
+        under: vec![root.clone()],
         jsonl_only: true,
         ..SessionFilter::default()
     })?;
+    // The index keeps files under the canonical root; notes name them as given.
+    let given = |file: &PathBuf| match file.strip_prefix(&root) {
+        Ok(rel) => path.join(rel),
+        Err(_) => file.clone(),
+    };
+    let mut foreign: Vec<(PathBuf, &SessionRow)> = sessions
+        .iter()
+        .filter(|s| s.status == "foreign")
+        .map(|s| (given(&s.file), s))
+        .collect();
+    foreign.sort_by(|a, b| a.0.cmp(&b.0));
+    for (given, s) in foreign {
+        // The table's row says `foreign`; this says which file and why.
+        eprintln!(
+            "dsh-session: {}: {}",
+            given.display(),
+            s.message.as_deref().unwrap_or("not a DSH session log")
+        );
+    }
     if sessions.is_empty() {
         let (found, _) =
             dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
         let stores: Vec<_> = found
             .iter()
-            .filter(|p| dsh_session::load::sqlite::looks_like_store(p))
+            .filter(|p| dsh_session::load::store_file::looks_like_store(p))
             .collect();
         match stores.first() {
             None if found.is_empty() => bail!(crate::cmd::no_logs_in(path)),
@@ -163,7 +192,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ]);
         for (r, s) in rows.iter().zip(&sessions) {
             t.add_row(vec![
-                r.base.id.clone(),
+                opt(r.base.id.as_deref()),
                 opt(r.base.title.as_deref()),
                 opt(r.base.cwd.as_deref()),
                 opt(s.created_at.map(minute)),

@@ -54,6 +54,8 @@ struct Summary<'a> {
     /// Child sessions named by `subagent/catalog` events; `null` when none are.
     child_sessions: Option<usize>,
     status: &'static str,
+    /// What DSH 0.1.1 and DSH 0.1.5+ each do with a v0 log (`null` for other logs).
+    dsh: Option<String>,
     events: u64,
     first_event_at: Option<String>,
     last_event_at: Option<String>,
@@ -182,6 +184,7 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
         approval_policy: s.approval_policy.as_deref(),
         child_sessions: (!s.child_sessions.is_empty()).then_some(s.child_sessions.len()),
         status: report.status.name(),
+        dsh: crate::cmd::dsh_lines(report),
         events: s.events,
         first_event_at: s.first_time.map(utc),
         last_event_at: s.last_time.map(utc),
@@ -208,6 +211,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         &args.file,
         &ScanOptions {
             session: args.session.clone(),
+            dsh: dsh_session::edge::Judge::default().with_both_lines(),
             ..ScanOptions::default()
         },
         &mut [&mut stats, &mut provider],
@@ -252,6 +256,9 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         ),
     )?;
     field("status", s.status.to_owned())?;
+    if let Some(lines) = &s.dsh {
+        field("dsh", lines.clone())?;
+    }
     field("created at", opt(s.created_at.as_deref()))?;
     field("cwd", opt(s.cwd))?;
     field("parent", opt(s.parent_session))?;
@@ -349,7 +356,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
         field(
             "unanswered",
             format!(
-                "call {} announced at seq {} (turn still open)",
+                "call {} announced at seq {} (turn still open: DSH will close it on load)",
                 p.call_id, p.announced_seq
             ),
         )?;

@@ -126,6 +126,8 @@ struct Totals {
     /// Sessions read (a file, or a session of a store), counted or not.
     sessions_read: u64,
     not_valid: Vec<Note>,
+    /// Other harnesses' logs (pi, Claude Code, Codex …): not counted.
+    foreign: Vec<Note>,
     torn: Vec<Note>,
     /// Paths that could not be read, with the reason.
     unreadable: Vec<(String, String)>,
@@ -150,6 +152,7 @@ impl Totals {
         self.total.add(&other.total);
         self.sessions_read += other.sessions_read;
         self.not_valid.extend(other.not_valid);
+        self.foreign.extend(other.foreign);
         self.torn.extend(other.torn);
         self.unreadable.extend(other.unreadable);
         self
@@ -171,6 +174,11 @@ impl Totals {
                 for (report, usage) in reports.iter().zip(logs) {
                     if let Some(note) = Note::of(&file, report) {
                         match report.status {
+                            // Not a DSH log: nothing in it is counted.
+                            Status::Foreign => {
+                                self.foreign.push(note);
+                                continue;
+                            }
                             Status::Corrupt | Status::Refused => self.not_valid.push(note),
                             _ => self.torn.push(note),
                         }
@@ -337,7 +345,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .par_iter()
         .fold(Totals::default, |t, p| t.read(p, &options))
         .reduce(Totals::default, Totals::merge);
-    for notes in [&mut totals.not_valid, &mut totals.torn] {
+    for notes in [&mut totals.not_valid, &mut totals.foreign, &mut totals.torn] {
         notes.sort_by(|a, b| (&a.file, &a.session).cmp(&(&b.file, &b.session)));
     }
     totals.unreadable.sort();
@@ -367,17 +375,39 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     };
 
     let mut notes: Vec<String> = Vec::new();
-    if !totals.not_valid.is_empty() {
+    // A log only the frozen edges of DSH 0.1.5 and later refuse is intact: read in full.
+    let (edge_refused, damaged): (Vec<&Note>, Vec<&Note>) =
+        totals.not_valid.iter().partition(|n| {
+            n.rule
+                .and_then(dsh_session::rules::Rule::from_id)
+                .is_some_and(|r| r.is_edge())
+        });
+    if !damaged.is_empty() {
         notes.push(format!(
             "{} not valid, counted up to {} defect:",
-            count(totals.not_valid.len() as u64, "log"),
-            if totals.not_valid.len() == 1 {
-                "its"
+            count(damaged.len() as u64, "log"),
+            if damaged.len() == 1 { "its" } else { "their" }
+        ));
+        notes.extend(damaged.iter().map(|n| format!("  {}", n.text())));
+    }
+    if !edge_refused.is_empty() {
+        notes.push(format!(
+            "{} refused by DSH 0.1.5 and later, counted in full as DSH 0.1.1 loads {}:",
+            count(edge_refused.len() as u64, "log"),
+            if edge_refused.len() == 1 {
+                "it"
             } else {
-                "their"
+                "them"
             }
         ));
-        notes.extend(totals.not_valid.iter().map(|n| format!("  {}", n.text())));
+        notes.extend(edge_refused.iter().map(|n| format!("  {}", n.text())));
+    }
+    if !totals.foreign.is_empty() {
+        notes.push(format!(
+            "{} not DSH's, not counted:",
+            count(totals.foreign.len() as u64, "log")
+        ));
+        notes.extend(totals.foreign.iter().map(|n| format!("  {}", n.text())));
     }
     if !totals.torn.is_empty() {
         notes.push(format!(
@@ -413,6 +443,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 rows: &rows,
                 total,
                 not_valid: totals.not_valid.iter().map(Note::json).collect(),
+                foreign: totals.foreign.iter().map(Note::json).collect(),
                 torn_tails: totals.torn.iter().map(Note::json).collect(),
                 unpriced: unpriced
                     .iter()
@@ -468,9 +499,15 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
     }
+    // Another harness's log fails when it was named, not when a walk came upon it.
+    let foreign_named = totals.foreign.iter().any(|n| {
+        args.files
+            .iter()
+            .any(|f| !f.is_dir() && f.display().to_string() == n.file)
+    });
     let code = if !totals.unreadable.is_empty() || empty_dirs > 0 {
         2
-    } else if !totals.not_valid.is_empty() {
+    } else if !totals.not_valid.is_empty() || foreign_named {
         1
     } else {
         0
@@ -492,6 +529,8 @@ struct Document<'a> {
     rows: &'a Rows<'a>,
     total: Map<String, Value>,
     not_valid: Vec<Value>,
+    /// Other harnesses' logs, not counted (`status` `foreign`).
+    foreign: Vec<Value>,
     torn_tails: Vec<Value>,
     unpriced: Vec<Value>,
     unreadable: Vec<Value>,

@@ -5,8 +5,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::replay::{SurfaceEntry, SurfaceOp};
+use dsh_session::replay::{Keep, SurfaceEntry, SurfaceOp};
 use dsh_session::scan::ScanOptions;
+use dsh_session::view::View;
+use dsh_session::view::replacements::Replacements;
 use dsh_session::view::surface_at::SurfaceAt;
 use serde::Serialize;
 
@@ -83,24 +85,30 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // Previews of the whole surface wait in a temporary file past 2 MiB; rows are printed
     // one at a time, so memory does not grow with the surface's text.
     let options = ScanOptions {
-        keep_shadowed: args.all,
-        replacements: args.all,
-        previews: true,
-        spill_texts: true,
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default());
-    let report = match args.at {
-        Some(_) => scan_readable(&args.file, &options, &mut [&mut snapshot])?,
-        None => scan_readable(&args.file, &options, &mut [])?,
+    let mut keep = Keep {
+        shadowed: args.all,
+        ..Keep::PREVIEWS
     };
+    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), keep);
+    let mut replacements = Replacements::default();
+    // With --all, the replaces' details say which replace shadowed each entry.
+    let mut views: Vec<&mut dyn View> = match args.at {
+        Some(_) => vec![&mut snapshot],
+        None => vec![&mut keep],
+    };
+    if args.all {
+        views.push(&mut replacements);
+    }
+    let report = scan_readable(&args.file, &options, &mut views)?;
     let name = args.file.display().to_string();
     let replay = &report.replay;
     // A node leaves the surface once, so each shadowed seq has one replacement.
     let at = args.at.unwrap_or(u64::MAX);
     let shadowed_by: HashMap<u64, u64> = match args.all {
-        true => (replay.replacements().iter())
+        true => (replacements.list.iter())
             .filter(|r| r.seq <= at)
             .flat_map(|r| r.shadowed.iter().map(move |s| (*s, r.seq)))
             .collect(),

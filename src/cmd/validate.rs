@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{ListFormat, ProviderName, ValidateArgs};
-use crate::render::{FindingJson, TornTailJson, log_name, paint, place};
+use crate::render::{FindingJson, TornTailJson, log_name, paint, place_for};
 use dsh_session::provider::Provider;
 use dsh_session::view::provider::ProviderRules;
 
@@ -44,6 +44,8 @@ struct Verdict {
     encoding: Option<&'static str>,
     torn_tail: Option<TornJson>,
     warnings: Vec<FindingJson>,
+    /// What DSH itself does on load that is no finding (an open final turn it closes).
+    notes: Vec<String>,
     /// With `--provider`: that provider's answer on the derived history.
     #[serde(skip_serializing_if = "Option::is_none")]
     provider: Option<ProviderJson>,
@@ -135,6 +137,12 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),
         warnings,
+        notes: report
+            .is_ok()
+            .then(|| report.open_turn.load_note())
+            .flatten()
+            .into_iter()
+            .collect(),
         provider,
         strict_failed,
     }
@@ -157,6 +165,7 @@ fn io_error(file: String, message: String) -> Verdict {
         encoding: None,
         torn_tail: None,
         warnings: Vec::new(),
+        notes: Vec::new(),
         provider: None,
         strict_failed: None,
     }
@@ -239,6 +248,18 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         .iter()
         .filter(|v| v.strict_failed == Some(true))
         .count();
+    // Another harness's file fails the gate when it was named, not when a walk came upon
+    // it (a walk lists it and goes on).
+    let named: std::collections::HashSet<String> = args
+        .files
+        .iter()
+        .filter(|f| !f.is_dir())
+        .map(|f| f.display().to_string())
+        .collect();
+    let foreign_named = verdicts
+        .iter()
+        .filter(|v| v.status == Status::Foreign.name() && named.contains(&v.file))
+        .count();
     let shown: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
@@ -269,6 +290,10 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 } else {
                     String::new()
                 };
+                let foreign = match count(Status::Foreign.name()) {
+                    0 => String::new(),
+                    n => format!(", {n} foreign"),
+                };
                 let mut gates = String::new();
                 if let Some(p) = gate.provider {
                     gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
@@ -278,7 +303,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
                 }
                 writeln!(
                     out,
-                    "{} valid, {} torn-tail, {} corrupt, {} refused{gates}{unreadable}",
+                    "{} valid, {} torn-tail, {} corrupt, {} refused{foreign}{gates}{unreadable}",
                     count(Status::Valid.name()),
                     count(Status::TornTail.name()),
                     count(Status::Corrupt.name()),
@@ -291,6 +316,7 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         + count(Status::Refused.name())
         + provider_refused
         + strict_failed
+        + foreign_named
         > 0;
     Ok(ExitCode::from(if errors + empty_dirs > 0 {
         2
@@ -322,6 +348,7 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
     let line = |l: Option<u64>| l.map(|l| format!(",line={l}")).unwrap_or_default();
     let level = match v.status {
         "corrupt" | "refused" | "error" => Some("error"),
+        "foreign" => Some("notice"),
         "torn-tail" => Some("warning"),
         _ => None,
     };
@@ -362,6 +389,13 @@ fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
             line(w.line.or(w.row)),
             gh_escape(&title, true),
             gh_escape(&format!("{seq}{}", w.message), false)
+        )?;
+    }
+    for note in &v.notes {
+        writeln!(
+            out,
+            "::notice file={file},title=open turn::{}",
+            gh_escape(note, false)
         )?;
     }
     Ok(())
@@ -426,11 +460,17 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             }
         }
     }
+    let profile = v.provider.as_ref().map(|p| p.profile);
     for w in &v.warnings {
-        // Only a rule the profile enforces has an error text.
+        // Only a rule the profile enforces has an error text; its placeholder takes the
+        // index that profile counts.
         let refusal = refused_by.and_then(|p| {
             let rule = dsh_session::rules::Rule::from_id(w.rule)?;
-            p.profile.error_text(rule).map(|text| (p.name, text))
+            let index = w
+                .message_index
+                .zip(w.anthropic_index)
+                .map(|(openai, anthropic)| p.profile.counted_index(openai, anthropic));
+            p.profile.answer(rule, index).map(|text| (p.name, text))
         });
         let level = match refusal {
             Some(_) => paint(color, "31", "error"),
@@ -444,9 +484,12 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             out,
             "  {level} {}{}: {}{answer}",
             w.rule,
-            place(w),
+            place_for(w, profile),
             w.message
         )?;
+    }
+    for note in &v.notes {
+        writeln!(out, "  note: {note}")?;
     }
     Ok(())
 }

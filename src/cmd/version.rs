@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use dsh_session::event::Era;
-use dsh_session::load::sqlite::{Schema, Store, StoreError, looks_like_store};
+use dsh_session::load::sqlite::{Schema, Store, StoreError};
+use dsh_session::load::store_file::looks_like_store;
 use dsh_session::scan::{self, ScanOptions, Status};
 use serde::Serialize;
 
@@ -29,6 +30,8 @@ struct VersionInfo {
     status: &'static str,
     rule: Option<&'static str>,
     message: Option<String>,
+    /// What DSH 0.1.1 and DSH 0.1.5+ each do with a v0 log (`null` for other logs).
+    dsh: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -168,15 +171,35 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         header_only: true,
         ..ScanOptions::default()
     };
-    let report =
+    let mut report =
         scan::scan_path(&args.file, &options).with_context(|| args.file.display().to_string())?;
+    // What the release lines do with a v0 log takes the whole log: the frozen edges read
+    // every event (standard input, read once, is judged by its header only).
+    let mut dsh = None;
+    if report.is_ok()
+        && matches!(report.era, Some(Era::Head | Era::V0Alpha | Era::June2026))
+        && args.file.as_os_str() != "-"
+    {
+        let whole = ScanOptions {
+            dsh: dsh_session::edge::Judge::default().with_both_lines(),
+            ..ScanOptions::default()
+        };
+        let full =
+            scan::scan_path(&args.file, &whole).with_context(|| args.file.display().to_string())?;
+        dsh = crate::cmd::dsh_lines(&full);
+        if full.finding.as_ref().is_some_and(|f| f.rule.is_edge()) {
+            report.status = full.status;
+            report.finding = full.finding;
+        }
+    }
     let header = report.header.as_ref();
     let info = VersionInfo {
         file: args.file.display().to_string(),
         schema_version: SCHEMA_VERSION,
         session_id: header.map(|h| h.id.clone()),
         format_version: header.and_then(|h| h.version),
-        supported: report.status != Status::Refused
+        supported: (report.status != Status::Refused
+            || report.finding.as_ref().is_some_and(|f| f.rule.is_edge()))
             && header
                 .and_then(|h| h.version)
                 .is_some_and(|v| v == 0 || Era::of_version(v).is_some()),
@@ -185,6 +208,7 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         status: report.status.name(),
         rule: report.finding.as_ref().map(|f| f.rule.id()),
         message: report.finding.as_ref().map(|f| f.message.clone()),
+        dsh,
     };
     write_one(out, args.format, &info, |out| {
         let version = info
@@ -195,6 +219,12 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         } else {
             "not supported"
         };
+        // Another harness's file has no DSH format version, whatever its header says.
+        let (version, support) = if report.status == Status::Foreign {
+            ("none".to_owned(), "not a DSH session log")
+        } else {
+            (version, support)
+        };
         writeln!(out, "file:           {}", info.file)?;
         writeln!(
             out,
@@ -204,6 +234,9 @@ pub fn run(args: &VersionArgs, out: &mut dyn Write) -> Result<ExitCode> {
         writeln!(out, "format version: {version} ({support})")?;
         writeln!(out, "era:            {}", info.era.unwrap_or("-"))?;
         writeln!(out, "compression:    {}", info.encoding)?;
+        if let Some(lines) = &info.dsh {
+            writeln!(out, "dsh:            {lines}")?;
+        }
         for (n, other, relation) in dsh_session::load::layout::siblings(&args.file) {
             let what = relation.describe();
             writeln!(out, "other file:     v{n} {} ({what})", other.display())?;

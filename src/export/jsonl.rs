@@ -31,7 +31,8 @@ use crate::json::write_js_string;
 use crate::load::layout::{encode_segment, project_key};
 use crate::load::sqlite::{Schema, Store, StoreError, resolve_session};
 use crate::load::{Input, Line, LoadError, SourceError};
-use crate::scan::{ScanError, ScanOptions, Status, scan_path};
+use crate::replay::Keep;
+use crate::scan::{ScanError, ScanOptions, Status, scan_path_with};
 
 /// What happened to one session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +96,7 @@ pub fn export_store(
     session: Option<&str>,
     root: &Path,
 ) -> Result<Vec<Outcome>, ExportError> {
-    if !crate::load::sqlite::looks_like_store(store) {
+    if !crate::load::store_file::looks_like_store(store) {
         return Err(ExportError::NotAStore);
     }
     let opened = Store::open(store)?;
@@ -167,10 +168,10 @@ fn export_session(store: &Path, id: &str, root: &Path) -> Result<Outcome, Export
     };
     let options = ScanOptions {
         session: Some(id.to_owned()),
-        keep_messages: true,
         ..ScanOptions::default()
     };
-    let original = scan_path(store, &options)?;
+    let mut keep = Keep::MESSAGES;
+    let original = scan_path_with(store, &options, &mut [&mut keep])?;
     match (original.status, &original.finding) {
         (Status::Valid, _) => {}
         (Status::TornTail, _) => {
@@ -196,11 +197,17 @@ fn export_session(store: &Path, id: &str, root: &Path) -> Result<Outcome, Export
         Err(e) => return refused(format!("{}: {e}", path.display())),
     };
     // Read the file back as DSH would: valid (H6 included), same messages, same surface.
+    // A store holds DSH 0.1.1's sessions, so the file is checked as DSH 0.1.1 loads it
+    // (the DSH 0.1.5+ line would judge the SQLite session and the file alike, but does not
+    // open stores at all).
     let check = ScanOptions {
-        keep_messages: true,
+        dsh: crate::edge::Judge {
+            line: crate::edge::DshLine::V0_1_1,
+            both_lines: false,
+        },
         ..ScanOptions::default()
     };
-    let problem = match scan_path(&path, &check) {
+    let problem = match scan_path_with(&path, &check, &mut [&mut keep]) {
         Err(e) => Some(e.to_string()),
         Ok(written) if written.status != Status::Valid => Some(format!(
             "the written file is {}: {}",

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::replay::{SurfaceEntry, SurfaceOp};
 use crate::scan::Report;
+use crate::view::replacements::Replacement;
 use crate::view::stats::{Stats, Usage};
 use crate::view::transcript::TranscriptFacts;
 use crate::wording::utc;
@@ -201,8 +202,10 @@ pub enum Part {
 pub struct Sources<'a> {
     /// The file as the user named it.
     pub file: &'a str,
-    /// The finished scan (`keep_messages`, `keep_shadowed` and `replacements` on).
+    /// The finished scan, its messages and shadowed entries kept.
     pub report: &'a Report,
+    /// The log's replaces, in log order.
+    pub replacements: &'a [Replacement],
     /// `show`'s counts with turn rows.
     pub stats: &'a Stats,
     /// The transcript facts.
@@ -256,10 +259,7 @@ impl Transcript {
         let mut builder = Builder {
             facts: src.facts,
             shadowed: shadowed.iter().map(|e| (e.seq, e)).collect(),
-            replaced: report
-                .replay
-                .replacements()
-                .iter()
+            replaced: (src.replacements.iter())
                 .map(|x| (x.seq, x.shadowed.clone()))
                 .collect(),
             tools: HashMap::new(),

@@ -27,7 +27,7 @@ pub fn refusal(rule: Rule) -> &'static str {
         Rule::P1 => "a tool call without a result",
         Rule::P2 => "a tool result without its call",
         Rule::P3 => "a tool result that does not follow its call",
-        Rule::P4 => "a tool call without the reasoning thinking mode requires",
+        Rule::P4 => "a tool call without the reasoning that thinking mode requires",
         Rule::P5 => "text with an unpaired UTF-16 surrogate",
         Rule::P6 => "a tool call id used twice",
         Rule::P7 => "an empty text block",

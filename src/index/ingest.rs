@@ -6,6 +6,7 @@ use std::fs::Metadata;
 use std::io::{Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use crate::edge::{DshLine, Judge};
 use crate::header::Header;
 use crate::load::ProgressFn;
 use crate::load::sqlite::{Store, StoreError};
@@ -56,6 +57,30 @@ fn inode(_meta: &Metadata) -> u64 {
 pub(super) struct Known {
     pub id: i64,
     pub stat: Stat,
+    /// The DSH line whose verdicts the row holds (`files.judge`); `None` for a name this
+    /// build does not know.
+    pub judge: Option<DshLine>,
+}
+
+/// The `files` columns [`Known::from_row`] reads, in its order.
+pub(super) const KNOWN_COLUMNS: &str = "id, size, mtime_ns, inode, judge";
+
+impl Known {
+    /// The [`KNOWN_COLUMNS`] of a row, from column `at` on.
+    pub fn from_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Known> {
+        let judge: String = r.get(at + 4)?;
+        Ok(Known {
+            id: r.get(at)?,
+            stat: Stat {
+                size: r.get::<_, i64>(at + 1)? as u64,
+                mtime_ns: r.get(at + 2)?,
+                inode: r.get::<_, i64>(at + 3)? as u64,
+            },
+            judge: [DshLine::Current, DshLine::V0_1_1]
+                .into_iter()
+                .find(|l| l.name() == judge),
+        })
+    }
 }
 
 /// One file to read.
@@ -65,6 +90,8 @@ pub(super) struct Job {
     /// Its row when the update looked (the write goes ahead only if it is still so).
     pub base: Option<Known>,
     pub previous: Option<Previous>,
+    /// The DSH line whose verdicts to index.
+    pub judge: DshLine,
 }
 
 /// What the index kept of a log it may take up.
@@ -125,26 +152,33 @@ impl FileRead {
     }
 }
 
-/// The scan options of the index: each replace's details (what it shadowed), nothing else.
-fn options(progress: Option<ProgressFn>, session: Option<String>) -> ScanOptions {
+/// The scan options of the index: its verdicts are those of `line` (`validate`'s with the
+/// same `--dsh`). A log only the frozen edges refuse is read on as DSH 0.1.1 loads it (the
+/// scan folds it whole), so its messages are indexed as the read commands show them.
+fn options(progress: Option<ProgressFn>, session: Option<String>, line: DshLine) -> ScanOptions {
     ScanOptions {
-        replacements: true,
         progress,
         session,
+        dsh: Judge {
+            line,
+            both_lines: false,
+        },
         ..ScanOptions::default()
     }
 }
 
-/// Reads the file at `path` (`stat` as seen when planning), taking up `previous` when the
-/// file only grew since.
+/// Reads the file at `path` (`stat` as seen when planning), judged as `line` judges,
+/// taking up `previous` when the file only grew since (and `line` saved it: a state of
+/// another judge is not taken up, the file is read whole).
 pub(super) fn read(
     path: &Path,
     stat: Stat,
     previous: Option<&Previous>,
+    line: DshLine,
     progress: Option<ProgressFn>,
 ) -> FileRead {
-    if crate::load::sqlite::looks_like_store(path) {
-        return read_store(path);
+    if crate::load::store_file::looks_like_store(path) {
+        return read_store(path, line);
     }
     let encoding = match std::fs::File::open(path).and_then(|mut f| {
         let mut head = Vec::with_capacity(16);
@@ -160,7 +194,7 @@ pub(super) fn read(
         match scan_resuming(
             path,
             &prev.saved,
-            &options(progress.clone(), None),
+            &options(progress.clone(), None, line),
             &mut [&mut rows, &mut stats],
         ) {
             Ok(Some((report, saved))) => {
@@ -172,7 +206,11 @@ pub(super) fn read(
     }
     let mut rows = MessageRows::default();
     let mut stats = Stats::default();
-    match scan_saving(path, &options(progress, None), &mut [&mut rows, &mut stats]) {
+    match scan_saving(
+        path,
+        &options(progress, None, line),
+        &mut [&mut rows, &mut stats],
+    ) {
         Ok((report, saved)) => jsonl_read(path, encoding, false, report, saved, rows, stats),
         Err(e) => FileRead::failed(encoding, crate::wording::without_os_error(&e.to_string())),
     }
@@ -248,7 +286,7 @@ fn session_read(
 
 /// Every session of a SQLite store, each scanned whole (a store is read again whole when
 /// it changed).
-fn read_store(path: &Path) -> FileRead {
+fn read_store(path: &Path, line: DshLine) -> FileRead {
     let store = match Store::open(path) {
         Ok(store) => store,
         Err(StoreError::Refused(f)) => {
@@ -268,7 +306,7 @@ fn read_store(path: &Path) -> FileRead {
         let mut stats = Stats::default();
         let scanned = crate::scan::scan_path_with(
             path,
-            &options(None, Some(id.clone())),
+            &options(None, Some(id.clone()), line),
             &mut [&mut rows, &mut stats],
         );
         match scanned {

@@ -5,7 +5,9 @@
 //!
 //! * `files`: one row per log or store read: path, size, mtime, inode, encoding, the hash
 //!   of the end of the indexed bytes, the saved scan state a grown log is taken up from
-//!   ([`crate::scan::resume`]), the turn open at its end, and why it could not be read.
+//!   ([`crate::scan::resume`]), the turn open at its end, why it could not be read, and
+//!   which DSH line judged it (`DSH 0.1.5+` or `DSH 0.1.1`, as `--dsh` chose: a file judged
+//!   by the other line is read again whole).
 //! * `sessions`: one row per session (a JSONL log holds one, a store any number): the
 //!   header's fields, the verdict (`validate`'s status, rule and message), counts, models
 //!   and tokens.
@@ -25,7 +27,7 @@ pub const APPLICATION_ID: i32 = 0x4453_4849;
 
 /// `PRAGMA user_version`: the layout of the tables below. An index of another version is
 /// rebuilt (it is derived data).
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// The FTS5 tokenizer of `texts`: trigrams, so that any substring of three characters or
 /// more is found, CJK text included (FTS5's default `unicode61` keeps a run of CJK
@@ -45,7 +47,8 @@ CREATE TABLE files (
     tail_hash INTEGER,
     resume BLOB,
     resume_turn INTEGER,
-    error TEXT
+    error TEXT,
+    judge TEXT NOT NULL
 );
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,

@@ -73,6 +73,11 @@ pub struct Hit {
     pub title: Option<String>,
     /// The session's project (`cwd`).
     pub project: Option<String>,
+    /// The session's `validate` status (`valid`, `torn-tail`, `corrupt`, `refused`,
+    /// `foreign`), as [`SessionRow::status`].
+    pub status: String,
+    /// The rule of its finding (`F2` for a log the frozen edges refuse), if any.
+    pub rule: Option<String>,
     /// The part that matched.
     pub part: MessagePart,
     /// The matching text.
@@ -378,7 +383,7 @@ impl Index {
             }
             let (mut newest, text) = hit_row(r, 1).map_err(|e| self.error(e))?;
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 17).map_err(|e| self.error(e))?;
+            let session = session_row(r, 19).map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -492,7 +497,7 @@ struct Matches {
 }
 
 /// The columns [`hit_row`] reads.
-const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text";
+const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text, s.status, s.rule";
 
 /// A hit (no snippet or score yet) and its text, from [`HIT_COLUMNS`] then
 /// [`PART_COLUMNS`] at `at`.
@@ -504,7 +509,9 @@ fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> 
         session: r.get(at + 2)?,
         title: r.get(at + 3)?,
         project: r.get(at + 4)?,
-        part: part_row(r, at + 6)?,
+        status: r.get(at + 6)?,
+        rule: r.get(at + 7)?,
+        part: part_row(r, at + 8)?,
         snippet: Snippet::default(),
         score: 0.0,
     };

@@ -11,9 +11,10 @@ use std::time::Duration;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::ingest::{self, FileRead, Job, Known, Previous, Stat};
+use super::ingest::{self, FileRead, Job, KNOWN_COLUMNS, Known, Previous, Stat};
 use super::writer::Writer;
 use super::{Index, IndexError, under};
+use crate::edge::DshLine;
 use crate::scan::resume::Saved;
 
 /// How far an update is: files and bytes read so far of those to read.
@@ -73,6 +74,10 @@ impl Index {
     /// paths, the roots recorded so far are updated (a root gone from disk is dropped with
     /// everything under it).
     ///
+    /// Verdicts are those of the DSH line `--dsh` chose for this process
+    /// ([`DshLine::process_default`], as every scan's): a file the index holds as judged by
+    /// the other line is read again whole, even when unchanged.
+    ///
     /// # Errors
     /// A path that cannot be read ([`IndexError::Io`]); SQLite errors.
     pub fn update(
@@ -112,6 +117,7 @@ impl Index {
             }
         }
         summary.files = found.len() as u64;
+        let judge = DshLine::process_default();
         let mut known = HashMap::new();
         for input in inputs.iter().chain(&gone_roots) {
             self.known_under(input, &mut known)?;
@@ -131,7 +137,8 @@ impl Index {
                 }
             };
             let base = known.get(&key).copied();
-            if base.is_some_and(|k: Known| k.stat == stat) {
+            // A file judged by another DSH line is read again whole for this one.
+            if base.is_some_and(|k: Known| k.stat == stat && k.judge == Some(judge)) {
                 summary.unchanged += 1;
                 continue;
             }
@@ -144,6 +151,7 @@ impl Index {
                 stat,
                 base,
                 previous,
+                judge,
             });
         }
         // Dropped: what is gone from disk, and what the walk of a directory no longer
@@ -184,23 +192,13 @@ impl Index {
         let (exact, from, to) = under(input);
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT id, path, size, mtime_ns, inode FROM files WHERE path = ?1 OR (path > ?2 AND path < ?3)",
-            )
+            .prepare_cached(&format!(
+                "SELECT path, {KNOWN_COLUMNS} FROM files WHERE path = ?1 OR (path > ?2 AND path < ?3)"
+            ))
             .map_err(|e| self.error(e))?;
         let rows = stmt
             .query_map(params![exact, from, to], |r| {
-                Ok((
-                    r.get::<_, String>(1)?,
-                    Known {
-                        id: r.get(0)?,
-                        stat: Stat {
-                            size: r.get::<_, i64>(2)? as u64,
-                            mtime_ns: r.get(3)?,
-                            inode: r.get::<_, i64>(4)? as u64,
-                        },
-                    },
-                ))
+                Ok((r.get::<_, String>(0)?, Known::from_row(r, 1)?))
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;
@@ -391,7 +389,13 @@ fn read_one(job: &Job, files: &AtomicU64, bytes: &Arc<AtomicU64>) -> FileRead {
         let before = mine.swap(at, Ordering::Relaxed);
         total.fetch_add(at.saturating_sub(before), Ordering::Relaxed);
     });
-    let read = ingest::read(&job.path, job.stat, job.previous.as_ref(), Some(progress));
+    let read = ingest::read(
+        &job.path,
+        job.stat,
+        job.previous.as_ref(),
+        job.judge,
+        Some(progress),
+    );
     // Whatever the scan told, the file counts whole once read.
     let rest = job
         .stat

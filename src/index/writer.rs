@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::ingest::{FileRead, Job, Known, SessionRead, Stat};
+use super::ingest::{FileRead, Job, KNOWN_COLUMNS, Known, SessionRead};
 
 /// Commit a batch after this many message parts, files, or this much time.
 const BATCH_PARTS: u64 = 50_000;
@@ -91,17 +91,10 @@ impl<'c> Writer<'c> {
     /// The `files` row of `path` now.
     fn current(&self, path: &str) -> rusqlite::Result<Option<Known>> {
         self.conn
-            .prepare_cached("SELECT id, size, mtime_ns, inode FROM files WHERE path = ?1")?
-            .query_row([path], |r| {
-                Ok(Known {
-                    id: r.get(0)?,
-                    stat: Stat {
-                        size: r.get::<_, i64>(1)? as u64,
-                        mtime_ns: r.get(2)?,
-                        inode: r.get::<_, i64>(3)? as u64,
-                    },
-                })
-            })
+            .prepare_cached(&format!(
+                "SELECT {KNOWN_COLUMNS} FROM files WHERE path = ?1"
+            ))?
+            .query_row([path], |r| Known::from_row(r, 0))
             .optional()
     }
 
@@ -147,21 +140,22 @@ impl<'c> Writer<'c> {
         let stat = job.stat;
         let saved = read.saved.as_ref().map(|s| s.as_bytes());
         let tail = read.tail_hash.map(|h| h as i64);
+        let judge = job.judge.name();
         let file_id = match current {
             Some(known) => {
                 if !resumed {
                     self.delete_contents(known.id)?;
                 }
                 self.conn.execute(
-                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, encoding = ?5, tail_hash = ?6, resume = ?7, resume_turn = ?8, error = ?9 WHERE id = ?1",
-                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error],
+                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, encoding = ?5, tail_hash = ?6, resume = ?7, resume_turn = ?8, error = ?9, judge = ?10 WHERE id = ?1",
+                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
                 )?;
                 known.id
             }
             None => {
                 self.conn.execute(
-                    "INSERT INTO files (path, size, mtime_ns, inode, encoding, tail_hash, resume, resume_turn, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error],
+                    "INSERT INTO files (path, size, mtime_ns, inode, encoding, tail_hash, resume, resume_turn, error, judge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
                 )?;
                 self.conn.last_insert_rowid()
             }

@@ -161,6 +161,8 @@ pub fn scan_frames<R: Read + Seek>(reader: &mut R) -> Result<FrameMap, SourceErr
 /// as the next newline, so memory stays bounded by the longest line.
 pub(crate) struct ZstdLines {
     file: BufReader<File>,
+    /// Offset in the file of the next byte `file` yields; `u64::MAX` when unknown.
+    file_at: u64,
     /// Told the stored offset of each frame as it starts (bytes of the compressed file).
     progress: Option<ProgressFn>,
     map: FrameMap,
@@ -201,6 +203,7 @@ impl ZstdLines {
         let map = scan_frames(&mut file)?;
         let mut lines = ZstdLines {
             file: BufReader::with_capacity(1 << 17, file),
+            file_at: u64::MAX,
             progress,
             map,
             next_frame: 0,
@@ -256,7 +259,13 @@ impl ZstdLines {
         if let Some(report) = &self.progress {
             report(start);
         }
-        self.file.seek(SeekFrom::Start(start))?;
+        // Frames follow one another: the next one starts where the last one ended, in the
+        // bytes already buffered. A seek would drop the buffer and read it again, once per
+        // frame, and DSH writes a frame for every append of one or two events.
+        if self.file_at != start {
+            self.file.seek(SeekFrom::Start(start))?;
+            self.file_at = start;
+        }
         self.dctx
             .reset(zstd::zstd_safe::ResetDirective::SessionOnly)
             .map_err(|c| z5(start, zstd::zstd_safe::get_error_name(c)))?;
@@ -294,6 +303,7 @@ impl ZstdLines {
         };
         let produced = output.pos();
         self.file.consume(used);
+        self.file_at += used as u64;
         let left = left - used as u64;
         if self.hint == 0 && left > 0 {
             return Err(z5(start, "data after the end of the frame"));
@@ -340,6 +350,7 @@ impl ZstdLines {
 
     fn decode_torn_frame(&mut self, start: u64) -> io::Result<Vec<u8>> {
         self.file.seek(SeekFrom::Start(start))?;
+        self.file_at = u64::MAX;
         let mut bytes = Vec::new();
         (&mut self.file)
             .take(self.map.len - start)

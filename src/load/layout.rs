@@ -136,21 +136,7 @@ mod tests {
     }
 }
 
-/// True for a log file name DSH writes: `session.jsonl`, `session.jsonl.zstd`, and the later
-/// generations' `session.vN.jsonl[.zstd]` (N a decimal without leading zeros).
-pub fn is_session_file_name(name: &str) -> bool {
-    let stem = name.strip_suffix(".zstd").unwrap_or(name);
-    let Some(stem) = stem.strip_suffix(".jsonl") else {
-        return false;
-    };
-    match stem.strip_prefix("session.v") {
-        Some(n) => {
-            n.starts_with(|c: char| ('1'..='9').contains(&c))
-                && n.bytes().all(|b| b.is_ascii_digit())
-        }
-        None => stem == "session",
-    }
-}
+pub use crate::load::log_name::is_session_file_name;
 
 /// The generation a canonical log file name stands for: `session.jsonl[.zstd]` is v0,
 /// `session.vN.jsonl[.zstd]` is vN (GENERATIONS §1.1); `None` for any other name.
@@ -169,12 +155,64 @@ pub fn generation_of_path(path: &std::path::Path) -> Option<u64> {
     }
 }
 
-/// Extensions of files checked for a SQLite header when a directory is walked.
-pub const STORE_EXTENSIONS: [&str; 3] = ["db", "sqlite", "sqlite3"];
+/// What a log's path says before a byte of it is read (FORMAT.md §7.1, GENERATIONS §1.1):
+/// the generation its file name stands for, and where it sits in a DSH root. The checks
+/// read these facts ([`crate::check::header`]); only the load layer looks at paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogPlace {
+    /// The generation the file name stands for ([`generation_of_path`]).
+    pub generation: Option<u64>,
+    /// Where the file sits in a DSH root, when it does.
+    pub in_root: Option<InRoot>,
+}
+
+/// A session file inside a DSH root: `<root>/<project>/<session>/<name>`, its project
+/// directory spelled `--…--` or `_no-cwd` (§7.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InRoot {
+    /// The project directory's name.
+    pub project: String,
+    /// The session directory's name.
+    pub session: String,
+    /// The file name (`session.jsonl`, `session.v2.jsonl.zstd` …).
+    pub name: String,
+}
+
+impl LogPlace {
+    /// What `path` says: its generation and its place in a DSH root (none for `-`, a loose
+    /// file, or a name that is not a session file name).
+    pub fn of(path: &std::path::Path) -> LogPlace {
+        LogPlace {
+            generation: generation_of_path(path),
+            in_root: in_root(path),
+        }
+    }
+}
+
+fn in_root(path: &std::path::Path) -> Option<InRoot> {
+    let name = path.file_name()?.to_str()?;
+    if !is_session_file_name(name) {
+        return None;
+    }
+    let session_dir = path.parent()?;
+    let project_dir = session_dir.parent()?;
+    let project = project_dir.file_name()?.to_str()?;
+    let in_store = project == "_no-cwd"
+        || (project.len() >= 4 && project.starts_with("--") && project.ends_with("--"));
+    if !in_store {
+        return None;
+    }
+    Some(InRoot {
+        project: project.to_owned(),
+        session: session_dir.file_name()?.to_str()?.to_owned(),
+        name: name.to_owned(),
+    })
+}
 
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
 /// files are kept as given. Symbolic links are followed, and a link loop is reported in
-/// `skipped` instead of walked twice; so are frozen predecessors of a later generation and,
+/// `skipped` instead of walked twice; so are frozen predecessors of a later generation, what
+/// DSH leaves beside a log ([`crate::load::leftovers`]) and,
 /// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names, with the
 /// `dsh-session COMMAND …` line that reads them (`command`: the subcommand walking).
 pub fn discover(
@@ -203,10 +241,12 @@ pub fn discover(
                 continue;
             }
             let name = entry.file_name().to_string_lossy();
-            let is_store = crate::load::sqlite::has_store_extension(entry.path())
-                && crate::load::sqlite::looks_like_store(entry.path());
+            let is_store = crate::load::store_file::has_store_extension(entry.path())
+                && crate::load::store_file::looks_like_store(entry.path());
             if is_session_file_name(&name) || is_store {
                 here.push(entry.into_path());
+            } else if let Some(kind) = crate::load::leftovers::leftover(&name) {
+                skipped.push(kind.note(entry.path()));
             } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
                 if name.ends_with(".jsonl") {
                     other_plain += 1;

@@ -8,12 +8,15 @@
 
 pub mod frames;
 pub mod layout;
+pub mod leftovers;
 pub mod line;
+pub mod log_name;
 pub mod packed;
 pub mod read_ahead;
 pub mod resume;
 pub mod sqlite;
 pub mod sqlite_rows;
+pub mod store_file;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -59,6 +62,8 @@ impl<R: Read> Read for Counting<R> {
 pub struct Input {
     /// The path given (`-` for standard input).
     pub path: PathBuf,
+    /// What the path says: the generation its name stands for, its place in a DSH root.
+    pub place: layout::LogPlace,
     /// The encoding detected.
     pub encoding: Encoding,
     /// Size in bytes of the stored file (for standard input, of what was read so far).
@@ -144,12 +149,17 @@ impl Input {
                 (&mut file).take(16).read_to_end(&mut head)?;
                 file.seek(SeekFrom::Start(0))?;
                 // An empty file named as a store is a pristine store (no sessions).
-                let encoding = if head.is_empty() && crate::load::sqlite::has_store_extension(path)
-                {
-                    Encoding::Sqlite
-                } else {
-                    detect(&head)
-                };
+                let encoding =
+                    if head.is_empty() && crate::load::store_file::has_store_extension(path) {
+                        Encoding::Sqlite
+                    } else {
+                        detect(&head)
+                    };
+                // A buffer of 1 MiB, or as large as a smaller file (with a byte to spare to
+                // see its end): a directory of small sessions opens thousands of files.
+                let buffer = size
+                    .and_then(|len| usize::try_from(len.saturating_add(1)).ok())
+                    .map_or(1 << 20, |len| len.clamp(8 << 10, 1 << 20));
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
                     (Encoding::Zstd, _) => InputReader::Zstd(file),
@@ -159,10 +169,10 @@ impl Input {
                             read: 0,
                             report: report.clone(),
                         };
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, counting)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, counting)))
                     }
                     (Encoding::Plain, None) => {
-                        InputReader::Plain(Box::new(BufReader::with_capacity(1 << 20, file)))
+                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, file)))
                     }
                 };
                 (encoding, reader)
@@ -170,6 +180,7 @@ impl Input {
         };
         Ok(Input {
             path: path.to_path_buf(),
+            place: layout::LogPlace::of(path),
             encoding,
             size,
             reader,

@@ -22,10 +22,29 @@ pub(crate) const BIG_BATCH_BYTES: usize = 16 << 20;
 #[derive(Default)]
 pub(crate) struct Prepared {
     /// When the scan will parse the line (a complete line of valid UTF-8): its skip
-    /// index, or why it is not JSON.
-    pub(crate) parsed: Option<Result<Skips, JsonError>>,
+    /// index, or why it is not JSON. Set only by [`read_ahead`], and only for a line whose
+    /// bytes it found to be UTF-8 ([`Prepared::text`] relies on that).
+    parsed: Option<Result<Skips, JsonError>>,
     /// Whether the line is a packed row.
     pub(crate) packed: PackedAhead,
+}
+
+impl Prepared {
+    /// The index of the line, or why it is not JSON, when the reader parsed it.
+    pub(crate) fn parsed(&self) -> Option<&Result<Skips, JsonError>> {
+        self.parsed.as_ref()
+    }
+
+    /// The text of `line`, the line this was prepared for, when the reader checked that it
+    /// is UTF-8: the scan does not check it a second time.
+    pub(crate) fn text<'a>(&self, line: &'a Line) -> Option<&'a str> {
+        self.parsed.as_ref()?;
+        debug_assert!(std::str::from_utf8(&line.bytes).is_ok());
+        // SAFETY: `parsed` is set only by `read_ahead`, after `std::str::from_utf8`
+        // accepted exactly these bytes, and the line travels with this `Prepared` in one
+        // `ReadAhead::Line` to the scan, which only reads it.
+        Some(unsafe { std::str::from_utf8_unchecked(&line.bytes) })
+    }
 }
 
 /// Whether a line is a packed row, as the reader thread found out.
@@ -52,6 +71,145 @@ pub(crate) enum ReadAhead {
     Stopped(SourceError),
 }
 
+/// One item of the input as the scan takes it, borrowed: from a batch of the reader thread
+/// ([`ReadAhead`]) or from [`read_inline`].
+pub(crate) enum Item<'a> {
+    /// As [`ReadAhead::Line`].
+    Line(&'a Line, &'a Prepared),
+    /// As [`ReadAhead::EmptyLines`].
+    EmptyLines(u64),
+    /// As [`ReadAhead::Stopped`].
+    Stopped(SourceError),
+}
+
+/// Works out what the scan needs to know of a line ahead of it: its JSON index (or why it
+/// is not JSON) and whether it is a packed row. Keeps the indexes it is given back and its
+/// parse scratch space, so that preparing a line allocates nothing.
+struct Preparer<'s> {
+    /// Lines whose leading seq is not in here (a view's second pass) are not parsed.
+    wanted_seqs: Option<&'s HashSet<u64>>,
+    packed_rows: bool,
+    reuse: Reuse,
+}
+
+/// What a [`Preparer`] reuses from line to line.
+#[derive(Default)]
+struct Reuse {
+    skips: Vec<Skips>,
+    scratch: ParseScratch,
+}
+
+impl Preparer<'_> {
+    /// What the scan needs to know of `line` (the index of a SQLite record is taken
+    /// from it).
+    fn prepare(&mut self, line: &mut Line) -> Prepared {
+        let unwanted = self
+            .wanted_seqs
+            .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
+        let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
+        let mut prepared = Prepared::default();
+        if let Some(text) = wants_parse
+            .then(|| std::str::from_utf8(&line.bytes).ok())
+            .flatten()
+        {
+            // Decoded with its index (SQLite), or parsed here.
+            let parsed = match line.index.take() {
+                Some(index) => Ok(index),
+                None => {
+                    let mut skips = self.reuse.skips.pop().unwrap_or_default();
+                    Document::index_into(text, &mut skips, &mut self.reuse.scratch).map(|()| skips)
+                }
+            };
+            if let Ok(skips) = &parsed {
+                let root = Json::indexed_root(text, skips);
+                prepared.packed = match self.packed_rows.then(|| packed_span(root)) {
+                    Some(Some(row)) => PackedAhead::Row(row),
+                    _ => PackedAhead::NotPacked,
+                };
+            }
+            prepared.parsed = Some(parsed);
+        }
+        prepared
+    }
+
+    /// Keeps the index of a line the scan is done with, unless it is large or enough are
+    /// kept already.
+    fn take_back(&mut self, prepared: Prepared) {
+        if let Some(Ok(skips)) = prepared.parsed
+            && skips.capacity_bytes() <= POOLED_INDEX_BYTES
+            && self.reuse.skips.len() < POOL_IDLE_INDEXES
+        {
+            self.reuse.skips.push(skips);
+        }
+    }
+}
+
+/// Inputs up to this many bytes are read by [`read_inline`]: for them, starting a reader
+/// thread and handing batches over costs more than the two threads save (a directory of
+/// thousands of small sessions is read in parallel by file instead).
+pub(crate) const INLINE_BYTES: u64 = 256 << 10;
+
+thread_local! {
+    /// The line buffer and the indexes [`read_inline`] reuses, kept from one input to the
+    /// next one read on the same thread.
+    static INLINE: std::cell::RefCell<(Line, Reuse)> = std::cell::RefCell::default();
+}
+
+/// Reads `lines` on the calling thread, preparing each line as [`read_ahead`] does, and
+/// tells `each` of every item in input order until it returns false: for small inputs
+/// ([`INLINE_BYTES`]). The line buffer and indexes are reused, also across inputs.
+pub(crate) fn read_inline(
+    lines: &mut dyn LineSource,
+    wanted_seqs: Option<&HashSet<u64>>,
+    packed_rows: bool,
+    each: &mut dyn FnMut(Item<'_>) -> bool,
+) {
+    let (mut line, reuse) = INLINE.with_borrow_mut(std::mem::take);
+    let mut preparer = Preparer {
+        wanted_seqs,
+        packed_rows,
+        reuse,
+    };
+    loop {
+        // Only a SQLite row sets these: what the last line had must not stay.
+        line.defect = None;
+        line.index = None;
+        match lines.next_line(&mut line) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                each(Item::Stopped(e));
+                break;
+            }
+        }
+        let prepared = preparer.prepare(&mut line);
+        let go_on = each(Item::Line(&line, &prepared));
+        preparer.take_back(prepared);
+        if !go_on {
+            break;
+        }
+        if line.terminated && line.bytes.is_empty() {
+            match lines.skip_empty_lines() {
+                Ok(0) => {}
+                Ok(n) => {
+                    if !each(Item::EmptyLines(n)) {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    each(Item::Stopped(e));
+                    break;
+                }
+            }
+        }
+    }
+    if line.bytes.capacity() > POOLED_BYTES {
+        line.bytes = Vec::new();
+    }
+    line.index = None;
+    INLINE.with_borrow_mut(|kept| *kept = (line, preparer.reuse));
+}
+
 /// The reader thread: reads `lines` and checks each line's JSON, in batches, until the
 /// input ends, the source fails, or the scan hangs up. Lines whose leading seq is not in
 /// `wanted_seqs` (a view's second pass) are not parsed: the scan counts them unparsed.
@@ -71,6 +229,11 @@ pub(crate) fn read_ahead(
     // copy); indexes are reused the same way.
     let mut read = Line::default();
     let mut pool = Pool::default();
+    let mut preparer = Preparer {
+        wanted_seqs,
+        packed_rows,
+        reuse: Reuse::default(),
+    };
     loop {
         match lines.next_line(&mut read) {
             Ok(true) => {}
@@ -94,31 +257,7 @@ pub(crate) fn read_ahead(
             index: read.index.take(),
             ..read
         };
-        let unwanted = wanted_seqs
-            .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
-        let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
-        let mut prepared = Prepared::default();
-        if let Some(text) = wants_parse
-            .then(|| std::str::from_utf8(&line.bytes).ok())
-            .flatten()
-        {
-            // Decoded with its index (SQLite), or parsed here.
-            let parsed = match line.index.take() {
-                Some(index) => Ok(index),
-                None => {
-                    let mut skips = pool.skips.pop().unwrap_or_default();
-                    Document::index_into(text, &mut skips, &mut pool.scratch).map(|()| skips)
-                }
-            };
-            if let Ok(skips) = &parsed {
-                let root = Json::indexed_root(text, skips);
-                prepared.packed = match packed_rows.then(|| packed_span(root)) {
-                    Some(Some(row)) => PackedAhead::Row(row),
-                    _ => PackedAhead::NotPacked,
-                };
-            }
-            prepared.parsed = Some(parsed);
-        }
+        let prepared = preparer.prepare(&mut line);
         let empty = line.terminated && line.bytes.is_empty();
         bytes += line.bytes.len();
         batch.push(ReadAhead::Line(line, prepared));
@@ -139,7 +278,7 @@ pub(crate) fn read_ahead(
             in_flight += 1;
             for done in processed.try_iter() {
                 in_flight -= 1;
-                pool.take_back(done);
+                pool.take_back(done, &mut preparer);
             }
             if bytes >= BIG_BATCH_BYTES {
                 // Wait until the scan is done with every batch sent, the long lines
@@ -149,7 +288,7 @@ pub(crate) fn read_ahead(
                         return;
                     };
                     in_flight -= 1;
-                    pool.take_back(done);
+                    pool.take_back(done, &mut preparer);
                 }
             }
             bytes = 0;
@@ -171,14 +310,12 @@ const POOL_IDLE_INDEXES: usize = 4 * BATCH_LINES;
 /// Indexes larger than this are freed rather than kept.
 const POOLED_INDEX_BYTES: usize = 64 << 10;
 
-/// Buffers and indexes the scan handed back, for the next lines. Each line buffer holds a
+/// Line buffers the scan handed back, for the next lines. Each line buffer holds a
 /// power-of-two capacity and goes back to its size class, so a buffer never grows and
 /// memory stays within twice the bytes in flight plus a bounded idle reserve.
 #[derive(Default)]
 struct Pool {
     bytes: [Vec<Vec<u8>>; POOL_CLASSES],
-    skips: Vec<Skips>,
-    scratch: ParseScratch,
 }
 
 impl Pool {
@@ -199,7 +336,7 @@ impl Pool {
     }
 
     /// Keeps the buffers and indexes of lines the scan is done with.
-    fn take_back(&mut self, done: Vec<(Line, Prepared)>) {
+    fn take_back(&mut self, done: Vec<(Line, Prepared)>, preparer: &mut Preparer<'_>) {
         for (line, prepared) in done {
             let mut buf = line.bytes;
             let cap = buf.capacity();
@@ -210,12 +347,7 @@ impl Pool {
                     self.bytes[class].push(buf);
                 }
             }
-            if let Some(Ok(skips)) = prepared.parsed
-                && skips.capacity_bytes() <= POOLED_INDEX_BYTES
-                && self.skips.len() < POOL_IDLE_INDEXES
-            {
-                self.skips.push(skips);
-            }
+            preparer.take_back(prepared);
         }
     }
 }
@@ -234,4 +366,107 @@ pub(crate) fn leading_seq(line: &[u8]) -> Option<u64> {
         return None;
     }
     std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::Input;
+
+    /// What a scan is told of one item, owned, to compare the two readers.
+    fn describe(item: Item<'_>, out: &mut Vec<String>) {
+        out.push(match item {
+            Item::Line(line, prepared) => {
+                let parsed = match prepared.parsed() {
+                    None => "unparsed".to_owned(),
+                    Some(Ok(skips)) => format!("{} entries", skips.len()),
+                    Some(Err(e)) => e.to_string(),
+                };
+                let packed = match &prepared.packed {
+                    PackedAhead::NotRead => "not read".to_owned(),
+                    PackedAhead::NotPacked => "not packed".to_owned(),
+                    PackedAhead::Row(row) => format!("{:?}", row.as_ref().map(|r| r.seq0)),
+                };
+                format!(
+                    "line {} at {} {:?} terminated {} text {:?}: {parsed}, {packed}",
+                    line.number,
+                    line.offset,
+                    line.bytes,
+                    line.terminated,
+                    prepared.text(line),
+                )
+            }
+            Item::EmptyLines(n) => format!("{n} empty lines"),
+            Item::Stopped(e) => format!("stopped: {e:?}"),
+        });
+    }
+
+    fn inline(path: &std::path::Path, wanted: Option<&HashSet<u64>>) -> Vec<String> {
+        let mut lines = Input::open(path).unwrap().lines(None).unwrap();
+        let mut out = Vec::new();
+        read_inline(&mut *lines, wanted, true, &mut |item| {
+            describe(item, &mut out);
+            true
+        });
+        out
+    }
+
+    fn threaded(path: &std::path::Path, wanted: Option<&HashSet<u64>>) -> Vec<String> {
+        let mut lines = Input::open(path).unwrap().lines(None).unwrap();
+        let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+        let (processed, processed_in) = std::sync::mpsc::channel();
+        let mut out = Vec::new();
+        let reader = &mut *lines;
+        std::thread::scope(|threads| {
+            threads.spawn(move || read_ahead(reader, wanted, true, &batches, &processed_in));
+            for batch in batches_in {
+                let mut done = Vec::new();
+                for item in batch {
+                    match item {
+                        ReadAhead::Line(line, prepared) => {
+                            describe(Item::Line(&line, &prepared), &mut out);
+                            done.push((line, prepared));
+                        }
+                        ReadAhead::EmptyLines(n) => describe(Item::EmptyLines(n), &mut out),
+                        ReadAhead::Stopped(e) => describe(Item::Stopped(e), &mut out),
+                    }
+                }
+                let _ = processed.send(done);
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn small_inputs_read_inline_give_what_the_reader_thread_gives() {
+        // Every kind of line: events, a packed row and a broken one, runs of empty lines,
+        // invalid UTF-8, text that is not JSON, a CR, and a torn final line; read twice on
+        // one thread so that the second read reuses the first one's buffers.
+        let mut text = b"{\"type\":\"session\",\"version\":0,\"id\":\"s\"}\n".to_vec();
+        text.extend_from_slice(
+            b"{\"type\":\"turn/start\",\"seq\":0,\"time\":1,\"data\":{\"turn\":1}}\n",
+        );
+        text.extend_from_slice(b"{\"type\":\"text-chunks\",\"seq0\":1,\"time0\":2,\"data\":{\"turn\":1,\"step\":1,\"index\":0,\"dt\":[1],\"texts\":[\"a\",\"b\"]}}\n");
+        text.extend_from_slice(b"{\"type\":\"text-chunks\",\"seq0\":3}\n\n\n\n");
+        text.extend_from_slice(b"{\"type\":\"x\",\"seq\":4,\"data\":\"\xff\xfe\"}\n");
+        text.extend_from_slice(b"not json\r\n[1,2]\n\n{\"type\":\"turn/end\",\"seq\":5,");
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("session.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let expected = threaded(&path, None);
+        assert_eq!(expected.len(), 11, "{expected:#?}");
+        assert_eq!(inline(&path, None), expected);
+        assert_eq!(inline(&path, None), expected);
+        // A second pass that wants one seq parses only that line.
+        let wanted = HashSet::from([0]);
+        assert_eq!(inline(&path, Some(&wanted)), threaded(&path, Some(&wanted)));
+        // zstd: lines of a torn final frame are read the same way too.
+        let zpath = tmp.path().join("session.jsonl.zstd");
+        let frame = |t: &[u8]| zstd::bulk::compress(t, 3).unwrap();
+        let header_end = text.iter().position(|&b| b == b'\n').unwrap() + 1;
+        let body = frame(&text[header_end..]);
+        let bytes = [frame(&text[..header_end]), body[..body.len() - 3].to_vec()].concat();
+        std::fs::write(&zpath, bytes).unwrap();
+        assert_eq!(inline(&zpath, None), threaded(&zpath, None));
+    }
 }

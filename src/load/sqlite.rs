@@ -22,7 +22,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::event::Era;
 use crate::header::Header;
 use crate::json::MAX_SAFE_INTEGER;
-use crate::load::line::{MAX_LINE_BYTES, SQLITE_MAGIC, SourceError};
+use crate::load::line::{MAX_LINE_BYTES, SourceError};
 use crate::rules::{Finding, Rule};
 
 /// `PRAGMA application_id` of a HEAD store: ASCII `DSHP`.
@@ -382,33 +382,6 @@ fn is_wal_mode(path: &Path) -> std::io::Result<bool> {
     let mut head = Vec::with_capacity(20);
     std::fs::File::open(path)?.take(20).read_to_end(&mut head)?;
     Ok(head.len() == 20 && (head[18] == 2 || head[19] == 2))
-}
-
-/// True when `path` is a regular file that starts with the SQLite header, or an empty
-/// (0-byte) regular file named as a store (`.db`, `.sqlite`, `.sqlite3`): SQLite opens an
-/// empty file as a database with no objects, a pristine store with no sessions (§8, D4).
-pub fn looks_like_store(path: &Path) -> bool {
-    // Only a regular file can be a store; reading a pipe here would eat its first bytes.
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    if !meta.is_file() {
-        return false;
-    }
-    if meta.len() == 0 {
-        return has_store_extension(path);
-    }
-    let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == SQLITE_MAGIC)
-}
-
-/// True when the file name ends in one of [`crate::load::layout::STORE_EXTENSIONS`].
-pub fn has_store_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| crate::load::layout::STORE_EXTENSIONS.contains(&e))
 }
 
 fn absolute(path: &Path) -> PathBuf {

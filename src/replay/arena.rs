@@ -46,6 +46,7 @@ const R_LINE: u64 = 1 << 7;
 const R_TYPE: u64 = 1 << 8;
 const R_ROLE: u64 = 1 << 9;
 const R_EMPTY_TEXT: u64 = 1 << 10;
+const R_MODEL: u64 = 1 << 11;
 
 /// One surface entry's fixed part: 32 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +63,8 @@ struct Slot {
     /// Index into `ROLES`, `NO_ROLE` or `SPELLED`.
     role: u8,
     /// [`Shape`] packed: bit 7 present, bits 0–2 the wire role, 3 has text, 4 has
-    /// reasoning, 5 lone surrogate (the number of empty text blocks is in the record).
+    /// reasoning, 5 lone surrogate, 6 reasoning lost (the number of empty text blocks and
+    /// the model key are in the record).
     shape: u8,
     flags: u8,
 }
@@ -114,6 +116,8 @@ pub(super) struct Arena {
     dead: usize,
     /// Set by [`Arena::mark`]: no compaction until [`Arena::back_to`].
     held: bool,
+    /// The models of assistant messages, once each: [`Shape::model`] `k` is `models[k - 1]`.
+    models: Vec<Box<str>>,
 }
 
 /// Where an [`Arena`] stood ([`Arena::mark`]).
@@ -144,6 +148,7 @@ fn pack_shape(shape: Option<Shape>) -> u8 {
         | u8::from(s.has_text) << 3
         | u8::from(s.has_reasoning) << 4
         | u8::from(s.lone_surrogate) << 5
+        | u8::from(s.reasoning_lost) << 6
 }
 
 impl Arena {
@@ -158,7 +163,27 @@ impl Arena {
             live: 0,
             dead: 0,
             held: false,
+            models: Vec::new(),
         }
+    }
+
+    /// The [`Shape::model`] key of `name` (`provider/model`), added on first use; 0 once
+    /// 65,535 models are known (a key then says nothing).
+    pub fn model_key(&mut self, name: &str) -> u16 {
+        if let Some(at) = self.models.iter().position(|m| &**m == name) {
+            return u16::try_from(at + 1).unwrap_or(0);
+        }
+        let Ok(key) = u16::try_from(self.models.len() + 1) else {
+            return 0;
+        };
+        self.models.push(name.into());
+        key
+    }
+
+    /// The `provider/model` of a [`Shape::model`] key.
+    pub fn model_name(&self, key: u16) -> Option<&str> {
+        let at = usize::from(key).checked_sub(1)?;
+        self.models.get(at).map(|m| &**m)
     }
 
     /// Where the arena stands; until [`Arena::back_to`], nothing is compacted.
@@ -302,6 +327,7 @@ impl Arena {
 
     fn write_record(&mut self, p: &Fields<'_>, spell_ty: bool, spell_role: bool, line: i32) -> u64 {
         let empty_text = p.shape.map_or(0, |s| s.empty_text_blocks);
+        let model = p.shape.map_or(0, |s| s.model);
         let has = [
             (R_REPLACE, p.replace.is_some()),
             (R_LINE, line == LINE_IN_RECORD),
@@ -312,6 +338,7 @@ impl Arena {
             (R_RESULTS, !p.results.is_empty()),
             (R_HASH, p.hash.is_some()),
             (R_EMPTY_TEXT, empty_text > 0),
+            (R_MODEL, model != 0),
             (R_MESSAGE, p.message.is_some()),
             (R_PREVIEW, p.preview.is_some()),
         ];
@@ -356,6 +383,9 @@ impl Arena {
         if empty_text > 0 {
             varint::write(out, u64::from(empty_text));
         }
+        if model != 0 {
+            varint::write(out, u64::from(model));
+        }
         for text in [p.message, p.preview].into_iter().flatten() {
             varint::write(out, text.offset);
             varint::write(out, text.len);
@@ -380,7 +410,9 @@ impl Arena {
                 has_text: slot.shape & 1 << 3 != 0,
                 has_reasoning: slot.shape & 1 << 4 != 0,
                 lone_surrogate: slot.shape & 1 << 5 != 0,
+                reasoning_lost: slot.shape & 1 << 6 != 0,
                 empty_text_blocks: 0,
+                model: 0,
             }),
             ..Fields::default()
         };
@@ -432,6 +464,12 @@ impl Arena {
             let n = varint::read(bytes, &mut pos);
             if let Some(shape) = &mut v.shape {
                 shape.empty_text_blocks = u32::try_from(n).unwrap_or(u32::MAX);
+            }
+        }
+        if bits & R_MODEL != 0 {
+            let key = varint::read(bytes, &mut pos);
+            if let Some(shape) = &mut v.shape {
+                shape.model = u16::try_from(key).unwrap_or(0);
             }
         }
         for (bit, text) in [(R_MESSAGE, &mut v.message), (R_PREVIEW, &mut v.preview)] {
@@ -539,7 +577,9 @@ mod tests {
             has_text: true,
             has_reasoning: false,
             lone_surrogate: true,
+            reasoning_lost: true,
             empty_text_blocks: 3,
+            model: 300,
         };
         let a = arena.insert_after(NIL, &parts(0));
         let b = arena.insert_after(
@@ -592,9 +632,11 @@ mod tests {
                 got.has_text,
                 got.has_reasoning,
                 got.lone_surrogate,
-                got.empty_text_blocks
+                got.reasoning_lost,
+                got.empty_text_blocks,
+                got.model
             ),
-            (WireRole::Tool, true, false, true, 3)
+            (WireRole::Tool, true, false, true, true, 3, 300)
         );
         assert_eq!(v.message, Some(TextRef { offset: 9, len: 4 }));
         assert_eq!(v.preview.map(|p| p.offset), Some(1 << 40));

@@ -6,10 +6,13 @@
 //! Saved: the surface entries in surface order, each with every field the arena keeps
 //! (seq, line, type, role, replace range, legacy message id, tool-call ids, the S18 hash,
 //! the provider's view of its message), the next seq, the number of replaces, the system
-//! head (v3, v4), the v0 alpha dialect flag and the warnings. Not saved, so a fold that
-//! keeps them cannot be saved: kept texts (messages, previews), kept shadowed entries and
-//! the provenance index. Each replace's details ([`Replay::replacements`]) are not saved
-//! either: a fold taken up again lists only the replaces it folds itself.
+//! head (v3, v4), the v0 alpha dialect flag, the warnings and the models assistant
+//! messages named (in the order first named, so that each entry's model key means the
+//! same after the fold is taken up). Not saved, so a fold that
+//! keeps them cannot be saved: kept texts (messages, previews) and kept shadowed entries
+//! ([`super::Keep`]). What views built from the surface changes (each replace's details,
+//! the citation index) is theirs, not the fold's: a view of a scan taken up is told only of
+//! the changes it folds itself.
 
 use super::Replay;
 use super::arena::{Fields, NIL, WIRE_ROLES};
@@ -33,10 +36,10 @@ struct Entry {
 
 impl Replay {
     /// Writes the fold's state to `out` (see the module docs). False when the fold keeps
-    /// something that is not saved (texts, shadowed entries, provenance): then `out` holds
-    /// nothing usable.
+    /// something that is not saved (texts, shadowed entries): then `out` holds nothing
+    /// usable.
     pub(crate) fn save(&self, out: &mut Out) -> bool {
-        if self.provenance.is_some() || self.keep_shadowed {
+        if self.keep_shadowed {
             return false;
         }
         out.u64(self.next_seq);
@@ -45,6 +48,13 @@ impl Replay {
         out.bool(self.alpha_dialect);
         if !out.findings(&self.warnings) {
             return false;
+        }
+        let models: Vec<&str> = (1..=u16::MAX)
+            .map_while(|key| self.arena.model_name(key))
+            .collect();
+        out.u64(models.len() as u64);
+        for name in models {
+            out.str(name);
         }
         out.u64(self.arena.len() as u64);
         for at in self.arena.order() {
@@ -83,6 +93,8 @@ impl Replay {
                 out.bool(s.has_reasoning);
                 out.bool(s.lone_surrogate);
                 out.u64(u64::from(s.empty_text_blocks));
+                out.bool(s.reasoning_lost);
+                out.u64(u64::from(s.model));
             }
         }
         true
@@ -98,6 +110,13 @@ impl Replay {
         let system_head = r.opt_u64();
         let alpha_dialect = r.bool();
         let warnings = r.findings();
+        let models = r.count();
+        for key in 1..=models {
+            let name = r.str();
+            if !r.ok() || usize::from(self.arena.model_key(name)) != key {
+                return false;
+            }
+        }
         let n = r.count();
         let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
@@ -183,6 +202,11 @@ fn read_entry(r: &mut In<'_>) -> Entry {
             has_reasoning: r.bool(),
             lone_surrogate: r.bool(),
             empty_text_blocks: u32::try_from(r.u64()).unwrap_or(u32::MAX),
+            reasoning_lost: r.bool(),
+            model: u16::try_from(r.u64()).unwrap_or_else(|_| {
+                r.fail();
+                0
+            }),
         }
     });
     Entry {

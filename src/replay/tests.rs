@@ -1,7 +1,8 @@
-//! Tests of the surface fold ([`crate::replay`]), kept beside it so that replay.rs stays
-//! under the size the architecture test allows.
+//! Tests of the surface fold ([`crate::replay`]), kept beside it so that its files stay
+//! short.
 use super::*;
 use crate::event::HEAD;
+use crate::json::Json;
 
 fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step {
     let op = Json::parse(op).unwrap();
@@ -10,35 +11,55 @@ fn push(r: &mut Replay, seq: u64, ty: &str, op: &str, src: Option<&str>) -> Step
 }
 
 #[test]
-fn a_fold_that_only_counts_replacements_keeps_the_same_surface() {
-    let mut kept = Replay::new(&HEAD);
-    let mut counted = Replay::new(&HEAD).counting_replacements_only();
-    for r in [&mut kept, &mut counted] {
-        push(r, 0, "user/message", r#""append""#, None).unwrap();
-        push(r, 1, "user/message", r#""append""#, None).unwrap();
-        let replace = r#"{"op":"replace","start":0,"end":1}"#;
-        push(r, 2, "user/message", replace, Some("[0,1]")).unwrap();
-        let replace = r#"{"op":"replace","start":2,"end":2}"#;
-        push(r, 3, "user/message", replace, Some("[2]")).unwrap();
-    }
-    assert_eq!((kept.seqs(), counted.seqs()), (vec![3], vec![3]));
+fn each_event_tells_how_it_changed_the_surface() {
+    let mut r = Replay::new(&HEAD);
+    push(&mut r, 0, "user/message", r#""append""#, None).unwrap();
+    let appended = r.change().unwrap();
+    assert_eq!((appended.seq, appended.ty), (0, "user/message"));
+    assert_eq!((appended.cites, appended.replace), (&[][..], None));
+    push(&mut r, 1, "user/message", r#""append""#, None).unwrap();
+    let replace = r#"{"op":"replace","start":0,"end":1}"#;
+    push(&mut r, 2, "assistant/message", replace, Some("[0,1]")).unwrap();
+    let c = r.change().unwrap();
     assert_eq!(
-        (kept.replacement_count(), counted.replacement_count()),
-        (2, 2)
+        (c.seq, c.ty, c.cites),
+        (2, "assistant/message", &[0, 1][..])
     );
-    let generations: Vec<(u64, u64, Vec<u64>)> = kept
-        .replacements()
-        .iter()
-        .map(|r| (r.generation, r.seq, r.shadowed.clone()))
-        .collect();
-    assert_eq!(generations, [(1, 2, vec![0, 1]), (2, 3, vec![2])]);
-    assert!(counted.replacements().is_empty());
+    assert_eq!(
+        c.replace,
+        Some(Replaced {
+            generation: 1,
+            start: 0,
+            end: 1,
+            shadowed: &[0, 1],
+            len_before: 2,
+            len_after: 1,
+        })
+    );
+    let replace = r#"{"op":"replace","start":2,"end":2}"#;
+    push(&mut r, 3, "user/message", replace, Some("[2]")).unwrap();
+    let c = r.change().unwrap().replace.unwrap();
+    assert_eq!((c.generation, c.shadowed, c.len_after), (2, &[2][..], 1));
+    assert_eq!((r.seqs(), r.replacement_count()), (vec![3], 2));
+    // A log-only event and a refused one change nothing.
+    r.push_log_only(4, "turn/start", false, false).unwrap();
+    assert_eq!(r.change(), None);
+    let bad = r#"{"op":"replace","start":9,"end":9}"#;
+    push(&mut r, 5, "user/message", bad, Some("[9]")).unwrap_err();
+    assert_eq!(r.change(), None);
 }
 
 /// FORMAT.md §3.3, the worked example, exactly.
 #[test]
 fn worked_example() {
     let mut r = Replay::new(&HEAD);
+    // Each replace's generation, seq and shadowed seqs, as its surface change tells them.
+    let mut gens = Vec::new();
+    let replaced = |r: &Replay| {
+        let c = r.change().expect("a replace changes the surface");
+        let x = c.replace.expect("a replace");
+        (x.generation, c.seq, x.shadowed.to_vec())
+    };
     let mut seq = 0;
     let mut log_only_until = |r: &mut Replay, until: u64| {
         while seq < until {
@@ -79,6 +100,7 @@ fn worked_example() {
         Some("[13,14,2,7,9]"),
     )
     .unwrap();
+    gens.push(replaced(&r));
     assert_eq!(r.seqs(), [15, 12]);
     log_only_until(&mut r, 17);
     push(&mut r, 17, "tool/result", r#""append""#, Some("[16]")).unwrap();
@@ -92,6 +114,7 @@ fn worked_example() {
         Some("[17]"),
     )
     .unwrap();
+    gens.push(replaced(&r));
     assert_eq!(r.seqs(), [15, 12, 19]);
     push(
         &mut r,
@@ -101,12 +124,8 @@ fn worked_example() {
         Some("[15,12]"),
     )
     .unwrap();
+    gens.push(replaced(&r));
     assert_eq!(r.seqs(), [20, 19]);
-    let gens: Vec<_> = r
-        .replacements()
-        .iter()
-        .map(|x| (x.generation, x.seq, x.shadowed.clone()))
-        .collect();
     assert_eq!(
         gens,
         [
@@ -280,11 +299,9 @@ fn spilled_texts_and_kept_entries_read_back_as_in_memory() {
 
 #[test]
 fn going_back_to_a_mark_forgets_appends_only() {
-    let mut r = Replay::new(&HEAD)
-        .with_provenance()
-        .spilling_texts_after(64);
+    let mut r = Replay::new(&HEAD).spilling_texts_after(64);
     feed_mixed(&mut r, 500);
-    let before = (r.entries().unwrap(), r.next_seq(), r.provenance().cloned());
+    let before = (r.entries().unwrap(), r.next_seq());
     let mark = r.mark();
     let message = r#"{"role":"user","content":"a closer"}"#;
     for seq in 500..503 {
@@ -299,10 +316,7 @@ fn going_back_to_a_mark_forgets_appends_only() {
     }
     assert_eq!(r.len(), before.0.len() + 3);
     assert!(r.back_to(mark));
-    assert_eq!(
-        (r.entries().unwrap(), r.next_seq(), r.provenance().cloned()),
-        before
-    );
+    assert_eq!((r.entries().unwrap(), r.next_seq()), before);
     // The fold goes on from there, texts included.
     feed_more(&mut r, 500);
     assert_eq!(r.entries().unwrap().last().unwrap().seq, 500);

@@ -68,10 +68,11 @@ pub(crate) fn frame_line(
         torn.next_line = line.number + 1;
         return Framed::Skipped;
     }
-    // Invalid UTF-8 becomes U+FFFD, as DSH's decoder does (§1.5).
-    let text = match std::str::from_utf8(&line.bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(&line.bytes),
+    // Invalid UTF-8 becomes U+FFFD, as DSH's decoder does (§1.5); a line the reader
+    // parsed is UTF-8 already.
+    let text = match prepared.text(line) {
+        Some(text) => Cow::Borrowed(text),
+        None => String::from_utf8_lossy(&line.bytes),
     };
     torn.next_line = line.number + 1;
     if let Some(why) = &line.defect {
@@ -116,7 +117,7 @@ pub(crate) fn frame_line(
         return Framed::Next;
     }
     let parsed_here;
-    let parsed = match (&prepared.parsed, &text) {
+    let parsed = match (prepared.parsed(), &text) {
         (Some(Ok(skips)), Cow::Borrowed(text)) => Ok(Json::indexed_root(text, skips)),
         (Some(Err(e)), Cow::Borrowed(_)) => Err(e.clone()),
         _ => {

@@ -10,10 +10,11 @@
 //! once every line is read (the torn-tail verdict, G8, the closers DSH appends on load) is
 //! not decided here: a live log has no end yet.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Scan, ScanOptions, State};
 use crate::check::stages::STAGES;
+use crate::load::layout::LogPlace;
 use crate::load::read_ahead::Prepared;
 use crate::load::{Backend, Encoding, Line};
 use crate::rules::{Finding, Rule};
@@ -21,12 +22,11 @@ use crate::scan::report::Report;
 use crate::scan::torn::TornScan;
 use crate::view::View;
 
-/// An incremental scan of one log (see the module docs). Memory is what the fold keeps
-/// (O(surface) with the options [`Live::new`] is given: no messages, no previews,
-/// replacements counted only), never O(log).
+/// An incremental scan of one log (see the module docs). Memory is what the fold keeps:
+/// O(surface), never O(log), since a live scan is built before any view could ask the
+/// fold to keep messages, previews or shadowed entries.
 pub struct Live {
     options: ScanOptions,
-    path: PathBuf,
     /// The scan's state between pushes (taken while a push runs).
     state: Option<State>,
     torn: TornScan,
@@ -49,14 +49,20 @@ pub struct Defect {
 
 impl Live {
     /// A live scan of the JSONL log at `path` (plain or zstd: `encoding`), before its
-    /// header line. `options` should keep no messages or previews and count replacements
-    /// only, so memory stays O(surface).
+    /// header line. The fold keeps what its rules read and nothing more (no view asks at
+    /// construction), so memory stays O(surface).
     pub fn new(path: &Path, encoding: Encoding, options: ScanOptions) -> Self {
-        let scan = Scan::for_source(path.to_path_buf(), encoding, None, &options, &mut []);
+        let scan = Scan::for_source(
+            path.to_path_buf(),
+            LogPlace::of(path),
+            encoding,
+            None,
+            &options,
+            &mut [],
+        );
         let state = scan.state;
         Live {
             options,
-            path: path.to_path_buf(),
             state: Some(state),
             torn: TornScan {
                 committed_end: 0,
@@ -79,7 +85,7 @@ impl Live {
             session,
         } = backend
         {
-            live.with_scan(&mut [], |scan, _, _| {
+            live.with_scan(&mut [], |scan, _| {
                 scan.sqlite_header(era, *header, session);
             });
             live.header_read = true;
@@ -90,7 +96,7 @@ impl Live {
     fn with_scan<R>(
         &mut self,
         views: &mut [&mut dyn View],
-        f: impl FnOnce(&mut Scan<'_, '_, '_>, &mut TornScan, &Path) -> R,
+        f: impl FnOnce(&mut Scan<'_, '_, '_>, &mut TornScan) -> R,
     ) -> R {
         let state = self
             .state
@@ -101,7 +107,7 @@ impl Live {
             views,
             state,
         };
-        let result = f(&mut scan, &mut self.torn, &self.path);
+        let result = f(&mut scan, &mut self.torn);
         self.state = Some(scan.state);
         result
     }
@@ -114,14 +120,14 @@ impl Live {
             return false;
         }
         let mut header_read = self.header_read;
-        let finding = self.with_scan(views, |scan, torn, path| {
+        let finding = self.with_scan(views, |scan, torn| {
             for line in lines {
                 if !header_read {
                     header_read = true;
-                    if !scan.read_header(line, path) {
+                    if !scan.read_header(line) {
                         break;
                     }
-                    scan.check_store_path(path);
+                    scan.check_store_path();
                     torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
                     torn.next_line = line.number + 1;
                     continue;

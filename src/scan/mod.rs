@@ -25,10 +25,13 @@ use crate::check::stages::{
 use crate::derive;
 use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
+use crate::load::layout::LogPlace;
 use crate::load::packed::{PackedSpan, packed_row};
-use crate::load::read_ahead::{BATCHES_AHEAD, Prepared, ReadAhead, read_ahead};
+use crate::load::read_ahead::{
+    BATCHES_AHEAD, INLINE_BYTES, Item, Prepared, ReadAhead, read_ahead, read_inline,
+};
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
-use crate::replay::Replay;
+use crate::replay::{Keep, Replay};
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
 use framing::{FrameContext, Framed, Record, frame_line};
@@ -38,62 +41,46 @@ use torn::{TailContext, TornScan};
 
 pub use crate::derive::PREVIEW_CHARS;
 
-/// Bytes of kept messages and previews held in memory before they go to a temporary file
-/// ([`ScanOptions::spill_texts`]).
+/// Bytes of kept messages and previews held in memory before they go to a temporary file,
+/// so that memory does not grow with their bytes; reading them back may then fail
+/// ([`crate::replay::Replay::iter`]).
 pub const SPILL_TEXTS_AFTER: usize = 2 << 20;
 
-/// What a scan should keep besides the verdict.
+/// How the scan drives one pass. What the fold keeps besides the verdict is not set here:
+/// the views a command composes ask for it ([`View::keeps`], [`View::on_surface`]).
 #[derive(Clone, Default)]
 pub struct ScanOptions {
     /// Told the bytes read so far (plain JSONL), for a progress bar.
     pub progress: Option<crate::load::ProgressFn>,
-    /// Keep each surface entry's derived message bytes (`messages`).
-    pub keep_messages: bool,
-    /// Keep messages and previews in memory only up to 2 MiB, then in a temporary file, so
-    /// that memory does not grow with their bytes (`messages`, `surface`); reading them
-    /// back may then fail ([`crate::replay::Replay::iter`]).
-    pub spill_texts: bool,
     /// Stop after the header (`version`); zstd framing is still checked first (§6.2).
     pub header_only: bool,
     /// The session to read from a SQLite store (optional when it holds exactly one).
     pub session: Option<String>,
-    /// Record the provenance index (`provenance`).
-    pub provenance: bool,
-    /// Keep the entries replaces shadowed (`surface --all`).
-    pub keep_shadowed: bool,
-    /// Keep each replace's details ([`Replay::replacements`]: `replacements`,
-    /// `surface --all`, `provenance`); off, only their number is kept, so memory does not
-    /// grow with the log's history.
-    pub replacements: bool,
-    /// Give each surface entry its one-line preview ([`crate::replay::SurfaceEntry::preview`], shown by
-    /// `surface`); off, previews are empty and the fold does not decode message text.
-    pub previews: bool,
     /// A second pass over a log a first pass already checked (`provenance`'s node
     /// details): only the events with these seqs reach the views, unchecked; the others
     /// are counted, not parsed.
     pub only_seqs: Option<std::collections::HashSet<u64>>,
     /// Compute the closers of an open final turn and check them with the log, as a
-    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`].
+    /// repair does before writing (FORMAT.md §5.1); they land in [`Report::closers`], and
+    /// the fold and the views keep them as stored events.
     pub append_closers: bool,
     /// With `append_closers`: records to check after the closers, as if appended to the
     /// log (a provider heal, [`crate::heal`]), one compact JSON object each. The views and
     /// the surface take them like stored events.
     pub then_append: Vec<String>,
+    /// Which DSH the verdict is that of: DSH 0.1.1, which loads a v0 log as it is, or DSH
+    /// 0.1.5 and later, which migrate it through the frozen edges ([`crate::edge`]) first.
+    pub dsh: crate::edge::Judge,
 }
 
 impl std::fmt::Debug for ScanOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanOptions")
-            .field("keep_messages", &self.keep_messages)
-            .field("spill_texts", &self.spill_texts)
             .field("header_only", &self.header_only)
             .field("session", &self.session)
-            .field("provenance", &self.provenance)
-            .field("keep_shadowed", &self.keep_shadowed)
-            .field("replacements", &self.replacements)
-            .field("previews", &self.previews)
             .field("append_closers", &self.append_closers)
             .field("then_append", &self.then_append.len())
+            .field("dsh", &self.dsh)
             .finish_non_exhaustive()
     }
 }
@@ -125,7 +112,7 @@ pub fn scan_all(
             .collect();
         scan_path_with(path, options, &mut borrowed)
     };
-    if options.session.is_some() || !crate::load::sqlite::looks_like_store(path) {
+    if options.session.is_some() || !crate::load::store_file::looks_like_store(path) {
         return Ok(vec![scan_one(options)?]);
     }
     let ids = match crate::load::sqlite::Store::open(path) {
@@ -171,7 +158,7 @@ pub fn scan_path_with(
     let input = Input::open_with_progress(path, options.progress.clone())?;
     let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
-        Ok(mut lines) => scan.run(&mut *lines, path)?,
+        Ok(mut lines) => scan.run(&mut *lines)?,
         Err(e) => scan.source_stopped(e)?,
     }
     Ok(scan.finish())
@@ -212,12 +199,19 @@ pub(crate) struct State {
     /// Once every line was read, with no defect and no torn frame: the end of the last
     /// record (decoded bytes) and the number of the line after it ([`resume`]).
     read_to: Option<(u64, u64)>,
+    /// What the log's path says (G2's generation, H6's place in a DSH root).
+    place: LogPlace,
+    /// What the fold keeps of each surface entry: what the views asked for.
+    keep: Keep,
+    /// The frozen edges of DSH 0.1.5 and later, when the options ask for them.
+    edges: Option<Box<crate::edge::Edges>>,
 }
 
 impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn new(input: &Input, options: &'o ScanOptions, views: &'v mut [&'w mut dyn View]) -> Self {
         Self::for_source(
             input.path.clone(),
+            input.place.clone(),
             input.encoding,
             input.size,
             options,
@@ -225,15 +219,17 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         )
     }
 
-    /// A scan of the log at `path`, before its first line ([`live::Live`] builds one
-    /// without an opened [`Input`]).
+    /// A scan of the log at `path` (which says `place`), before its first line
+    /// ([`live::Live`] builds one without an opened [`Input`]).
     fn for_source(
         path: std::path::PathBuf,
+        place: LogPlace,
         encoding: Encoding,
         size: Option<u64>,
         options: &'o ScanOptions,
         views: &'v mut [&'w mut dyn View],
     ) -> Self {
+        let keep = (views.iter()).fold(Keep::NOTHING, |keep, view| keep.and(view.keeps()));
         Scan {
             options,
             views,
@@ -257,6 +253,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     events: 0,
                     open_turn: OpenTurn::default(),
                     closers: Vec::new(),
+                    edge: None,
+                    dsh: options.dsh.line,
                 },
                 dialect: &crate::event::HEAD,
                 id_body: String::new(),
@@ -267,6 +265,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 stored_events: None,
                 appended_from: None,
                 read_to: None,
+                place,
+                keep,
+                edges: None,
             },
         }
     }
@@ -284,7 +285,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
     }
 
-    fn run(&mut self, lines: &mut dyn LineSource, path: &Path) -> Result<(), ScanError> {
+    fn run(&mut self, lines: &mut dyn LineSource) -> Result<(), ScanError> {
         let mut line = Line::default();
         let mut torn = TornScan {
             committed_end: 0,
@@ -328,14 +329,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             Err(e) => return self.source_stopped(e),
         }
-        if !self.read_header(&line, path) || self.options.header_only {
+        if !self.read_header(&line) || self.options.header_only {
             return Ok(());
         }
         torn.committed_end = line.offset + line.bytes.len() as u64 + 1;
         torn.next_line = 2;
         self.read_records(lines, torn)?;
         if !self.state.stages.decided_before(LEGACY_DELTA) {
-            self.check_store_path(path);
+            self.check_store_path();
         }
         Ok(())
     }
@@ -355,19 +356,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         self.state.report.era = Some(era);
         self.state.dialect = era.dialect();
         let mut replay = Replay::new(self.state.dialect);
-        if self.options.provenance {
-            replay = replay.with_provenance();
-        }
-        if self.options.keep_shadowed {
+        if self.state.keep.shadowed {
             replay = replay.keeping_shadowed();
         }
-        if !self.options.replacements {
-            replay = replay.counting_replacements_only();
-        }
-        if self.options.spill_texts {
+        if self.state.keep.texts() {
             replay = replay.spilling_texts_after(SPILL_TEXTS_AFTER);
         }
         self.state.report.replay = replay;
+        // DSH 0.1.5 and later do not open SQLite stores at all: the edges read files. A v3
+        // or v4 log gets its own generation's check whichever line judges.
+        let native = matches!(era, Era::V3 | Era::V4);
+        if (self.options.dsh.runs_edges() || native) && self.state.sqlite_session.is_none() {
+            self.state.edges =
+                crate::edge::Edges::for_log(era, self.state.report.header.as_ref()).map(Box::new);
+        }
     }
 
     /// Reads the records after the header. A second thread reads the lines and checks their
@@ -380,36 +382,61 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     ) -> Result<(), ScanError> {
         let options = self.options;
         let mut last_number = 0;
-        let reader = &mut *lines;
-        let stopped = std::thread::scope(|threads| {
-            let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
-            // Unbounded, so that the scan never waits on it (one message per batch).
-            let (processed, processed_in) = std::sync::mpsc::channel();
-            let skip = options.only_seqs.as_ref();
-            let packed_rows = self.state.dialect.packed_rows;
-            threads.spawn(move || read_ahead(reader, skip, packed_rows, &batches, &processed_in));
-            for batch in batches_in {
-                let mut done = Vec::with_capacity(batch.len());
-                for item in batch {
-                    match item {
-                        ReadAhead::Line(line, prepared) => {
-                            last_number = line.number;
-                            if !self.record_line(&line, &prepared, &mut torn) {
-                                return Some(Ok(()));
-                            }
-                            done.push((line, prepared));
-                        }
-                        ReadAhead::EmptyLines(n) => torn.lines += n,
-                        ReadAhead::Stopped(e) => return Some(self.source_stopped(e)),
-                    }
-                }
-                // The lines and their indexes go back to be freed by the thread that
-                // allocated them (much cheaper for the allocator); after a batch of long
-                // lines the reader waits for this before it reads on (memory bound).
-                let _ = processed.send(done);
+        let skip = options.only_seqs.as_ref();
+        let packed_rows = self.state.dialect.packed_rows;
+        // What an item of the input means; `Some` when the reading stops there.
+        let mut take = |scan: &mut Self, item: Item<'_>| match item {
+            Item::Line(line, prepared) => {
+                last_number = line.number;
+                (!scan.record_line(line, prepared, &mut torn)).then_some(Ok(()))
             }
-            None
-        });
+            Item::EmptyLines(n) => {
+                torn.lines += n;
+                None
+            }
+            Item::Stopped(e) => Some(scan.source_stopped(e)),
+        };
+        let stopped = if self.state.report.size.is_some_and(|s| s <= INLINE_BYTES) {
+            // A small input is read on this thread.
+            let mut stopped = None;
+            read_inline(lines, skip, packed_rows, &mut |item| {
+                stopped = take(self, item);
+                stopped.is_none()
+            });
+            stopped
+        } else {
+            let reader = &mut *lines;
+            std::thread::scope(|threads| {
+                let (batches, batches_in) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+                // Unbounded, so that the scan never waits on it (one message per batch).
+                let (processed, processed_in) = std::sync::mpsc::channel();
+                threads.spawn(move || {
+                    read_ahead(reader, skip, packed_rows, &batches, &processed_in);
+                });
+                for batch in batches_in {
+                    let mut done = Vec::with_capacity(batch.len());
+                    for item in batch {
+                        let stopped = match item {
+                            ReadAhead::Line(line, prepared) => {
+                                let stopped = take(self, Item::Line(&line, &prepared));
+                                done.push((line, prepared));
+                                stopped
+                            }
+                            ReadAhead::EmptyLines(n) => take(self, Item::EmptyLines(n)),
+                            ReadAhead::Stopped(e) => take(self, Item::Stopped(e)),
+                        };
+                        if stopped.is_some() {
+                            return stopped;
+                        }
+                    }
+                    // The lines and their indexes go back to be freed by the thread that
+                    // allocated them (much cheaper for the allocator); after a batch of long
+                    // lines the reader waits for this before it reads on (memory bound).
+                    let _ = processed.send(done);
+                }
+                None
+            })
+        };
         if let Some(result) = stopped {
             return result;
         }
@@ -417,7 +444,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         // DSH validates the stored events followed by the closers it would append (§5.1,
         // §6.5 P7), on every load: so does every scan of a log DSH checks that strictly.
         let checks_closers = self.options.append_closers
-            || (self.state.dialect.strict && self.options.only_seqs.is_none());
+            || (self.options.only_seqs.is_none()
+                && (self.state.dialect.strict
+                    || self.views.iter().any(|v| v.needs_closed_history())));
         if checks_closers && !self.state.stages.decided_before(STAGES) {
             self.append_closers(last_number + 1);
         }
@@ -469,6 +498,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             line += 1;
         }
         self.state.telling = true;
+        // The history DSH sends after its own load, for the views that judge it.
+        for view in self.views.iter_mut() {
+            view.on_closed_history(&self.state.report.replay);
+        }
         if let Some((open_turn, events, fold, warnings)) = saved {
             self.state.report.open_turn = open_turn;
             self.state.report.events = events;
@@ -480,9 +513,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H1–H5 and era detection. Returns false when the header stops the load.
-    fn read_header(&mut self, line: &Line, path: &Path) -> bool {
+    fn read_header(&mut self, line: &Line) -> bool {
         let text = String::from_utf8_lossy(&line.bytes);
-        let checked = check_header(&text, path);
+        let checked = check_header(&text, self.state.place.generation);
         self.state.report.header = checked.header;
         self.state.id_body = checked.id_body;
         let era = match checked.verdict {
@@ -572,6 +605,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         }
         self.state.report.events += row.times.len() as u64;
         self.state.report.open_turn.record_chunks(&row.times);
+        if let Some(edges) = &mut self.state.edges {
+            edges.packed(json, row, line);
+        }
         if self.state.telling {
             let chunks = PackedChunks {
                 first_seq: row.seq0,
@@ -655,6 +691,14 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         {
             self.state.alpha_types = true;
         }
+        // The edges judge the stored log (and what a repair would append to it), never the
+        // closers DSH appends after it migrated the log.
+        if let Some(edges) = &mut self.state.edges
+            && (self.state.stored_events.is_none() || self.options.append_closers)
+            && self.options.only_seqs.is_none()
+        {
+            edges.event(crate::edge::Source::of(logical, seq, line));
+        }
         if self
             .options
             .only_seqs
@@ -670,13 +714,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if !self.state.telling {
             return;
         }
+        let folded = self.state.last_folded == Some(seq);
+        let replay = &self.state.report.replay;
+        if let Some(change) = replay.change().filter(|c| folded && c.seq == seq) {
+            for view in self.views.iter_mut() {
+                view.on_surface(&change);
+            }
+        }
         let event = Checked {
             seq,
             line,
             event: logical,
             dialect: self.state.dialect,
-            folded: self.state.last_folded == Some(seq),
-            replay: &self.state.report.replay,
+            folded,
+            replay,
         };
         for view in self.views.iter_mut() {
             view.on_event(&event);
@@ -688,17 +739,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if self.state.stages.per_event_failed {
             return;
         }
-        let keep = derive::EntryParts {
-            message: self.options.keep_messages,
-            preview: self.options.previews,
-        };
         let result = derive::fold_event(
             &mut self.state.report.replay,
             seq,
             logical,
             self.state.dialect,
             Some(line),
-            keep,
+            self.state.keep,
         );
         self.after_fold(seq, line, result);
     }
@@ -755,7 +802,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
-    fn check_store_path(&mut self, path: &Path) {
+    fn check_store_path(&mut self) {
         if matches!(self.state.report.era, None | Some(Era::June2026)) {
             return;
         }
@@ -764,7 +811,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             .report
             .header
             .as_ref()
-            .and_then(|h| store_path_problem(h, path));
+            .and_then(|h| store_path_problem(h, self.state.place.in_root.as_ref()));
         if let Some(problem) = problem {
             self.state
                 .stages
@@ -808,10 +855,20 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         {
             self.state.report.era = Some(Era::V0Alpha);
         }
+        if let Some(edges) = self.state.edges.take() {
+            let verdict = edges.finish();
+            self.state.report.edge = verdict.refusal.clone();
+            let native = matches!(self.state.report.era, Some(Era::V3 | Era::V4));
+            if self.options.dsh.line == crate::edge::DshLine::Current || native {
+                chosen = chosen.or(verdict.refusal);
+                self.state.report.warnings.extend(verdict.warnings);
+            }
+        }
         match chosen {
             Some(finding) => {
                 self.state.report.status = match finding.class {
                     Class::Refused => Status::Refused,
+                    Class::Foreign => Status::Foreign,
                     _ => Status::Corrupt,
                 };
                 self.state.report.finding = Some(finding);

@@ -22,16 +22,19 @@ pub enum Status {
     Corrupt,
     /// Intact but not to be interpreted by this reader.
     Refused,
+    /// Not a DSH log: another harness's session file (rule X1).
+    Foreign,
 }
 
 impl Status {
-    /// `valid`, `torn-tail`, `corrupt` or `refused`.
+    /// `valid`, `torn-tail`, `corrupt`, `refused` or `foreign`.
     pub fn name(self) -> &'static str {
         match self {
             Status::Valid => "valid",
             Status::TornTail => "torn-tail",
             Status::Corrupt => "corrupt",
             Status::Refused => "refused",
+            Status::Foreign => "foreign",
         }
     }
 }
@@ -68,6 +71,11 @@ pub struct Report {
     /// With `ScanOptions::append_closers`: the closer records a repair appends, already
     /// checked together with the log.
     pub closers: Vec<String>,
+    /// When the frozen edges of DSH 0.1.5 and later ran ([`crate::edge`]): their first
+    /// refusal, whichever line the verdict is that of (`show` and `version` say both).
+    pub edge: Option<crate::rules::Finding>,
+    /// The DSH line whose verdict `status` and `finding` are.
+    pub dsh: crate::edge::DshLine,
 }
 
 impl Report {

@@ -9,15 +9,21 @@
 //! [`scan_resuming`] takes that state up, reads only the lines after it and saves the new
 //! end. Views are told of the new events only. A state is saved only for a plain JSONL file
 //! that ends with a complete record and has no finding that stops a load (a `valid` log,
-//! warnings allowed): a torn or failing log is scanned whole the next time, as its verdict
-//! may depend on every line after the defect.
+//! warnings allowed; or one only the frozen edges refuse, whose fold and checks go on): a
+//! torn or failing log is scanned whole the next time, as its verdict may depend on every
+//! line after the defect. Nor is one saved, or taken up, when the views ask the fold to keep
+//! texts or shadowed entries ([`crate::view::View::keeps`]), which the state leaves out.
 //!
 //! The caller decides that the log only grew (a longer file whose former bytes are
 //! unchanged, e.g. by a hash of their end); [`scan_resuming`] also checks that the header
 //! line is the one read before. What is saved: the fold ([`crate::replay`]'s entries, next
-//! seq, replace count, system head, warnings), §5.2's open turn, the event count, the
-//! warnings so far, the unknown types already warned about, and where the lines stopped.
-//! Its size is O(surface), about the size of the surface's slots and ids.
+//! seq, replace count, system head, warnings, models), §5.2's open turn, the event count,
+//! the warnings so far, the unknown types already warned about, where the lines stopped,
+//! which DSH judges ([`crate::edge::Judge`]) and what the log's path says
+//! ([`LogPlace`]), both of which must be the same to take the state up, and the state of
+//! the frozen edges of DSH 0.1.5 and later ([`crate::edge::Edges::save`]), whole. Its size
+//! is O(surface), about the size of the surface's slots and ids (and, with the edges, of
+//! the seqs they keep).
 
 use std::fs::File;
 use std::path::Path;
@@ -25,7 +31,10 @@ use std::path::Path;
 use super::{Scan, ScanError, ScanOptions, State};
 use crate::check::closers::{OpenTurn, PendingCall};
 use crate::check::stages::{LEGACY_DELTA, STAGES};
+use crate::edge::{DshLine, Edges, Judge};
+use crate::load::layout::{InRoot, LogPlace};
 use crate::load::{Encoding, Input, LoadError};
+use crate::replay::Keep;
 use crate::saved::{In, Out, fnv1a};
 use crate::scan::report::Report;
 use crate::scan::torn::TornScan;
@@ -36,7 +45,7 @@ const MAGIC: &[u8; 4] = b"DSHs";
 
 /// The layout of the saved bytes; a state of another layout, or written by another version
 /// of this crate, is not taken up (the scan then reads the whole log).
-const LAYOUT: u64 = 1;
+const LAYOUT: u64 = 2;
 
 /// A scan's state at the end of a plain JSONL log (see the module docs), as bytes that can
 /// be stored and read back ([`Saved::as_bytes`], [`Saved::from_bytes`]).
@@ -82,14 +91,10 @@ fn body(bytes: &[u8]) -> Option<&[u8]> {
     (fnv1a(body) == sum).then_some(body)
 }
 
-/// The options a state can be saved with: those that keep nothing the saved state leaves
-/// out (texts, shadowed entries, provenance) and read every event of a JSONL log.
+/// The options a state can be saved with: those that read every event of a JSONL log and
+/// append nothing after it. (What the fold keeps is the views' to ask: see [`save`].)
 fn savable(options: &ScanOptions) -> bool {
-    !options.keep_messages
-        && !options.previews
-        && !options.provenance
-        && !options.keep_shadowed
-        && !options.header_only
+    !options.header_only
         && !options.append_closers
         && options.then_append.is_empty()
         && options.only_seqs.is_none()
@@ -113,11 +118,11 @@ pub fn scan_saving(
         && std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let mut scan = Scan::new(&input, options, views);
     match input.lines(options.session.as_deref()) {
-        Ok(mut lines) => scan.run(&mut *lines, path)?,
+        Ok(mut lines) => scan.run(&mut *lines)?,
         Err(e) => scan.source_stopped(e)?,
     }
     let saved = if plain_file && savable(options) {
-        header_hash(path).and_then(|h| save(&scan.state, h))
+        header_hash(path).and_then(|h| save(&scan.state, options.dsh, h))
     } else {
         None
     };
@@ -127,8 +132,9 @@ pub fn scan_saving(
 /// Takes up `saved` for the log at `path`, which grew since: reads only the lines after
 /// [`Saved::offset`], tells `views` of their events, and returns the report a scan of the
 /// whole log gives with the state at its new end. `Ok(None)` when `saved` does not apply
-/// (the file is shorter, its header line differs, `options` keep what a saved state leaves
-/// out): scan the whole log instead.
+/// (the file is shorter, its header line differs, `options` or `views` keep what a saved
+/// state leaves out, another DSH judges, the path says another generation or place): scan
+/// the whole log instead.
 ///
 /// # Errors
 /// As [`crate::scan::scan_path_with`].
@@ -155,17 +161,30 @@ pub fn scan_resuming(
     let next_line = r.u64();
     let header_sum = r.u64();
     let era = r.str();
-    if !r.ok() || !header.terminated || fnv1a(&header.bytes) != header_sum || next_line < 2 {
+    let judge = read_judge(&mut r);
+    let place = read_place(&mut r);
+    if !r.ok()
+        || !header.terminated
+        || fnv1a(&header.bytes) != header_sum
+        || next_line < 2
+        || judge != options.dsh
+    {
+        return Ok(None);
+    }
+    let here = LogPlace::of(path);
+    if place != here {
         return Ok(None);
     }
     let mut scan = Scan::for_source(
         path.to_path_buf(),
+        here,
         Encoding::Plain,
         Some(meta.len()),
         options,
         views,
     );
-    if !scan.read_header(&header, path)
+    if scan.state.keep != Keep::NOTHING
+        || !scan.read_header(&header)
         || scan.state.report.era.map(|e| e.name()) != Some(era)
         || scan.state.stages.decided_before(STAGES)
         || !restore(&mut scan.state, &mut r)
@@ -184,9 +203,9 @@ pub fn scan_resuming(
     scan.read_records(&mut *lines, torn)?;
     // As `Scan::run` ends a JSONL scan.
     if !scan.state.stages.decided_before(LEGACY_DELTA) {
-        scan.check_store_path(path);
+        scan.check_store_path();
     }
-    let saved = save(&scan.state, header_sum);
+    let saved = save(&scan.state, options.dsh, header_sum);
     Ok(Some((scan.finish(), saved)))
 }
 
@@ -197,11 +216,13 @@ fn header_hash(path: &Path) -> Option<u64> {
     line.terminated.then(|| fnv1a(&line.bytes))
 }
 
-/// The saved form of a finished read, when it can be taken up (see [`scan_saving`]).
-fn save(state: &State, header_sum: u64) -> Option<Saved> {
+/// The saved form of a finished read judged by `judge`, when it can be taken up (see
+/// [`scan_saving`]).
+fn save(state: &State, judge: Judge, header_sum: u64) -> Option<Saved> {
     let (offset, next_line) = state.read_to?;
     let report = &state.report;
     if report.size != Some(offset)
+        || state.keep != Keep::NOTHING
         || report.header.is_none()
         || state.sqlite_session.is_some()
         || state.stages.decided_before(STAGES)
@@ -220,6 +241,8 @@ fn save(state: &State, header_sum: u64) -> Option<Saved> {
     out.u64(next_line);
     out.u64(header_sum);
     out.str(era.name());
+    save_judge(&mut out, judge);
+    save_place(&mut out, &state.place);
     out.opt_u64(last_folded);
     out.u64(state.tagged_end_seeds);
     out.bool(state.alpha_types);
@@ -237,6 +260,10 @@ fn save(state: &State, header_sum: u64) -> Option<Saved> {
     }
     if !report.replay.save(&mut out) {
         return None;
+    }
+    out.bool(state.edges.is_some());
+    if let Some(edges) = &state.edges {
+        out.str(&edges.save()?);
     }
     let mut bytes = MAGIC.to_vec();
     let mut envelope = Out::default();
@@ -261,7 +288,61 @@ fn restore(state: &mut State, r: &mut In<'_>) -> bool {
     for _ in 0..n {
         state.stages.unknown_seen.insert(r.str().to_owned());
     }
-    r.ok() && state.report.replay.restore(r) && state.report.replay.next_seq() <= state.next_index
+    if !r.ok()
+        || !state.report.replay.restore(r)
+        || state.report.replay.next_seq() > state.next_index
+    {
+        return false;
+    }
+    // The edges were set up from the header just read, for this era and judge: the saved
+    // state takes their place, and there must be one exactly when they run.
+    let edges = r.bool().then(|| Edges::restore(r.str()));
+    match (edges, &mut state.edges) {
+        (None, None) => true,
+        (Some(Some(saved)), Some(now)) => {
+            **now = saved;
+            true
+        }
+        _ => false,
+    }
+}
+
+fn save_judge(out: &mut Out, judge: Judge) {
+    out.bool(judge.line == DshLine::Current);
+    out.bool(judge.both_lines);
+}
+
+fn read_judge(r: &mut In<'_>) -> Judge {
+    let line = if r.bool() {
+        DshLine::Current
+    } else {
+        DshLine::V0_1_1
+    };
+    Judge {
+        line,
+        both_lines: r.bool(),
+    }
+}
+
+fn save_place(out: &mut Out, place: &LogPlace) {
+    out.opt_u64(place.generation);
+    out.bool(place.in_root.is_some());
+    if let Some(at) = &place.in_root {
+        out.str(&at.project);
+        out.str(&at.session);
+        out.str(&at.name);
+    }
+}
+
+fn read_place(r: &mut In<'_>) -> LogPlace {
+    LogPlace {
+        generation: r.opt_u64(),
+        in_root: r.bool().then(|| InRoot {
+            project: r.str().to_owned(),
+            session: r.str().to_owned(),
+            name: r.str().to_owned(),
+        }),
+    }
 }
 
 fn save_open_turn(out: &mut Out, t: &OpenTurn) {

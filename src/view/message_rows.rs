@@ -5,15 +5,17 @@
 //! results (FORMAT.md §2.4.3), system and developer text — and, for a replace, the seqs it
 //! shadowed (§3), so that the index marks them.
 //!
-//! The scan must keep each replace's details (`ScanOptions::replacements`), which is where
-//! this view reads what a replace shadowed. Memory: the rows of the log (its message texts),
-//! each part cut at [`MAX_PART_BYTES`].
+//! What a replace shadowed, it reads from the fold's surface change
+//! ([`View::on_surface`]); the fold keeps nothing for it ([`View::keeps`]: nothing), so a
+//! scan that composes it can be saved and taken up ([`crate::scan::resume`]). Memory: the
+//! rows of the log (its message texts), each part cut at [`MAX_PART_BYTES`].
 
 use std::collections::HashMap;
 
 use crate::derive::project;
 use crate::event::Projection;
 use crate::json::{Json, Kind};
+use crate::replay::SurfaceChange;
 use crate::view::{Checked, View};
 
 /// Bytes of one part's text kept for search; a longer text (a tool result that printed a
@@ -108,6 +110,9 @@ pub struct MessageRows {
     /// Tool names by call id, for the results of this scan.
     names: HashMap<String, String>,
     turn: Option<i64>,
+    /// The last replace the fold made: its seq and the seqs it shadowed (told just before
+    /// the replacing event itself).
+    replaced: Option<(u64, Vec<u64>)>,
 }
 
 impl MessageRows {
@@ -213,12 +218,11 @@ impl MessageRows {
                 text: String::new(),
             });
         }
-        let shadows = checked
-            .replay
-            .replacements()
-            .last()
-            .filter(|r| r.seq == checked.seq)
-            .map(|r| r.shadowed.clone())
+        let shadows = self
+            .replaced
+            .take()
+            .filter(|(seq, _)| *seq == checked.seq)
+            .map(|(_, shadowed)| shadowed)
             .unwrap_or_default();
         Some(MessageRow {
             seq: checked.seq,
@@ -285,6 +289,10 @@ fn add(
 }
 
 impl View for MessageRows {
+    fn on_surface(&mut self, change: &SurfaceChange<'_>) {
+        self.replaced = change.replace.map(|r| (change.seq, r.shadowed.to_vec()));
+    }
+
     fn on_event(&mut self, checked: &Checked<'_, '_>) {
         let logical = checked.event;
         match logical.type_str() {

@@ -3,7 +3,8 @@
 //! checked as DSH's adapters would send it, and each P-finding joins the report's warnings.
 
 use crate::json::Json;
-use crate::rules::Rule;
+use crate::replay::Replay;
+use crate::rules::Finding;
 use crate::scan::report::Report;
 use crate::view::{Checked, View};
 
@@ -20,11 +21,16 @@ pub(crate) fn header_system_prompt(event: &Checked<'_, '_>) -> Option<bool> {
     })
 }
 
-/// The P-rules on the final derived history; tracks the request header's system prompt,
-/// which OpenAI-compatible adapters send as message 0.
+/// The P-rules on the history DSH sends after its own load: the stored events plus the
+/// closers it appends to an open final turn (FORMAT.md §5.1), as `messages --provider`
+/// derives it; tracks the request header's system prompt, which OpenAI-compatible adapters
+/// send as message 0. A pending call of the open turn is therefore no finding: DSH answers
+/// it before anything is sent.
 #[derive(Debug, Default)]
 pub struct ProviderRules {
     system_prompt: bool,
+    /// The findings on the closed history, when DSH appends closers on load.
+    closed: Option<Vec<Finding>>,
 }
 
 impl View for ProviderRules {
@@ -34,22 +40,41 @@ impl View for ProviderRules {
         }
     }
 
+    fn needs_closed_history(&self) -> bool {
+        true
+    }
+
+    fn on_closed_history(&mut self, replay: &Replay) {
+        self.closed = Some(replay.provider_findings(self.system_prompt));
+    }
+
     /// Adds the P-findings to `report.warnings` when the log is not corrupt or refused. A
-    /// P1 call of the open final turn says that a repair closes it; in a SQLite store a
-    /// finding names the row (its seq column) instead of a line.
+    /// finding about a closer (its seq after the stored events) has no line and says so;
+    /// in a SQLite store a finding names the row (its seq column) instead of a line.
     fn finish(&mut self, report: &mut Report) {
         if report.finding.is_some() {
             return;
         }
-        let pending = &report.open_turn.pending;
         let sqlite = report.session.is_some();
-        let findings = report.replay.provider_findings(self.system_prompt);
+        let stored = report.events;
+        let findings = match self.closed.take() {
+            Some(findings) => findings,
+            None => report.replay.provider_findings(self.system_prompt),
+        };
         report.warnings.extend(findings.into_iter().map(|mut w| {
-            let call = w.provider.as_ref().and_then(|p| p.call_id.as_deref());
-            if w.rule == Rule::P1 && pending.iter().any(|p| Some(p.call_id.as_str()) == call) {
-                w.message.push_str(
-                    " (its turn is still open: `dsh-session repair` closes it as DSH would)",
-                );
+            if w.seq.is_some_and(|seq| seq >= stored) {
+                w.line = None;
+                w.message
+                    .push_str(" (in a closer DSH appends on load to end the open turn)");
+            } else if let Some(answer) = w
+                .provider
+                .as_ref()
+                .and_then(|p| p.answer_seq)
+                .filter(|seq| *seq >= stored)
+            {
+                w.message.push_str(&format!(
+                    " (seq {answer} is the closer DSH appends on load to end the open turn)"
+                ));
             }
             if sqlite {
                 w.line_to_row();

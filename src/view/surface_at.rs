@@ -1,7 +1,7 @@
 //! The surface right after one event (`surface --at SEQ`, `messages --at SEQ`; FORMAT.md
 //! §3.1): a snapshot of the fold's entries when the fold takes that seq.
 
-use crate::replay::SurfaceEntry;
+use crate::replay::{Keep, SurfaceEntry};
 use crate::view::{Checked, PackedChunks, View};
 
 /// Snapshots the surface right after the event with seq `at`; `entries` stays `None` when
@@ -9,19 +9,29 @@ use crate::view::{Checked, PackedChunks, View};
 #[derive(Debug)]
 pub struct SurfaceAt {
     at: u64,
+    /// What the entries hold besides what the rules keep (their messages, their previews).
+    keep: Keep,
     /// The surface entries in order, once taken (an error when a kept text could not be
     /// read back, see [`crate::replay::Replay::iter`]).
     pub entries: Option<std::io::Result<Vec<SurfaceEntry>>>,
 }
 
 impl SurfaceAt {
-    /// A snapshot to take right after seq `at`.
-    pub fn new(at: u64) -> Self {
-        SurfaceAt { at, entries: None }
+    /// A snapshot to take right after seq `at`, its entries holding what `keep` says.
+    pub fn new(at: u64, keep: Keep) -> Self {
+        SurfaceAt {
+            at,
+            keep,
+            entries: None,
+        }
     }
 }
 
 impl View for SurfaceAt {
+    fn keeps(&self) -> Keep {
+        self.keep
+    }
+
     fn on_event(&mut self, event: &Checked<'_, '_>) {
         if event.seq == self.at && event.folded {
             self.entries = Some(event.replay.entries());

@@ -5,7 +5,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use crate::write::plan::{CRASH_EXIT, CRASH_HOOK, Plan};
+/// Environment variable that makes a repair stop right after the named step, for tests
+/// that prove a crash at any point is recoverable: `backup`, `truncate`, `append-half`,
+/// `append`, `transaction` (SQLite: before `COMMIT`).
+pub const CRASH_HOOK: &str = "DSH_SESSION_REPAIR_CRASH_AFTER";
+
+/// Exit code of a process stopped by [`CRASH_HOOK`].
+pub const CRASH_EXIT: i32 = 75;
 
 pub fn crash_point(step: &str) {
     if std::env::var(CRASH_HOOK).is_ok_and(|v| v == step) {
@@ -21,11 +27,11 @@ pub fn sync_dir(path: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-pub fn truncate(plan: &Plan, at: u64) -> io::Result<File> {
-    let file = OpenOptions::new().write(true).open(&plan.path)?;
+pub fn truncate(path: &Path, at: u64) -> io::Result<File> {
+    let file = OpenOptions::new().write(true).open(path)?;
     file.set_len(at)?;
     file.sync_all()?;
-    sync_dir(&plan.path)?;
+    sync_dir(path)?;
     crash_point("truncate");
     Ok(file)
 }

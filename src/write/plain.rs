@@ -3,11 +3,11 @@
 use std::fs::OpenOptions;
 
 use crate::write::durable::{append, truncate};
-use crate::write::plan::{Plan, RepairError};
+use crate::write::plan::{Plan, WriteError};
 
-pub fn apply_plain(plan: &Plan) -> Result<(), RepairError> {
-    let file = match &plan.cut {
-        Some(t) => truncate(plan, t.offset)?,
+pub fn apply_plain(plan: &Plan) -> Result<(), WriteError> {
+    let file = match plan.cut_at {
+        Some(at) => truncate(&plan.path, at)?,
         None => OpenOptions::new().write(true).open(&plan.path)?,
     };
     let records: Vec<&str> = plan.appended().collect();

@@ -1,5 +1,7 @@
-//! What a repair will write, shared by the backends: the plan, the zstd journal, the
-//! fingerprint re-checked before writing, and the errors (FORMAT.md §5.4).
+//! What a writer applies, shared by the backends: the plan (where the log is cut, what is
+//! appended after the cut), the fingerprint re-checked right before writing, and the errors
+//! (FORMAT.md §5.4). A plan is made by [`crate::repair`]; this module only records what the
+//! writer must check again.
 
 use std::fs::File;
 use std::hash::Hasher;
@@ -8,19 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::load::Encoding;
-use crate::load::sqlite::sidecar;
-use crate::rules::Finding;
-use crate::scan::{self, TornTail};
+use crate::load::sqlite::{RowSet, Store};
 
-/// Environment variable that makes a repair stop right after the named step, for tests
-/// that prove a crash at any point is recoverable: `backup`, `truncate`, `append-half`,
-/// `append`, `transaction` (SQLite: before `COMMIT`).
-pub const CRASH_HOOK: &str = "DSH_SESSION_REPAIR_CRASH_AFTER";
-
-/// Exit code of a process stopped by [`CRASH_HOOK`].
-pub const CRASH_EXIT: i32 = 75;
-
-/// What a repair would do or did.
+/// What a repair writes: a cut, the records to append after it, and what the writer checks
+/// again before it touches the log.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The log.
@@ -29,32 +22,80 @@ pub struct Plan {
     pub session: Option<String>,
     /// The encoding.
     pub encoding: Encoding,
-    /// The torn tail to cut, if any.
-    pub cut: Option<TornTail>,
-    /// Closer records to append, one compact JSON object each.
+    /// Where the log is cut before anything is appended: a byte offset (zstd: the torn
+    /// frame's start; SQLite: the seq of the first row deleted). `None`: nothing is cut.
+    pub cut_at: Option<u64>,
+    /// The closer records DSH appends on load, one compact JSON object each.
     pub closers: Vec<String>,
+    /// Records appended after the closers (a provider heal), one compact JSON object each.
+    pub heals: Vec<String>,
     /// zstd only: lines of the torn frame written again in the new frame.
     pub recovered: Vec<String>,
     /// Where the original was copied, once applied.
     pub backup: Option<PathBuf>,
-    /// Size, mtime and hash of the region to rewrite, as scanned.
+    /// Size, mtime and hash of the region to rewrite, as planned.
     pub(crate) fingerprint: Fingerprint,
-    /// SQLite only: the session's row count, last seq and data length, as scanned.
-    pub(crate) row_set: Option<crate::load::sqlite::RowSet>,
-    /// zstd only: an interrupted repair's journal to complete instead of a new plan.
+    /// SQLite only: the session's row count, last seq and data length, as planned.
+    pub(crate) row_set: Option<RowSet>,
+    /// An interrupted repair's journal to complete instead of a new cut and append.
     pub resume: Option<Journal>,
-    /// Provider findings the repaired history still has, and why DSH's closers leave them
-    /// (PROVIDERS.md §3; empty when resuming a journal).
-    pub stays: Vec<crate::repair::Staying>,
-    /// Heal records to append after the closers (`repair --provider`, [`crate::heal`]).
-    pub heals: Vec<crate::heal::Heal>,
-    /// Provider findings no heal fixes, and why.
-    pub unhealed: Vec<crate::heal::Unhealed>,
 }
 
-/// The journal a zstd repair writes before it truncates (`FILE.repair`): where the cut
-/// is and the exact frame to append, so a crash at any later point is completed by the
-/// next run to the same bytes. Layout: `DSHREPAIR1\n`, the cut offset (u64 LE), the frame.
+impl Plan {
+    /// A plan for the log at `path` that cuts at `cut_at` and appends nothing yet. It takes
+    /// the fingerprint of the log's bytes from `tail_from` on (for a SQLite session also the
+    /// session's row set), which [`crate::write::apply`] checks again before writing.
+    ///
+    /// # Errors
+    /// Reading the file or the store.
+    pub fn new(
+        path: &Path,
+        session: Option<String>,
+        encoding: Encoding,
+        cut_at: Option<u64>,
+        tail_from: u64,
+    ) -> Result<Plan, WriteError> {
+        let row_set = match (&session, encoding) {
+            (Some(session), Encoding::Sqlite) => Some(
+                Store::open(path)
+                    .map_err(io::Error::other)?
+                    .row_set(session)?,
+            ),
+            _ => None,
+        };
+        Ok(Plan {
+            path: path.to_path_buf(),
+            session,
+            encoding,
+            cut_at,
+            closers: Vec::new(),
+            heals: Vec::new(),
+            recovered: Vec::new(),
+            backup: None,
+            fingerprint: fingerprint(path, tail_from)?,
+            row_set,
+            resume: None,
+        })
+    }
+
+    /// True when there is nothing to cut, nothing to append and no journal to complete.
+    pub fn is_empty(&self) -> bool {
+        self.cut_at.is_none()
+            && self.closers.is_empty()
+            && self.heals.is_empty()
+            && self.resume.is_none()
+    }
+
+    /// The records to append, in order: the closers, then the heals.
+    pub fn appended(&self) -> impl Iterator<Item = &str> {
+        (self.closers.iter().map(String::as_str)).chain(self.heals.iter().map(String::as_str))
+    }
+}
+
+/// The journal a repair writes before it truncates (`FILE.repair`; zstd repairs, and plain
+/// ones that append heals): where the cut is and the exact bytes to append, so a crash at
+/// any later point is completed by the next run to the same bytes. Layout: `DSHREPAIR2\n`,
+/// the cut offset, the original length and the tail hash (u64 LE each), then the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Journal {
     /// Where the file is cut before the frame is appended.
@@ -69,78 +110,13 @@ pub struct Journal {
     pub frame: Vec<u8>,
 }
 
-pub const JOURNAL_MAGIC: &[u8] = b"DSHREPAIR2\n";
-
-/// The journal path of a log: `FILE.repair`.
-pub fn journal_path(path: &Path) -> PathBuf {
-    sidecar(path, ".repair")
-}
-
-pub fn read_journal(path: &Path) -> Result<Option<Journal>, RepairError> {
-    let journal = journal_path(path);
-    let bytes = match std::fs::read(&journal) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
-    };
-    let header = JOURNAL_MAGIC.len() + 24;
-    if bytes.len() < header || !bytes.starts_with(JOURNAL_MAGIC) {
-        return Err(RepairError::Changed(format!(
-            "{} is not a dsh-session repair journal; move it away",
-            journal.display()
-        )));
-    }
-    let word = |k: usize| {
-        let at = JOURNAL_MAGIC.len() + 8 * k;
-        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
-    };
-    let (offset, original_len, original_tail_hash) = (word(0), word(1), word(2));
-    Ok(Some(Journal {
-        offset,
-        original_len,
-        original_tail_hash,
-        frame: bytes[header..].to_vec(),
-    }))
-}
-
-impl Plan {
-    /// True when there is nothing to cut, nothing to append and no journal to complete.
-    pub fn is_empty(&self) -> bool {
-        self.cut.is_none()
-            && self.closers.is_empty()
-            && self.heals.is_empty()
-            && self.resume.is_none()
-    }
-
-    /// The records to append, in order: the closers, then the heals.
-    pub fn appended(&self) -> impl Iterator<Item = &str> {
-        (self.closers.iter().map(String::as_str))
-            .chain(self.heals.iter().map(|h| h.record.as_str()))
-    }
-}
-
-/// Why a repair did not happen.
+/// Why a plan was not written.
 #[derive(Debug, thiserror::Error)]
-pub enum RepairError {
-    /// The log is corrupt or refused: repair would guess; nothing was written.
-    #[error("{status} {finding}; nothing was written")]
-    Refused {
-        /// `corrupt` or `refused`.
-        status: &'static str,
-        /// The finding, as `validate` reports it.
-        finding: Finding,
-    },
-    /// The healed log would not validate: a heal this build wrote wrongly. Nothing is
-    /// written.
-    #[error("the healed log would not validate ({0}); nothing was written (please report this)")]
-    Heal(String),
-    /// The log changed between the scan and the write (a live writer?).
+pub enum WriteError {
+    /// The log changed between the plan and the write (a live writer?).
     #[error("the log changed since it was scanned ({0}); is DSH writing it? nothing was written")]
     Changed(String),
-    /// Reading or scanning failed.
-    #[error(transparent)]
-    Scan(#[from] scan::ScanError),
-    /// Writing failed.
+    /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] io::Error),
     /// SQLite failed.

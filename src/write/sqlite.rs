@@ -8,7 +8,8 @@ use crate::json::Json;
 use crate::load::sqlite::{
     APPLICATION_ID, Schema, encode_source_seqs, is_schema_17, row_set, user_objects,
 };
-use crate::write::plan::{CRASH_EXIT, CRASH_HOOK, Plan, RepairError};
+use crate::write::durable::{CRASH_EXIT, CRASH_HOOK};
+use crate::write::plan::{Plan, WriteError};
 
 /// Makes a planned repair durable in one `BEGIN IMMEDIATE` transaction (FORMAT.md §5.4):
 /// re-check the schema (D8) and the session's row set, delete the torn rows, check that the
@@ -17,7 +18,7 @@ use crate::write::plan::{CRASH_EXIT, CRASH_HOOK, Plan, RepairError};
 ///
 /// # Errors
 /// SQLite errors; a changed store is an error and rolls back.
-pub fn apply_repair(plan: &Plan) -> Result<(), RepairError> {
+pub fn apply_repair(plan: &Plan) -> Result<(), WriteError> {
     let session = plan.session.as_deref().unwrap_or_default();
     let mut conn = Connection::open_with_flags(
         &plan.path,
@@ -25,7 +26,7 @@ pub fn apply_repair(plan: &Plan) -> Result<(), RepairError> {
     )?;
     conn.busy_timeout(std::time::Duration::from_millis(5000))?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let stale = |what: String| RepairError::Changed(format!("repair is stale: {what}"));
+    let stale = |what: String| WriteError::Changed(format!("repair is stale: {what}"));
     let user_version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let application_id: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let schema = match (user_version, application_id) {
@@ -56,10 +57,10 @@ pub fn apply_repair(plan: &Plan) -> Result<(), RepairError> {
     if Some(row_set(&tx, session)?) != plan.row_set {
         return Err(stale("the session's rows changed since the scan".into()));
     }
-    if let Some(cut) = &plan.cut {
+    if let Some(at) = plan.cut_at {
         tx.execute(
             "DELETE FROM events WHERE session_id = ?1 AND seq >= ?2",
-            rusqlite::params![session, cut.offset as i64],
+            rusqlite::params![session, at as i64],
         )?;
     }
     if let Some(first) = plan.appended().next() {

@@ -4,12 +4,12 @@
 use std::io::{self, Write};
 
 use crate::write::journal::apply_journaled;
-use crate::write::plan::{Plan, RepairError};
+use crate::write::plan::{Plan, WriteError};
 
 /// zstd: the recovered lines of the torn frame are only in the torn frame, so the cut is
 /// journaled first ([`apply_journaled`]): one new checksummed frame holds the recovered
 /// lines, the closers and any heals.
-pub fn apply_zstd(plan: &Plan) -> Result<(), RepairError> {
+pub fn apply_zstd(plan: &Plan) -> Result<(), WriteError> {
     if plan.resume.is_some() {
         return apply_journaled(plan, &[]);
     }

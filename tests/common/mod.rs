@@ -35,6 +35,15 @@ pub fn test_cache() -> &'static std::path::Path {
     })
 }
 
+/// `dsh-session --dsh 0.1.1`: judged as DSH 0.1.1-rc.2, which loads a v0 log as it is. The
+/// hand-made fixtures of DSH 0.1.1's rules (and of what a provider refuses) are logs the
+/// frozen edges of DSH 0.1.5 and later refuse for other reasons; their tests pin the line.
+pub fn dsh_011() -> Command {
+    let mut cmd = dsh();
+    cmd.arg("--dsh=0.1.1");
+    cmd
+}
+
 /// Whether a test may run that needs an outside part (a browser, `jq`, DuckDB, `tmux`, a
 /// Python package, the shared samples): `true` when it is `present`. When it is missing, on a
 /// user's machine the test says so once on the real standard error and skips (`false`); with
@@ -87,7 +96,16 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Runs `dsh-session validate --format jsonl FILE` and returns the parsed verdict.
 pub fn verdict(path: &std::path::Path) -> serde_json::Value {
-    let out = dsh()
+    verdict_with(dsh(), path)
+}
+
+/// [`verdict`] as DSH 0.1.1 judges ([`dsh_011`]).
+pub fn verdict_011(path: &std::path::Path) -> serde_json::Value {
+    verdict_with(dsh_011(), path)
+}
+
+fn verdict_with(mut cmd: Command, path: &std::path::Path) -> serde_json::Value {
+    let out = cmd
         .args(["validate", "--format", "jsonl"])
         .arg(path)
         .output()

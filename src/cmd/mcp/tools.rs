@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
 use dsh_session::index::{Index, SessionFilter, SessionRow};
+use dsh_session::replay::Keep;
 use dsh_session::replay::window::{self, Item};
+use dsh_session::scan::ScanOptions;
 use dsh_session::view::stats::Stats;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -466,9 +468,15 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         bail!("max_bytes is {max_bytes}: give 1 to {MAX_BYTES_LIMIT}");
     }
     let row = cx.find(&cx.index()?, &p.session)?;
+    // As `messages` scans (every derived message kept, past 2 MiB in a temporary file),
+    // with the turn rows `show` reads for a range by turns.
+    let mut keep = Keep::MESSAGES;
     let mut stats = Stats::with_turn_rows();
-    let options = crate::cmd::messages::keeping_messages(store_session(&row));
-    let report = crate::cmd::scan_readable(&row.file, &options, &mut [&mut stats])?;
+    let options = ScanOptions {
+        session: store_session(&row),
+        ..ScanOptions::default()
+    };
+    let report = crate::cmd::scan_readable(&row.file, &options, &mut [&mut keep, &mut stats])?;
     let (turn_from, turn_to) = turn_seqs(&stats.turns, p.from_turn, p.to_turn)?;
     let from = p.from_seq.unwrap_or(turn_from);
     let to = p.to_seq.unwrap_or(turn_to);

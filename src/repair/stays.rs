@@ -1,6 +1,5 @@
-//! Crash repair, the pure part: what a DSH-exact repair leaves unsendable, and why
-//! (FORMAT.md §5.2; PROVIDERS.md §3). The closers themselves are a load-time check
-//! ([`crate::check::closers`]); writing a repair lives in [`crate::write`].
+//! What a DSH-exact repair leaves unsendable, and why (FORMAT.md §5.2; PROVIDERS.md §3):
+//! pure, from the warnings of a scan that folded the closers.
 
 use crate::rules::{Finding, Rule};
 use crate::view::stats::Stats;
@@ -56,7 +55,9 @@ fn why_it_stays(w: &Finding, stats: &Stats, stored_events: u64) -> String {
         }
         Rule::P3 => format!("the result stays where it was recorded: {no_rewrite}"),
         Rule::P2 => format!("the result's call is not on the surface before it (never recorded, or shadowed by a replace): {no_rewrite}"),
-        Rule::P4 => format!("the reasoning was never recorded: {no_rewrite}"),
+        Rule::P4 => format!(
+            "the message does not carry the reasoning DeepSeek wants passed back: {no_rewrite}"
+        ),
         _ => no_rewrite.to_owned(),
     }
 }

@@ -1,0 +1,536 @@
+//! The frozen migration edges DSH 0.1.5 and later run when they open an older log
+//! (GENERATIONS §1.3, §4–§7, §11).
+//!
+//! DSH 0.1.1-rc.2 loads a `session.jsonl` (v0) as it is; that is what the checks in
+//! [`crate::check`] model. DSH 0.1.5 and later never do: they decode it with the frozen
+//! released-v0 codec and run it through the adjacent migration edges v0→v1→v2→v3 (→v4 in
+//! 0.1.7 and later), each with strict validation, then validate the migrated log again;
+//! a refusal anywhere makes the session's history unavailable, and the file stays as it
+//! was. [`Edges`] runs the same chain over the events of the one streaming scan and keeps
+//! the first refusal, in the chain's order:
+//!
+//! 1. **v0→v1** ([`legacy`], [`payload`], [`message`]): the retired names and legacy
+//!    shapes it converts, then a closed inventory ([`inventory`]) that refuses unknown
+//!    types even when `ignorable`, and the exact members and values of every payload.
+//! 2. **v1→v2** ([`attempts`]): every top-level `assistant/chunk` is consumed into the
+//!    `stream` of the message that cites its complete attempt, or into an
+//!    `assistant/attempt`; a reference to a consumed chunk, a turn that starts while
+//!    another is open, and a message that cites part of an attempt are refused.
+//! 3. **v2→v3** ([`admission`]): content kinds and message sources from fixed lists, the
+//!    system prompt becomes a surface head after the first `step/start` (a surface event
+//!    before it is refused), repair identities, error metadata.
+//! 4. **the migrated log's own check** ([`relationships`]): turns, steps and tool calls,
+//!    compactions, retries, commands and titles, as the frozen released validator checks
+//!    them. One rule changed after DSH 0.1.6: a `step/end` or `turn/end` that leaves an
+//!    advertised call unresolved is refused by the v3 builds and the first v4 builds but
+//!    released by the builds after 2026-09-22 (GENERATIONS §7, §8), so it is a warning
+//!    (F10), not a refusal.
+//!
+//! Learnt from (never copied) tenyi/deepseek-harness @
+//! `77afa3438160c9b45d81277b1fa64e9edcd9416d`: `packages/session/session-format-v0-to-v1/src/`
+//! (`codec.ts`, `migration.ts`, `validation.ts`, `validation-helpers.ts`,
+//! `payload-validation.ts`, `relationships.ts`, `dispositions.ts`), the same for
+//! `session-format-v1-to-v2` and `session-format-v2-to-v3` (`payload.ts`, `validation.ts`),
+//! `packages/session/session-format/src/{chain,catalog}.ts`; the v4 relationships from
+//! MrChenDev/my-deepseek-harness @ `0c97230f94d5a6e24d64e0b63b4a00800ad560b7`
+//! (`packages/session/session-format-v3-to-v4/src/relationships.ts`). The refusal texts
+//! are DSH's, with the stored seqs (DSH numbers the events of the migrated log anew).
+//!
+//! Not modelled: SQLite stores (DSH 0.1.5 and later do not open them at all), and the
+//! installed build's own `Session.fromRestore` on the migrated log, whose rules are the
+//! ones [`crate::check`] already applies.
+
+pub mod admission;
+pub mod attempts;
+pub mod features;
+pub mod inventory;
+pub mod legacy;
+pub mod message;
+pub mod payload;
+pub mod relationships;
+pub mod repairs;
+pub mod shape;
+
+use std::fmt;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use crate::check::Logical;
+use crate::event::Era;
+use crate::header::Header;
+use crate::json::Json;
+use crate::load::packed::PackedSpan;
+use crate::rules::{Class, Finding, Rule};
+use shape::Refusal;
+
+/// Which DSH release line a log is judged as (`--dsh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DshLine {
+    /// DSH 0.1.1-rc.2, which loads a v0 log directly (the `EXPECTED.tsv` verdicts).
+    V0_1_1,
+    /// DSH 0.1.5 and later, which migrate every log older than their own generation
+    /// through the frozen edges first. The newest DSH that GENERATIONS.md describes
+    /// (0.2.1-alpha.2) is of this line.
+    Current,
+}
+
+static PROCESS_LINE: AtomicU8 = AtomicU8::new(1);
+
+impl DshLine {
+    /// `DSH 0.1.1` or `DSH 0.1.5+`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            DshLine::V0_1_1 => "DSH 0.1.1",
+            DshLine::Current => "DSH 0.1.5+",
+        }
+    }
+
+    /// The line `--dsh` chose for this process (the newest unless set), which every
+    /// [`crate::scan::ScanOptions::default`] starts from: one command line judges every log
+    /// it reads, in every scan, as one DSH.
+    pub fn process_default() -> DshLine {
+        if PROCESS_LINE.load(Ordering::Relaxed) == 0 {
+            DshLine::V0_1_1
+        } else {
+            DshLine::Current
+        }
+    }
+
+    /// Sets [`DshLine::process_default`] (`main`, from `--dsh`).
+    pub fn set_process_default(line: DshLine) {
+        PROCESS_LINE.store(u8::from(line == DshLine::Current), Ordering::Relaxed);
+    }
+
+    /// Reads a DSH version (`0.1.1`, `0.1.1-rc.2`, `0.1.5`, `0.2.1-alpha.2`, `latest`).
+    ///
+    /// # Errors
+    /// A version that is not a DSH version, or one of 0.1.2–0.1.4 (the v0-alpha and v2
+    /// writers), whose behaviour GENERATIONS.md does not describe in full.
+    pub fn parse(text: &str) -> Result<DshLine, String> {
+        if text == "latest" {
+            return Ok(DshLine::Current);
+        }
+        let core = text.split(['-', '+']).next().unwrap_or_default();
+        let parts: Vec<Option<u64>> = core.split('.').map(|p| p.parse().ok()).collect();
+        let [Some(major), Some(minor), Some(patch)] = parts[..] else {
+            return Err(format!(
+                "{text:?} is not a DSH version: give one like 0.1.1 or 0.1.5 (or latest)"
+            ));
+        };
+        match (major, minor, patch) {
+            (0, 0, _) | (0, 1, 0..=1) => Ok(DshLine::V0_1_1),
+            (0, 1, 2..=4) => Err(format!(
+                "DSH {text} (a v0-alpha or v2 writer) is not described here: judge as 0.1.1 (loads v0 as it is) or 0.1.5 (migrates it)"
+            )),
+            _ => Ok(DshLine::Current),
+        }
+    }
+}
+
+impl fmt::Display for DshLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a scan judges a log: the line whose verdict it reports, and whether the frozen
+/// edges run even when that line does not need them (`show` and `version` say both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judge {
+    /// The line whose verdict the report carries.
+    pub line: DshLine,
+    /// Run the edges under [`DshLine::V0_1_1`] too, to report what the other line does.
+    pub both_lines: bool,
+}
+
+impl Default for Judge {
+    fn default() -> Self {
+        Judge {
+            line: DshLine::process_default(),
+            both_lines: false,
+        }
+    }
+}
+
+impl Judge {
+    /// This judge, also reporting the other line.
+    pub fn with_both_lines(self) -> Judge {
+        Judge {
+            both_lines: true,
+            ..self
+        }
+    }
+
+    /// True when the scan runs the edges.
+    pub fn runs_edges(self) -> bool {
+        self.line == DshLine::Current || self.both_lines
+    }
+}
+
+/// A step of the chain, as messages name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Edge {
+    /// The frozen released-v0/v1 codec decoding a row.
+    Codec,
+    /// v0→v1.
+    V0V1,
+    /// v1→v2.
+    V1V2,
+    /// v2→v3.
+    V2V3,
+    /// The check of the migrated log after the last edge.
+    Migrated,
+    /// The check of a v3 or v4 log, which the DSH writing it reads natively.
+    Native(u8),
+}
+
+impl fmt::Display for Edge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Edge::Codec => "the frozen v0 codec",
+            Edge::V0V1 => "the v0→v1 edge",
+            Edge::V1V2 => "the v1→v2 edge",
+            Edge::V2V3 => "the v2→v3 edge",
+            Edge::Migrated => "the check of the migrated log",
+            Edge::Native(3) => "the check of a v3 log",
+            Edge::Native(_) => "the check of a v4 log",
+        })
+    }
+}
+
+/// A refusal placed in the stored log.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Placed {
+    edge: Edge,
+    seq: Option<u64>,
+    line: Option<u64>,
+    refusal: Refusal,
+}
+
+impl Placed {
+    fn finding(self) -> Finding {
+        let Placed {
+            edge,
+            seq,
+            line,
+            refusal,
+        } = self;
+        if let Edge::Native(generation) = edge
+            && refusal.rule != Rule::F10
+        {
+            // The generation's own rules: the DSH that writes it refuses to load it.
+            let mut finding = Finding::new(
+                Rule::G9,
+                seq,
+                line,
+                format!(
+                    "{} ({edge}, as DSH {} and later read it)",
+                    refusal.detail,
+                    if generation == 3 { "0.1.5" } else { "0.1.7" }
+                ),
+            );
+            finding.class = Class::Corrupt;
+            return finding;
+        }
+        let (class, message) = if refusal.rule == Rule::F10 {
+            (
+                Class::Warning,
+                format!(
+                    "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it ({edge}): {}; the builds after 2026-09-22 release the call",
+                    refusal.detail
+                ),
+            )
+        } else {
+            (
+                Class::Refused,
+                format!(
+                    "DSH 0.1.5 and later refuse to migrate it ({edge}): {}",
+                    refusal.detail
+                ),
+            )
+        };
+        let mut finding = Finding::new(refusal.rule, seq, line, message);
+        finding.class = class;
+        finding
+    }
+}
+
+/// What the edges concluded about one log.
+#[derive(Debug, Clone, Default)]
+pub struct EdgeVerdict {
+    /// The first refusal, in the chain's order.
+    pub refusal: Option<Finding>,
+    /// Rules that only some builds of the line refuse (F10).
+    pub warnings: Vec<Finding>,
+}
+
+/// One stored event as the edges read it.
+#[derive(Clone, Copy)]
+pub struct Source<'j> {
+    /// The type as stored.
+    pub stored_type: &'j str,
+    /// The type after DSH 0.1.1's conversions (`steering/message` → `user/message`).
+    pub ty: &'j str,
+    /// The stored seq.
+    pub seq: u64,
+    /// Its line.
+    pub line: u64,
+    /// `data` after DSH 0.1.1's conversions (the same as the edge's for the shapes both
+    /// convert: pre-react-loop turns, steering messages, pre-identity messages).
+    pub data: Option<Json<'j>>,
+    /// The stored `data`.
+    pub stored_data: Option<Json<'j>>,
+    /// `surfaceOp`.
+    pub surface_op: Option<Json<'j>>,
+    /// `sourceEventSeqs`.
+    pub sources: Option<Json<'j>>,
+    /// `time`, as stored.
+    pub time: Option<Json<'j>>,
+    /// `ignorable: true`.
+    pub ignorable: bool,
+}
+
+impl<'j> Source<'j> {
+    /// The edges' view of a checked event.
+    pub fn of(logical: &'j Logical<'j>, seq: u64, line: u64) -> Source<'j> {
+        let stored_type = logical.ev.ty.and_then(Json::raw_str_body).unwrap_or("");
+        Source {
+            stored_type,
+            ty: logical.type_str(),
+            seq,
+            line,
+            data: logical.data(),
+            stored_data: logical.ev.data,
+            surface_op: logical.ev.surface_op,
+            sources: logical.ev.source_event_seqs,
+            time: logical.ev.time,
+            ignorable: logical.ev.is_ignorable(),
+        }
+    }
+}
+
+/// The chain DSH 0.1.5 and later run on a v0–v3 log, fed one event at a time.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Edges {
+    generation: u8,
+    legacy: legacy::Legacy,
+    attempts: attempts::Attempts,
+    admission: admission::Admission,
+    relationships: relationships::Relationships,
+    /// A row the frozen codec cannot decode: a refusal once a `turn/end` follows it
+    /// (committed), a torn tail DSH drops otherwise.
+    codec_issue: Option<Placed>,
+    refused: Option<Placed>,
+    warnings: Vec<Placed>,
+}
+
+impl Edges {
+    /// The chain for a log of `era` with `header`, or `None` when DSH 0.1.5 and later read
+    /// it natively (v4) or the edges have nothing to say. A June 2026 log is refused at
+    /// its header: the frozen v0 codec requires `delegationDepth`.
+    pub fn for_log(era: Era, header: Option<&Header>) -> Option<Edges> {
+        let generation = match era {
+            Era::Head | Era::V0Alpha | Era::June2026 => 0,
+            Era::V1 => 1,
+            Era::V2 => 2,
+            // Read natively by the DSH that writes them: only the log's own check runs
+            // (the v3→v4 edge that 0.1.7 and later run on v3 is not modelled).
+            Era::V3 => 3,
+            Era::V4 => 4,
+        };
+        let mut edges = Edges {
+            generation,
+            legacy: legacy::Legacy::new(header),
+            attempts: attempts::Attempts::new(header),
+            admission: admission::Admission::new(header),
+            relationships: relationships::Relationships::of_generation(generation),
+            codec_issue: None,
+            refused: None,
+            warnings: Vec::new(),
+        };
+        if era == Era::June2026 {
+            edges.refused = Some(Placed {
+                edge: Edge::Codec,
+                seq: None,
+                line: Some(1),
+                refusal: shape::members_refused(
+                    "released v0 physical header lacks required member \"delegationDepth\" (a June 2026 header)".into(),
+                ),
+            });
+        }
+        Some(edges)
+    }
+
+    /// The chain's whole state, for a scan taken up after appends
+    /// ([`crate::scan::resume`]): every member of every edge's state, as serde derives it
+    /// (so none can be left out), as JSON text.
+    pub fn save(&self) -> Option<String> {
+        serde_json::to_string(self).ok()
+    }
+
+    /// The state [`Edges::save`] wrote; `None` for text it did not write (the scan is then
+    /// not taken up: the log is read whole).
+    pub fn restore(text: &str) -> Option<Edges> {
+        serde_json::from_str(text).ok()
+    }
+
+    fn done(&self) -> bool {
+        self.refused.is_some()
+    }
+
+    fn refuse(&mut self, edge: Edge, seq: u64, line: u64, refusal: Refusal) {
+        if self.refused.is_none() {
+            self.refused = Some(Placed {
+                edge,
+                seq: Some(seq),
+                line: Some(line),
+                refusal,
+            });
+        }
+    }
+
+    /// One stored event (after DSH 0.1.1's conversions).
+    pub fn event(&mut self, ev: Source<'_>) {
+        if self.done() {
+            return;
+        }
+        if let Some(issue) = &self.codec_issue {
+            // Rows after an undecodable one are not read; a turn/end after it makes it
+            // committed corruption.
+            if ev.stored_type == "turn/end" && self.refused.is_none() {
+                self.refused = Some(issue.clone());
+            }
+            return;
+        }
+        let mut ev = ev;
+        if self.generation == 3
+            && matches!(ev.ty, "tool/code-dispatch-start" | "tool/code-dispatch")
+            && !ev.ignorable
+        {
+            // The PTC events' old names: opaque when ignorable, refused otherwise (S-v23V).
+            let detail = format!(
+                "format v3 contains unknown event type {} at seq {}",
+                shape::js_quote(ev.ty),
+                ev.seq
+            );
+            let refusal = Refusal {
+                rule: Rule::F1,
+                detail,
+            };
+            return self.refuse(Edge::Native(3), ev.seq, ev.line, refusal);
+        }
+        if self.generation == 0 {
+            match self.legacy.check(&ev) {
+                Ok(renamed) => ev.ty = renamed,
+                Err(r) => return self.refuse(Edge::V0V1, ev.seq, ev.line, r),
+            }
+        } else if self.generation == 1
+            && let Err(r) = self.legacy.check_decoded_v1(&ev)
+        {
+            return self.refuse(Edge::V1V2, ev.seq, ev.line, r);
+        }
+        if self.generation <= 1 {
+            let step = self.relationships.step_state();
+            let out = match self.attempts.event(&ev, step) {
+                Ok(out) => out,
+                Err(r) => return self.refuse(Edge::V1V2, ev.seq, ev.line, r),
+            };
+            if let Some(attempt) = out.attempt {
+                self.attempt_downstream(attempt);
+            }
+            if let Some(turn) = out.interrupted_turn {
+                self.relationships
+                    .interrupted_turn_end(turn, ev.seq, ev.line);
+            }
+            if !out.emit {
+                // A consumed chunk's raw block chunks stay in the stream the v2→v3 edge
+                // admits.
+                if let Err(r) = admission::stream_chunk(&ev) {
+                    self.refuse(Edge::V2V3, ev.seq, ev.line, r);
+                }
+                return;
+            }
+        }
+        if self.generation <= 2 {
+            let from_v0 = self.generation < 2;
+            if let Err(r) = self.admission.event(&ev, from_v0) {
+                return self.refuse(Edge::V2V3, ev.seq, ev.line, r);
+            }
+        }
+        let supplied = self.legacy.supplied_compaction();
+        self.relationships.event(&ev, supplied);
+    }
+
+    fn attempt_downstream(&mut self, attempt: attempts::Attempt) {
+        if let Err(r) = admission::attempt(&attempt) {
+            return self.refuse(Edge::V2V3, attempt.last_seq, attempt.last_line, r);
+        }
+        self.relationships.attempt(&attempt);
+    }
+
+    /// The members of one packed chunk row (v0/v1).
+    pub fn packed(&mut self, row: Json<'_>, span: &PackedSpan, line: u64) {
+        if self.done() || self.codec_issue.is_some() {
+            return;
+        }
+        let decoded = match attempts::decode_packed(row, span, line) {
+            Ok(run) => run,
+            Err(r) => {
+                self.codec_issue = Some(Placed {
+                    edge: Edge::Codec,
+                    seq: Some(span.seq0),
+                    line: Some(line),
+                    refusal: r,
+                });
+                return;
+            }
+        };
+        let step = self.relationships.step_state();
+        match self.attempts.run(&decoded, line, step) {
+            Ok(Some(attempt)) => self.attempt_downstream(attempt),
+            Ok(None) => {}
+            Err(r) => self.refuse(Edge::V1V2, span.seq0, line, r),
+        }
+    }
+
+    /// The verdict, once every stored event was fed.
+    pub fn finish(mut self) -> EdgeVerdict {
+        if self.refused.is_none()
+            && let Some(attempt) = self.attempts.finish()
+        {
+            self.attempt_downstream(attempt);
+        }
+        if self.refused.is_none()
+            && let Some((seq, line, r)) = self.admission.finish()
+        {
+            self.refuse(Edge::V2V3, seq, line, r);
+        }
+        let relationships = std::mem::take(&mut self.relationships).finish();
+        let last = if self.generation >= 3 {
+            Edge::Native(self.generation)
+        } else {
+            Edge::Migrated
+        };
+        if self.refused.is_none()
+            && let Some((seq, line, r)) = relationships.refusal
+        {
+            self.refuse(last, seq, line, r);
+        }
+        for (seq, line, r) in relationships.warnings {
+            self.warnings.push(Placed {
+                edge: last,
+                seq: Some(seq),
+                line: Some(line),
+                refusal: r,
+            });
+        }
+        if self.refused.is_some() {
+            // DSH stops at the refusal: what only its later checks would say is moot.
+            self.warnings
+                .retain(|w| w.seq < self.refused.as_ref().and_then(|r| r.seq));
+        }
+        EdgeVerdict {
+            refusal: self.refused.map(Placed::finding),
+            warnings: self.warnings.into_iter().map(Placed::finding).collect(),
+        }
+    }
+}
