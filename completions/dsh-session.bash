@@ -34,6 +34,9 @@ _dsh__session() {
             dsh__session,man)
                 cmd="dsh__session__subcmd__man"
                 ;;
+            dsh__session,mcp)
+                cmd="dsh__session__subcmd__mcp"
+                ;;
             dsh__session,messages)
                 cmd="dsh__session__subcmd__messages"
                 ;;
@@ -88,6 +91,9 @@ _dsh__session() {
             dsh__session__subcmd__help,man)
                 cmd="dsh__session__subcmd__help__subcmd__man"
                 ;;
+            dsh__session__subcmd__help,mcp)
+                cmd="dsh__session__subcmd__help__subcmd__mcp"
+                ;;
             dsh__session__subcmd__help,messages)
                 cmd="dsh__session__subcmd__help__subcmd__messages"
                 ;;
@@ -131,7 +137,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions index search mcp export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,7 +265,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show stats version sessions index search export follow rules man completions help"
+            opts="validate surface messages repair provenance replacements show stats version sessions index search mcp export follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +349,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -562,6 +582,36 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__mcp)
+            opts="-v -h --root --index --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
