@@ -505,3 +505,117 @@ fn standard_output_carries_only_protocol_messages() {
     // The torn tail is said where a user would look, never on standard output.
     assert!(stderr.contains("torn tail"), "{stderr}");
 }
+
+/// The README's `mcp` section: its fenced block that follows `marker`.
+fn readme_block(marker: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let at = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} in README"));
+    let rest = &readme[at..];
+    let start = rest.find("```").expect("a block") + 3;
+    let body = &rest[start..];
+    let body = &body[body.find('\n').expect("fence line") + 1..];
+    body[..body.find("```").expect("closing fence")].to_owned()
+}
+
+#[test]
+fn the_readme_client_configuration_and_exchange_are_true() {
+    // The configuration: JSON that starts `dsh-session mcp`.
+    let config: Value =
+        serde_json::from_str(&readme_block("The client's configuration")).expect("JSON");
+    let server = &config["mcpServers"]["dsh-sessions"];
+    assert_eq!(server["command"], "dsh-session");
+    assert_eq!(server["args"][0], "mcp");
+    // The exchange: the client's lines sent as they are, on the fixtures it names.
+    let exchange = readme_block("An exchange, one JSON-RPC message per line");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-session"))
+        .args(["mcp", "--root"])
+        .arg(common::fixture("generations"))
+        .arg("--index")
+        .arg(dir.path().join("index.db"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut answers = std::collections::BTreeMap::new();
+    let mut shown = std::collections::BTreeMap::new();
+    for line in exchange.lines() {
+        if let Some(sent) = line.strip_prefix("→ ") {
+            let message: Value = serde_json::from_str(sent).expect("the README's request");
+            send(&mut stdin, message.clone());
+            if message.get("id").is_some() {
+                let answer: Value =
+                    serde_json::from_str(&lines.next().expect("an answer").expect("read"))
+                        .expect("JSON-RPC");
+                answers.insert(answer["id"].as_u64().expect("id"), answer);
+            }
+        } else if let Some(got) = line.strip_prefix("← ") {
+            // Shortened with `…`: the id and whether it is an error are kept as they are.
+            let id = got["{\"jsonrpc\":\"2.0\",\"id\":".len()..]
+                .split(',')
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .expect("an id");
+            shown.insert(id, got.contains("\"isError\":true"));
+        }
+    }
+    drop(stdin);
+    assert_eq!(shown.len(), 4);
+    for (id, error) in &shown {
+        let answer = &answers[id];
+        if *id == 1 {
+            assert_eq!(answer["result"]["serverInfo"]["name"], "dsh-session");
+            continue;
+        }
+        assert_eq!(answer["result"]["isError"], *error, "{answer}");
+    }
+    let text = answers[&4]["result"]["content"][0]["text"]
+        .as_str()
+        .expect("text");
+    assert!(text.starts_with("no session has an id starting with \"s-nope\""));
+    // Answer 3 laid out: every number and note as the server gives them, and its seqs.
+    let laid_out = readme_block("The text of answer 3, laid out");
+    let answer: Value = serde_json::from_str(
+        answers[&3]["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("JSON");
+    for key in [
+        "schema_version",
+        "from_seq",
+        "to_seq",
+        "history_messages",
+        "bytes",
+    ] {
+        let line = format!("\"{key}\": {},", answer[key]);
+        assert!(laid_out.contains(&line), "README lacks {line}");
+    }
+    assert!(laid_out.contains(&format!("\"session\": {},", answer["session"])));
+    assert!(laid_out.contains(&answer["notes"][0].to_string()));
+    let seqs: Vec<String> = answer["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            format!(
+                "{{\"seq\": {}, \"message\": {{\"id\": {}",
+                m["seq"], m["message"]["id"]
+            )
+        })
+        .collect();
+    let mut at = 0;
+    for s in &seqs {
+        let found = laid_out[at..]
+            .find(s.as_str())
+            .unwrap_or_else(|| panic!("README lacks {s}"));
+        at += found + s.len();
+    }
+    assert_eq!(laid_out.matches("{\"seq\": ").count(), seqs.len());
+}

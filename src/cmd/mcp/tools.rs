@@ -405,8 +405,12 @@ struct SeqRange {
     to_seq: u64,
 }
 
+/// The `messages` tool's layout (README "JSON outputs").
+const MESSAGES_SCHEMA_VERSION: u32 = 1;
+
 #[derive(Debug, Serialize)]
 struct MessagesJson<'a> {
+    schema_version: u32,
     session: &'a str,
     file: String,
     /// The range the messages shown cover.
@@ -561,6 +565,7 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         ));
     }
     let json = MessagesJson {
+        schema_version: MESSAGES_SCHEMA_VERSION,
         session: &row.session,
         file: row.file.display().to_string(),
         from_seq: w.from_seq,
