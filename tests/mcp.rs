@@ -566,6 +566,7 @@ fn the_readme_client_configuration_and_exchange_are_true() {
         }
     }
     drop(stdin);
+    assert!(child.wait().expect("exits").success());
     assert_eq!(shown.len(), 4);
     for (id, error) in &shown {
         let answer = &answers[id];
