@@ -131,7 +131,7 @@ impl Index {
                 source,
             })?;
         }
-        match Self::open_as_is(path, &mut notes) {
+        match Self::open_retrying(path, &mut notes) {
             Err(IndexError::Sqlite { source, .. }) if is_damage(&source) => {
                 let what = crate::wording::without_os_error(&source.to_string());
                 if written_by_us(path) {
@@ -154,9 +154,37 @@ impl Index {
                         aside.display()
                     ));
                 }
-                Self::open_as_is(path, &mut notes).map(|index| (index, notes))
+                Self::open_retrying(path, &mut notes).map(|index| (index, notes))
             }
             other => other.map(|index| (index, notes)),
+        }
+    }
+
+    /// [`Index::open_as_is`], again while SQLite answers `SQLITE_BUSY` for up to a minute
+    /// (as long as a writer is waited for). Two processes that open a new index at once
+    /// race to create it and switch it to WAL: SQLite answers some steps of that race
+    /// (a journal-mode change, a first read of a file another connection is switching)
+    /// with `SQLITE_BUSY` at once, without the busy timeout; about one first open in twenty
+    /// of two concurrent `search` runs did.
+    fn open_retrying(path: &Path, notes: &mut Vec<String>) -> Result<Index, IndexError> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            // An attempt's notes count only when it is the last.
+            let mut said = Vec::new();
+            match Self::open_as_is(path, &mut said) {
+                Err(IndexError::Sqlite { source, .. })
+                    if source.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                other => {
+                    notes.extend(said);
+                    return other;
+                }
+            }
         }
     }
 
