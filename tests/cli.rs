@@ -393,6 +393,7 @@ fn man_page_and_rules() {
         "sessions",
         "index",
         "search",
+        "mcp",
         "export",
         "stats",
         "follow",

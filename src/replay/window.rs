@@ -61,14 +61,15 @@ pub fn window(items: &[Item<'_>], from_seq: u64, to_seq: u64, max_bytes: usize) 
     let last_seq = items.iter().map(|i| i.seq).max().unwrap_or(0);
     let asked = (from_seq, to_seq);
     let (mut lo, mut hi) = (from_seq, to_seq.min(last_seq.max(from_seq)));
+    // Each group's lowest and highest seq.
+    let mut bounds: HashMap<usize, (u64, u64)> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let b = bounds.entry(group[i]).or_insert((item.seq, item.seq));
+        *b = (b.0.min(item.seq), b.1.max(item.seq));
+    }
     // Widen until every group that has a message in the range lies wholly inside it; each
     // pass only widens, so this ends after at most one pass per group.
     loop {
-        let mut bounds: HashMap<usize, (u64, u64)> = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
-            let b = bounds.entry(group[i]).or_insert((item.seq, item.seq));
-            *b = (b.0.min(item.seq), b.1.max(item.seq));
-        }
         let (mut new_lo, mut new_hi) = (lo, hi);
         for (i, item) in items.iter().enumerate() {
             if (lo..=hi).contains(&item.seq) {
