@@ -34,11 +34,17 @@ _dsh__session() {
             dsh__session,man)
                 cmd="dsh__session__subcmd__man"
                 ;;
+            dsh__session,mcp)
+                cmd="dsh__session__subcmd__mcp"
+                ;;
             dsh__session,messages)
                 cmd="dsh__session__subcmd__messages"
                 ;;
             dsh__session,provenance)
                 cmd="dsh__session__subcmd__provenance"
+                ;;
+            dsh__session,recover)
+                cmd="dsh__session__subcmd__recover"
                 ;;
             dsh__session,repair)
                 cmd="dsh__session__subcmd__repair"
@@ -91,11 +97,17 @@ _dsh__session() {
             dsh__session__subcmd__help,man)
                 cmd="dsh__session__subcmd__help__subcmd__man"
                 ;;
+            dsh__session__subcmd__help,mcp)
+                cmd="dsh__session__subcmd__help__subcmd__mcp"
+                ;;
             dsh__session__subcmd__help,messages)
                 cmd="dsh__session__subcmd__help__subcmd__messages"
                 ;;
             dsh__session__subcmd__help,provenance)
                 cmd="dsh__session__subcmd__help__subcmd__provenance"
+                ;;
+            dsh__session__subcmd__help,recover)
+                cmd="dsh__session__subcmd__help__subcmd__recover"
                 ;;
             dsh__session__subcmd__help,repair)
                 cmd="dsh__session__subcmd__help__subcmd__repair"
@@ -137,7 +149,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -181,7 +193,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --color --verbose --dsh --help"
+            opts="-o -v -h --format --output --out --no-redact --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -265,7 +277,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair provenance replacements show stats version sessions index search export tui follow rules man completions help"
+            opts="validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -362,6 +374,20 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__help__subcmd__messages)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -377,6 +403,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__provenance)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__recover)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -600,8 +640,38 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__mcp)
+            opts="-v -h --root --index --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --color --verbose --dsh --help"
+            opts="-v -h --at --format --provider --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -639,7 +709,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__provenance)
-            opts="-v -h --session --depth --format --color --verbose --dsh --help"
+            opts="-v -h --session --depth --format --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -655,6 +725,48 @@ _dsh__session() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json dot" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__recover)
+            opts="-v -h --out --session --dry-run --as --provider --format --color --verbose --dsh --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "plain zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai deepseek" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -707,7 +819,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__replacements)
-            opts="-v -h --session --format --color --verbose --dsh --help"
+            opts="-v -h --session --format --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -855,7 +967,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --color --verbose --dsh --help"
+            opts="-v -h --format --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -931,7 +1043,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__surface)
-            opts="-v -h --at --all --format --session --color --verbose --dsh --help"
+            opts="-v -h --at --all --format --session --salvage --color --verbose --dsh --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

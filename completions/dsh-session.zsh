@@ -317,6 +317,20 @@ never\:"Never colour"))' \
 '*::paths -- JSONL roots, logs and stores to search (brought up to date first); none\: every path indexed before:_files' \
 && ret=0
 ;;
+(mcp)
+_arguments "${_arguments_options[@]}" : \
+'*--root=[A JSONL root, session directory, log or SQLite store whose sessions the tools serve (repeat for several); none\: every path indexed before]:ROOT:_files' \
+'--index=[The index file \[default\: \$DSH_SESSION_INDEX, else index.db in the cache directory\: \$XDG_CACHE_HOME/dsh-session, ~/Library/Caches/dsh-session, %LOCALAPPDATA%\\dsh-session\\cache\]]:FILE:_files' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+&& ret=0
+;;
 (export)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((markdown\:"A Markdown transcript (GitHub-flavoured, \`<details>\` for collapsed parts)"
@@ -484,6 +498,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(mcp)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (export)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -537,6 +555,7 @@ _dsh-session_commands() {
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'index:Build or update the search index of every session under the given paths' \
 'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
+'mcp:Serve the sessions to an agent\: a Model Context Protocol server on standard I/O' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
@@ -578,6 +597,7 @@ _dsh-session__subcmd__help_commands() {
 'sessions:List the sessions of a SQLite store or of a DSH JSONL root directory' \
 'index:Build or update the search index of every session under the given paths' \
 'search:Search the text of every session\: user and assistant messages, reasoning, tool calls and results' \
+'mcp:Serve the sessions to an agent\: a Model Context Protocol server on standard I/O' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
@@ -617,6 +637,11 @@ _dsh-session__subcmd__help__subcmd__index_commands() {
 _dsh-session__subcmd__help__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help man commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__mcp_commands] )) ||
+_dsh-session__subcmd__help__subcmd__mcp_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help mcp commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__messages_commands] )) ||
 _dsh-session__subcmd__help__subcmd__messages_commands() {
@@ -697,6 +722,11 @@ _dsh-session__subcmd__index_commands() {
 _dsh-session__subcmd__man_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session man commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__mcp_commands] )) ||
+_dsh-session__subcmd__mcp_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session mcp commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__messages_commands] )) ||
 _dsh-session__subcmd__messages_commands() {

@@ -205,6 +205,18 @@ pub enum Command {
     )]
     Search(SearchArgs),
 
+    /// Serve the sessions to an agent: a Model Context Protocol server on standard I/O.
+    ///
+    /// An MCP client (DSH, Claude Code, Codex, an IDE) starts it and calls its tools:
+    /// list_sessions, search, show, messages, validate and provenance, over the sessions
+    /// under the --root paths (brought up to date in the search index before each call).
+    /// Read-only: no tool writes a log. Standard output carries only protocol messages;
+    /// notes go to standard error.
+    #[command(
+        after_help = "Examples:\n  dsh-session mcp --root ~/.dsh/sessions\n  dsh-session mcp --root ~/.dsh/sessions --root ~/work/sessions.db --index /tmp/dsh.db\n\nExit codes:\n  0  the client closed the connection\n  2  usage error, the index could not be opened, or this build has no MCP server"
+    )]
+    Mcp(McpArgs),
+
     /// Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions.
     ///
     /// markdown and html: the derived conversation in surface order with turn boundaries,
@@ -320,6 +332,11 @@ pub struct ValidateArgs {
 
 /// A provider profile: which provider-readiness rules (P*) make a log fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(
+    feature = "mcp",
+    derive(serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "lowercase")
+)]
 pub enum ProviderName {
     /// Anthropic Messages API: P1, P2, P3, P5, P6, P7.
     Anthropic,
@@ -811,8 +828,25 @@ pub struct SearchArgs {
     pub quiet: bool,
 }
 
+/// Arguments of `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// A JSONL root, session directory, log or SQLite store whose sessions the tools serve
+    /// (repeat for several); none: every path indexed before.
+    #[arg(long = "root", value_name = "ROOT")]
+    pub roots: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub index: IndexLocation,
+}
+
 /// What part of a message `search --role` keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[cfg_attr(
+    feature = "mcp",
+    derive(serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "lowercase")
+)]
 pub enum SearchRole {
     /// What the user (or a plugin, as the user) wrote.
     User,

@@ -71,18 +71,25 @@ fn run_cli() -> ExitCode {
     if let Some(line) = cli.dsh {
         dsh_session::edge::DshLine::set_process_default(line);
     }
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let result = run(cli, &mut out).and_then(|code| {
-        out.flush()?;
-        Ok(code)
-    });
+    let result = if let Command::Mcp(args) = &cli.command {
+        // The server writes its protocol messages to standard output from its own
+        // threads: the lock below would stop them.
+        cmd::mcp::run(args)
+    } else {
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        let result = run(cli, &mut out);
+        let flushed = out.flush();
+        result.and_then(|code| {
+            flushed?;
+            Ok(code)
+        })
+    };
     match result {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let failed = e.downcast_ref::<cmd::Rejected>().is_some();
-            let _ = out.flush();
             // The first line is `<file>: <what>` with or without -v; -v then lists the
             // causes one per line, leaving out a cause that only repeats the one before it.
             stderr!("dsh-session: {}", in_our_words(&e));
@@ -122,6 +129,9 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Sessions(args) => cmd::sessions::run(&args, out),
         Command::Index(args) => cmd::index::run(&args, out),
         Command::Search(args) => cmd::search::run(&args, color, out),
+        Command::Mcp(_) => {
+            anyhow::bail!("internal error: `mcp` runs before standard output is locked")
+        }
         Command::Export(args) => cmd::export::run(&args, out),
         Command::Tui(args) => cmd::tui::run(&args, color),
         Command::Man(args) => cmd::man::run(&args, out),
@@ -132,7 +142,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
 /// The error chain as `{:#}` joins it (`<file>: <what>`), each cause said once and in the
 /// tool's words ([`dsh_session::wording::error_line`]).
-fn in_our_words(e: &anyhow::Error) -> String {
+pub(crate) fn in_our_words(e: &anyhow::Error) -> String {
     dsh_session::wording::error_line(e.chain())
 }
 

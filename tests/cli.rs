@@ -396,6 +396,7 @@ fn man_page_and_rules() {
         "index",
         "search",
         "tui",
+        "mcp",
         "export",
         "stats",
         "follow",

@@ -5,6 +5,7 @@ pub mod export;
 pub mod follow;
 pub mod index;
 pub mod man;
+pub mod mcp;
 pub mod messages;
 pub mod provenance;
 pub mod recover;

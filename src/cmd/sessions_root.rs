@@ -47,7 +47,7 @@ pub fn write_csv<T: Serialize>(out: &mut dyn Write, rows: &[T]) -> Result<()> {
 /// One session of a JSONL root: the fields of `sessions STORE` (schema 2), then what the
 /// index adds.
 #[derive(Debug, Serialize)]
-struct Row {
+pub(crate) struct Row {
     #[serde(flatten)]
     base: crate::cmd::sessions::Row,
     last_activity: Option<String>,

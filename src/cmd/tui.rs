@@ -120,6 +120,7 @@ fn export(target: &source::Target) -> Result<PathBuf> {
         out: None,
         no_redact: false,
         session: target.store_session.clone(),
+        salvage: false,
     };
     crate::cmd::export::run(&args, &mut std::io::sink())?;
     Ok(std::env::current_dir().map_or(path.clone(), |d| d.join(&path)))

@@ -23,6 +23,7 @@ mod history;
 mod replace;
 mod snapshot;
 pub mod text;
+pub mod window;
 
 use std::collections::HashSet;
 

@@ -1,0 +1,72 @@
+"""A real MCP client for `dsh-session mcp`, driven by tests/mcp.rs.
+
+It uses the official MCP Python SDK (`pip install mcp`): `stdio_client` starts the server,
+`ClientSession` initializes the connection, lists the tools and calls them in order. The
+only argument is a JSON object:
+
+    {"command": "...", "args": [...], "env": {...},
+     "calls": [["tool", {arguments}], ["messages", {"next_of": 3}], ...]}
+
+A call whose arguments are {"next_of": i} asks `messages` for the `next` range of call i's
+answer (same session and max_bytes). It prints one JSON object on standard output: the
+server's name and instructions, the tools (name, description, input schema), and per call
+`isError` and the text of its content. The test asserts on those; this script asserts
+nothing but that the protocol worked.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def wire(model):
+    """A result as it went over the wire (camelCase names), whichever SDK version."""
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+async def main():
+    spec = json.loads(sys.argv[1])
+    params = StdioServerParameters(
+        command=spec["command"], args=spec["args"], env=spec.get("env")
+    )
+    out = {"calls": []}
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = wire(await session.initialize())
+            out["server"] = init["serverInfo"]
+            out["instructions"] = init.get("instructions")
+            tools = wire(await session.list_tools())
+            out["tools"] = tools["tools"]
+            asked = []
+            for name, arguments in spec["calls"]:
+                if "next_of" in arguments:
+                    earlier = asked[arguments["next_of"]]
+                    answer = json.loads(out["calls"][arguments["next_of"]]["text"])
+                    if "next" not in answer:
+                        asked.append(arguments)
+                        out["calls"].append(
+                            {"isError": True, "text": "the answer has no next range"}
+                        )
+                        continue
+                    arguments = {
+                        "session": earlier["session"],
+                        **answer["next"],
+                    }
+                    if "max_bytes" in earlier:
+                        arguments["max_bytes"] = earlier["max_bytes"]
+                asked.append(arguments)
+                result = wire(await session.call_tool(name, arguments))
+                text = "".join(
+                    c.get("text", "") for c in result["content"] if c["type"] == "text"
+                )
+                out["calls"].append(
+                    {"isError": result.get("isError", False), "text": text}
+                )
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
