@@ -302,7 +302,9 @@ fn an_mcp_client_calls_every_tool() {
     // starts after the last seq shown.
     let first = ok(5);
     let bytes = first["bytes"].as_u64().expect("bytes");
-    assert!(bytes <= 100_000 && bytes > 50_000, "{bytes}");
+    // A cut falls only where every seq before it is lower than every seq after it (not
+    // inside a compaction's kept span), so a page may end well before the cap.
+    assert!(bytes <= 100_000 && bytes > 10_000, "{bytes}");
     let next = &first["next"];
     assert_eq!(next["from_seq"], first["to_seq"].as_u64().expect("to") + 1);
     assert!(
@@ -401,20 +403,13 @@ fn an_mcp_client_calls_every_tool() {
         row["start_seq"].as_u64().expect("start"),
         row["end_seq"].as_u64().expect("end"),
     );
-    // gen-session prunes a result of turn 35 after the turn ended: the pruned result (a
-    // replace with a later seq) joins its call, and the range is widened to it.
-    let to = turn["to_seq"].as_u64().expect("to");
+    // The turn's seqs, as `show` gives them: gen-session prunes within the turn that owns
+    // the result (as DSH's pruner does), so no call of it is parted from its results.
     assert_eq!(turn["from_seq"], start);
-    assert!(to > end, "{turn}");
-    assert_eq!(
-        turn["notes"][0],
-        format!(
-            "the range asked for (seq {start} to {end}) was widened to seq {start} to {to} so that tool calls stay with their results"
-        )
-    );
+    assert_eq!(turn["to_seq"], end, "{turn}");
+    assert_eq!(turn["notes"], serde_json::json!([]), "{turn}");
     assert!(!seqs(&turn).is_empty());
-    assert!(seqs(&turn).iter().all(|s| (start..=to).contains(s)));
-    assert!(seqs(&turn).contains(&to));
+    assert!(seqs(&turn).iter().all(|s| (start..=end).contains(s)));
     // Turn 2 was compacted away: nothing to show, and the answer says where to look.
     let gone = ok(15);
     assert_eq!(gone["messages"], json!([]));
