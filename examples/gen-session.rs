@@ -177,7 +177,6 @@ pub fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
         time: start,
         surface: Vec::new(),
     };
-    let model = "{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}";
     let mut last_result: Option<u64> = None;
     // The head of the prune chain (`Shape::chain`), and how many links are left.
     let mut chain_head: Option<u64> = None;
@@ -229,29 +228,19 @@ pub fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
             } else {
                 1 + rng.below(2)
             };
-            let mut content = format!("[{{\"type\":\"text\",\"text\":{}}}", js(&deltas.concat()));
-            for c in 0..calls {
-                let _ = write!(
-                    content,
-                    ",{{\"type\":\"tool-call\",\"id\":\"call-{turn}-{step}-{c}\",\"name\":\"bash\",\"arguments\":\"{{\\\"command\\\":\\\"ls -la\\\"}}\"}}"
-                );
-            }
-            content.push(']');
-            let usage = format!(
-                "{{\"inputTokens\":{},\"outputTokens\":{}}}",
-                1000 + rng.below(9000),
-                10 + rng.below(500)
+            let ids: Vec<String> = (0..calls)
+                .map(|c| format!("call-{turn}-{step}-{c}"))
+                .collect();
+            assistant_message(
+                &mut log,
+                &mut rng,
+                (turn, step),
+                &deltas.concat(),
+                (&ids, BASH_LS),
+                &chunks,
             );
-            let seq = log.event(
-                "assistant/message",
-                &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"role\":\"assistant\",\"content\":{content},\"source\":{model},\"id\":\"a-{turn}-{step}\"}},\"usage\":{usage}}}"),
-                Some(&chunks),
-                Some("\"append\""),
-            );
-            log.surface.push(seq);
-            for c in 0..calls {
-                let id = format!("call-{turn}-{step}-{c}");
-                let call = log.event("tool/call", &format!("{{\"turn\":{turn},\"step\":{step},\"callId\":\"{id}\",\"name\":\"bash\",\"arguments\":\"{{\\\"command\\\":\\\"ls -la\\\"}}\"}}"), None, None);
+            for id in &ids {
+                let call = tool_call(&mut log, (turn, step), id, BASH_LS);
                 if open {
                     return tear(log.lines);
                 }
@@ -300,6 +289,63 @@ pub fn generate(turns: u64, crash: bool, shape: Shape) -> Vec<String> {
     }
     log.lines
 }
+
+/// The `bash` call every normal turn makes: its name and its arguments (a JSON string).
+const BASH_LS: (&str, &str) = ("bash", r#"{\"command\":\"ls -la\"}"#);
+/// The `read` call of the small-event turns.
+const READ_LIB: (&str, &str) = ("read", r#"{\"path\":\"src/lib.rs\"}"#);
+
+/// Appends the `assistant/message` of `(turn, step)` to the surface: `text`, then a
+/// tool call per id in `calls.0`, all of tool `calls.1` (name, arguments), citing the
+/// streamed `chunks`; its usage draws two numbers from `rng`. Returns its seq.
+fn assistant_message(
+    log: &mut Log,
+    rng: &mut Rng,
+    (turn, step): (u64, u64),
+    text: &str,
+    (ids, (name, arguments)): (&[String], (&str, &str)),
+    chunks: &[u64],
+) -> u64 {
+    let mut content = format!("[{{\"type\":\"text\",\"text\":{}}}", js(text));
+    for id in ids {
+        let _ = write!(
+            content,
+            ",{{\"type\":\"tool-call\",\"id\":\"{id}\",\"name\":\"{name}\",\"arguments\":\"{arguments}\"}}"
+        );
+    }
+    content.push(']');
+    let usage = format!(
+        "{{\"inputTokens\":{},\"outputTokens\":{}}}",
+        1000 + rng.below(9000),
+        10 + rng.below(500)
+    );
+    let seq = log.event(
+        "assistant/message",
+        &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"role\":\"assistant\",\"content\":{content},\"source\":{MODEL},\"id\":\"a-{turn}-{step}\"}},\"usage\":{usage}}}"),
+        Some(chunks),
+        Some("\"append\""),
+    );
+    log.surface.push(seq);
+    seq
+}
+
+/// Appends the `tool/call` event that starts call `id` of tool `(name, arguments)`.
+fn tool_call(
+    log: &mut Log,
+    (turn, step): (u64, u64),
+    id: &str,
+    (name, arguments): (&str, &str),
+) -> u64 {
+    log.event(
+        "tool/call",
+        &format!("{{\"turn\":{turn},\"step\":{step},\"callId\":\"{id}\",\"name\":\"{name}\",\"arguments\":\"{arguments}\"}}"),
+        None,
+        None,
+    )
+}
+
+/// The model every assistant message names.
+const MODEL: &str = "{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}";
 
 fn end_turn(log: &mut Log, turn: u64) {
     log.event(
@@ -457,28 +503,10 @@ fn small_turn(log: &mut Log, rng: &mut Rng, turn: u64, open: bool) -> bool {
             chunks.push(log.event("assistant/chunk", &format!("{{\"turn\":{turn},\"step\":{step},\"chunk\":{{\"type\":\"text-delta\",\"index\":0,\"text\":{}}}}}", js(&delta)), None, None));
         }
         let call = (step < steps || open).then(|| format!("c{turn}-{step}"));
-        let mut content = format!("[{{\"type\":\"text\",\"text\":{}}}", js(&said));
-        if let Some(id) = &call {
-            let _ = write!(
-                content,
-                ",{{\"type\":\"tool-call\",\"id\":\"{id}\",\"name\":\"read\",\"arguments\":\"{{\\\"path\\\":\\\"src/lib.rs\\\"}}\"}}"
-            );
-        }
-        content.push(']');
-        let usage = format!(
-            "{{\"inputTokens\":{},\"outputTokens\":{}}}",
-            1000 + rng.below(9000),
-            10 + rng.below(500)
-        );
-        let seq = log.event(
-            "assistant/message",
-            &format!("{{\"turn\":{turn},\"step\":{step},\"message\":{{\"role\":\"assistant\",\"content\":{content},\"source\":{{\"kind\":\"model\",\"provider\":\"deepseek\",\"model\":\"deepseek-chat\"}},\"id\":\"a-{turn}-{step}\"}},\"usage\":{usage}}}"),
-            Some(&chunks),
-            Some("\"append\""),
-        );
-        log.surface.push(seq);
+        let ids = Vec::from_iter(call.clone());
+        assistant_message(log, rng, (turn, step), &said, (&ids, READ_LIB), &chunks);
         if let Some(id) = call {
-            let call = log.event("tool/call", &format!("{{\"turn\":{turn},\"step\":{step},\"callId\":\"{id}\",\"name\":\"read\",\"arguments\":\"{{\\\"path\\\":\\\"src/lib.rs\\\"}}\"}}"), None, None);
+            let call = tool_call(log, (turn, step), &id, READ_LIB);
             if open {
                 return true;
             }
