@@ -265,3 +265,67 @@ pub fn on_a_terminal(columns: u16, args: &str) -> String {
     );
     String::from_utf8(out.stdout).unwrap().replace('\r', "")
 }
+
+/// One verdict of DSH's own published packages on a file (`oracle/run`, ORACLE.md): the
+/// judge's name, `accepted` / `refused` / `unjudged`, DSH's error text, and how many events
+/// DSH accepted.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct OracleVerdict {
+    pub file: String,
+    pub judge: String,
+    pub verdict: String,
+    pub error: Option<String>,
+    pub events: Option<u64>,
+}
+
+/// The judge that is DSH 0.1.1-rc.2's store (`SessionStore` + `JsonlSessionPersistence`,
+/// `load(id)`): compare with `validate --dsh 0.1.1`.
+pub const ORACLE_STORE: &str = "dsh-0.1.1-rc.2";
+/// The frozen v0→v1 edge, strict, with its own final check.
+pub const ORACLE_EDGE: &str = "v0-to-v1-0.1.3-alpha.2";
+/// The same edge in the recoverable reading DSH's production code uses for a historical log.
+pub const ORACLE_EDGE_RECOVERABLE: &str = "v0-to-v1-0.1.3-alpha.2-recoverable";
+
+/// DSH's own verdicts on `files` (`oracle/run`, which installs the pinned npm packages on
+/// first use), or `None` when the npm registry cannot be reached: then the test skips with
+/// one line, and fails under `DSH_SESSION_REQUIRE_ALL=1` (`require`). Files are judged in
+/// one Node process; the order of the answer is the order of `files`, judge by judge.
+pub fn oracle(files: &[PathBuf]) -> Option<Vec<OracleVerdict>> {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/run");
+    let have_npm = std::process::Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !require(
+        "npm (for DSH's packages, the oracle)",
+        have_npm,
+        "install Node.js and npm; oracle/run installs DSH's packages from the npm registry",
+    ) {
+        return None;
+    }
+    let mut verdicts = Vec::new();
+    // Long argument lists in slices: one Node start per 200 files.
+    for batch in files.chunks(200) {
+        let out = std::process::Command::new(&run)
+            .args(batch)
+            .output()
+            .expect("oracle/run starts");
+        if out.status.code() == Some(3) {
+            require(
+                "the npm registry (for DSH's packages, the oracle)",
+                false,
+                "oracle/run installs DSH's published packages from registry.npmjs.org once",
+            );
+            return None;
+        }
+        assert!(
+            out.status.success(),
+            "oracle/run failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in String::from_utf8(out.stdout).expect("UTF-8").lines() {
+            verdicts.push(serde_json::from_str(line).expect("oracle line is JSON"));
+        }
+    }
+    Some(verdicts)
+}
