@@ -3,6 +3,9 @@
 // re-implements DSH: every verdict is what a public export of a published package says.
 //
 //   node judge.mjs [--judge NAME]... FILE...
+//   node judge.mjs --known-types     the event types DSH 0.1.1-rc.2's store knows
+//                                    (`KNOWN_SESSION_EVENT_TYPES`), one per line, sorted
+//   node judge.mjs --list-judges
 //
 // Judges (ORACLE.md; FORMAT.md §6.5; GENERATIONS.md §1.3, §4):
 //   dsh-0.1.1-rc.2                     the 0.1.1-line store's top-level read: `SessionStore`
@@ -36,9 +39,11 @@ const ALL_JUDGES = [STORE, EDGE, EDGE_RECOVERABLE];
 const args = process.argv.slice(2);
 const judges = [];
 const files = [];
+let knownTypes = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--judge') judges.push(args[++i]);
   else if (args[i] === '--list-judges') { console.log(ALL_JUDGES.join('\n')); process.exit(0); }
+  else if (args[i] === '--known-types') knownTypes = true;
   else files.push(args[i]);
 }
 for (const j of judges) {
@@ -59,6 +64,10 @@ const { JsonlSessionPersistence } = await load('@deepseek-ai/dsh-session-persist
 const { createSessionFormatCatalog } = await load('@deepseek-ai/dsh-session-format');
 const v01 = await load('@deepseek-ai/dsh-session-format-v0-to-v1');
 const SessionStore = session.default;
+if (knownTypes) {
+  console.log([...session.KNOWN_SESSION_EVENT_TYPES].sort().join('\n'));
+  process.exit(0);
+}
 
 /** The kind of artifact a path names, by its suffix (FORMAT.md §7.1, §8). */
 function kindOf(file) {

@@ -44,6 +44,15 @@ pub fn dsh_011() -> Command {
     cmd
 }
 
+/// `dsh-session --dsh writer`: each log judged by the line of the DSH that writes its
+/// generation (v0 as DSH 0.1.1 loads it, v3 as 0.1.5, v4 as 0.1.7): the provider and heal
+/// fixtures are hand-made for the rules of their own generation's DSH.
+pub fn dsh_writer() -> Command {
+    let mut cmd = dsh();
+    cmd.arg("--dsh=writer");
+    cmd
+}
+
 /// Whether a test may run that needs an outside part (a browser, `jq`, DuckDB, `tmux`, a
 /// Python package, the shared samples): `true` when it is `present`. When it is missing, on a
 /// user's machine the test says so once on the real standard error and skips (`false`); with
@@ -129,6 +138,18 @@ pub fn verdict(path: &std::path::Path) -> serde_json::Value {
 /// [`verdict`] as DSH 0.1.1 judges ([`dsh_011`]).
 pub fn verdict_011(path: &std::path::Path) -> serde_json::Value {
     verdict_with(dsh_011(), path)
+}
+
+/// [`verdict`] as the writing DSH judges ([`dsh_writer`]).
+pub fn verdict_writer(path: &std::path::Path) -> serde_json::Value {
+    verdict_with(dsh_writer(), path)
+}
+
+/// [`verdict`] with global options first (`["--dsh", "0.1.5"]`, `["--platform", "posix"]`).
+pub fn verdict_as(options: &[&str], path: &std::path::Path) -> serde_json::Value {
+    let mut cmd = dsh();
+    cmd.args(options);
+    verdict_with(cmd, path)
 }
 
 fn verdict_with(mut cmd: Command, path: &std::path::Path) -> serde_json::Value {
@@ -256,6 +277,9 @@ pub fn on_a_terminal(columns: u16, args: &str) -> String {
         .arg(format!("stty cols {columns}; {} {args}", bin.display()))
         .arg("/dev/null")
         .env_remove("NO_COLOR")
+        // The test binary's own index and caches, as [`dsh`] gives them: never the user's.
+        .env("DSH_SESSION_INDEX", test_cache().join("index.db"))
+        .env("XDG_CACHE_HOME", test_cache().join("cache"))
         .output()
         .expect("util-linux `script` runs a command on a pseudo-terminal (Debian: bsdutils)");
     assert!(
@@ -286,11 +310,10 @@ pub const ORACLE_EDGE: &str = "v0-to-v1-0.1.3-alpha.2";
 /// The same edge in the recoverable reading DSH's production code uses for a historical log.
 pub const ORACLE_EDGE_RECOVERABLE: &str = "v0-to-v1-0.1.3-alpha.2-recoverable";
 
-/// DSH's own verdicts on `files` (`oracle/run`, which installs the pinned npm packages on
-/// first use), or `None` when the npm registry cannot be reached: then the test skips with
-/// one line, and fails under `DSH_SESSION_REQUIRE_ALL=1` (`require`). Files are judged in
-/// one Node process; the order of the answer is the order of `files`, judge by judge.
-pub fn oracle(files: &[PathBuf]) -> Option<Vec<OracleVerdict>> {
+/// What `oracle/run ARGS` prints (DSH's own published packages, installed on first use),
+/// or `None` when npm or the npm registry cannot be reached: then the test skips with one
+/// line, and fails under `DSH_SESSION_REQUIRE_ALL=1` ([`require`]).
+pub fn oracle_output(args: &[&std::ffi::OsStr]) -> Option<String> {
     let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/run");
     let have_npm = std::process::Command::new("npm")
         .arg("--version")
@@ -303,27 +326,34 @@ pub fn oracle(files: &[PathBuf]) -> Option<Vec<OracleVerdict>> {
     ) {
         return None;
     }
-    let mut verdicts = Vec::new();
-    // Long argument lists in slices: one Node start per 200 files.
-    for batch in files.chunks(200) {
-        let out = std::process::Command::new(&run)
-            .args(batch)
-            .output()
-            .expect("oracle/run starts");
-        if out.status.code() == Some(3) {
-            require(
-                "the npm registry (for DSH's packages, the oracle)",
-                false,
-                "oracle/run installs DSH's published packages from registry.npmjs.org once",
-            );
-            return None;
-        }
-        assert!(
-            out.status.success(),
-            "oracle/run failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+    let out = std::process::Command::new(&run)
+        .args(args)
+        .output()
+        .expect("oracle/run starts");
+    if out.status.code() == Some(3) {
+        require(
+            "the npm registry (for DSH's packages, the oracle)",
+            false,
+            "oracle/run installs DSH's published packages from registry.npmjs.org once",
         );
-        for line in String::from_utf8(out.stdout).expect("UTF-8").lines() {
+        return None;
+    }
+    assert!(
+        out.status.success(),
+        "oracle/run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).expect("UTF-8"))
+}
+
+/// DSH's own verdicts on `files` ([`oracle_output`]), or `None` when the oracle cannot be
+/// installed. Files are judged in one Node process per 200; the order of the answer is the
+/// order of `files`, judge by judge.
+pub fn oracle(files: &[PathBuf]) -> Option<Vec<OracleVerdict>> {
+    let mut verdicts = Vec::new();
+    for batch in files.chunks(200) {
+        let args: Vec<&std::ffi::OsStr> = batch.iter().map(|p| p.as_os_str()).collect();
+        for line in oracle_output(&args)?.lines() {
             verdicts.push(serde_json::from_str(line).expect("oracle line is JSON"));
         }
     }
