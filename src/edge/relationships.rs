@@ -5,10 +5,13 @@
 //! turn-bound and naming exact surface spans; retry chains; commands; title sources; PTC
 //! dispatches.
 //!
-//! A `step/end` or `turn/end` that leaves an advertised call unresolved is refused by the
-//! frozen released validator the v3 builds (0.1.5, 0.1.6) end with, and by the first v4
-//! builds; the v4 builds after the fix of 2026-09-22 release the call at the boundary. It
-//! is reported as the warning F10 and the check goes on as the later builds do.
+//! A `step/end` or `turn/end` that leaves an advertised call unresolved (F10) is refused by
+//! the frozen released validator every migrated log (v0–v2) and every v3 log is checked
+//! with, in every DSH from 0.1.5 on: the edges are frozen, so no later build changed it
+//! (DSH's own published v0→v1 package refuses it: `assertReleasedArtifactRelationships`,
+//! `oracle/run`). Only a native v4 read drifted: the first v4 builds refuse it too, the
+//! builds after the fix of 2026-09-22 release the call at the boundary; there it is the
+//! warning F10 and the check goes on as the later builds do.
 //!
 //! The chain renumbers events; this check works on the stored seqs, which keep the same
 //! order and the same references (the inserted system head never lies inside a span a v0
@@ -209,9 +212,24 @@ impl Relationships {
         Ok(())
     }
 
-    /// The first advertised call still unresolved at a boundary: the warning F10, and the
-    /// calls released as the later builds do.
+    /// The first advertised call still unresolved at a boundary: a refusal (F10) before v4,
+    /// the warning F10 in a v4 log, whose calls are released as the later builds do.
     fn close_tools(&mut self, boundary: &str, seq: u64, line: u64) {
+        if let Some(id) = self.tools.first_id()
+            && self.generation < 4
+        {
+            let detail = format!("{boundary} leaves unresolved tool call {id}");
+            self.fail(
+                seq,
+                line,
+                Refusal {
+                    rule: Rule::F10,
+                    detail,
+                },
+            );
+            self.tools.clear();
+            return;
+        }
         if let Some(id) = self.tools.first_id()
             && !self.warned
             && self.refusal.is_none()
@@ -654,6 +672,13 @@ impl Relationships {
     }
 
     fn dispatch(&mut self, ty: &str, data: Json<'_>) -> Result<(), Refusal> {
+        // v3's PTC names are the frozen validator's code-dispatch names: the v3 read
+        // renames them before it checks (S-v23V), and its messages say the old names.
+        let ty = match ty {
+            "tool/ptc-dispatch-start" => "tool/code-dispatch-start",
+            "tool/ptc-dispatch" => "tool/code-dispatch",
+            other => other,
+        };
         self.require_turn(ty)?;
         let root = text(data.get("rootCallId")).unwrap_or_default();
         let parent = text(data.get("parentCallId")).unwrap_or_default();
