@@ -149,7 +149,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --help --version validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --platform --help --version validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,6 +163,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -171,7 +175,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__completions)
-            opts="-v -h --color --verbose --dsh --help bash elvish fish powershell zsh"
+            opts="-v -h --color --verbose --dsh --platform --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,6 +189,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -193,7 +201,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --salvage --color --verbose --dsh --help"
+            opts="-o -v -h --format --output --out --no-redact --session --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +235,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -235,7 +247,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__follow)
-            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --dsh --help"
+            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -266,6 +278,10 @@ _dsh__session() {
                     return 0
                     ;;
                 --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -585,7 +601,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__index)
-            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --dsh --help"
+            opts="-q -v -h --index --rebuild --check --quiet --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,6 +623,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -615,7 +635,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__man)
-            opts="-v -h --dir --color --verbose --dsh --help"
+            opts="-v -h --dir --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -633,6 +653,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -641,7 +665,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__mcp)
-            opts="-v -h --root --index --color --verbose --dsh --help"
+            opts="-v -h --root --index --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +687,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -671,7 +699,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --salvage --color --verbose --dsh --help"
+            opts="-v -h --at --format --provider --session --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -701,6 +729,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -709,7 +741,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__provenance)
-            opts="-v -h --session --depth --format --salvage --color --verbose --dsh --help"
+            opts="-v -h --session --depth --format --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -735,6 +767,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -743,7 +779,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__recover)
-            opts="-v -h --out --session --dry-run --as --provider --format --color --verbose --dsh --help"
+            opts="-v -h --out --session --dry-run --as --provider --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,6 +813,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -785,7 +825,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__repair)
-            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --dsh --help"
+            opts="-v -h --session --dry-run --no-backup --provider --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -811,6 +851,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -819,7 +863,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__replacements)
-            opts="-v -h --session --format --salvage --color --verbose --dsh --help"
+            opts="-v -h --session --format --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -841,6 +885,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -849,7 +897,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__rules)
-            opts="-v -h --format --color --verbose --dsh --help"
+            opts="-v -h --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -867,6 +915,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -875,7 +927,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__search)
-            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --dsh --help"
+            opts="-l -q -v -h --index --no-update --project --session --since --until --tz --role --tool --include-shadowed --sessions-with-matches --limit --format --quiet --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -929,6 +981,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -937,7 +993,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__sessions)
-            opts="-v -h --format --index --no-update --color --verbose --dsh --help"
+            opts="-v -h --format --index --no-update --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -959,6 +1015,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -967,7 +1027,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --salvage --color --verbose --dsh --help"
+            opts="-v -h --format --session --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -989,6 +1049,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -997,7 +1061,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__stats)
-            opts="-v -h --by --since --until --tz --prices --format --color --verbose --dsh --help"
+            opts="-v -h --by --since --until --tz --prices --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1035,6 +1099,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1043,7 +1111,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__surface)
-            opts="-v -h --at --all --format --session --salvage --color --verbose --dsh --help"
+            opts="-v -h --at --all --format --session --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1069,6 +1137,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1077,7 +1149,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__tui)
-            opts="-v -h --index --no-update --color --verbose --dsh --help"
+            opts="-v -h --index --no-update --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1095,6 +1167,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1103,7 +1179,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__validate)
-            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --dsh --help"
+            opts="-q -v -h --format --quiet --session --provider --strict --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1205,10 @@ _dsh__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1137,7 +1217,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__version)
-            opts="-v -h --format --session --color --verbose --dsh --help"
+            opts="-v -h --format --session --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1156,6 +1236,10 @@ _dsh__session() {
                     return 0
                     ;;
                 --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -18,7 +18,8 @@ _dsh-session() {
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -47,7 +48,8 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-q[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '--quiet[Print only logs that are not valid or carry warnings (in every format), and no summary]' \
 '--strict[Fail the gate (exit 1) on any warning, provider findings included]' \
@@ -68,7 +70,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--all[Also list the entries replaces shadowed, each marked with the seq that shadowed it\: the whole history of the surface, in seq order]' \
 '--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
@@ -90,7 +93,8 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '(--provider)--salvage[Read a corrupt or refused log up to its first defect and print the messages it held there, the defect named in a \`salvaged\` field (json; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -110,7 +114,8 @@ json\:"One JSON object"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--dry-run[Print what would be cut and the closer records byte for byte; write nothing]' \
 '--no-backup[Do not keep a copy of the original as FILE.bak.<UTC time>]' \
 '-v[Also print the cause chain of an error]' \
@@ -134,7 +139,8 @@ json\:"One JSON object"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--dry-run[Print what would be written (sessions, closers, changes, records left out, what cannot be recovered); write nothing]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -153,7 +159,8 @@ dot\:"A Graphviz digraph of the neighbourhood"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -172,7 +179,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -190,7 +198,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--salvage[Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON\: a \`salvaged\` field; jsonl\: on standard error). The exit code stays 1]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -216,7 +225,8 @@ jsonl\:"One JSON object per row; notes go to standard error"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -233,7 +243,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -251,7 +262,8 @@ csv\:"Comma-separated values with a header line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--no-update[A JSONL root\: list what the index holds without bringing it up to date first]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -269,7 +281,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--rebuild[Empty the index first and read every log again]' \
 '--check[Check the whole index file first (PRAGMA quick_check; slow on a large index) and rebuild it when SQLite finds damage]' \
 '-q[Print nothing but errors\: no progress bar, no summary, no notes]' \
@@ -302,7 +315,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--no-update[Search the index as it is, without reading changed logs first]' \
 '--include-shadowed[Also search messages a replace took off the surface (compacted or pruned)]' \
 '-l[Print only the sessions with hits, the best first]' \
@@ -324,7 +338,8 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -343,7 +358,8 @@ dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--no-redact[Keep secrets and home directories as recorded (redaction is on by default)]' \
 '--salvage[Export a corrupt or refused log up to its first defect (markdown, html), the defect named at the top; the exit code stays 1. A store'\''s damaged session becomes a session DSH loads with \`dsh-session recover\`]' \
 '-v[Also print the cause chain of an error]' \
@@ -359,7 +375,8 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--no-update[Browse the index as it is, without reading changed logs first]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
@@ -381,7 +398,8 @@ deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking 
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--from-start[Print every happening from the start of the log, not only a summary of what it held when following began]' \
 '--exit-on-finding[Exit 1 at the first corrupt or refused finding (for CI)]' \
 '-v[Also print the cause chain of an error]' \
@@ -399,7 +417,8 @@ jsonl\:"One JSON object per line"))' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -413,7 +432,8 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help]' \
@@ -426,7 +446,8 @@ _arguments "${_arguments_options[@]}" : \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
-'--dsh=[Judge logs as this DSH release does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is) or 0.1.5 and later (the default, as the newest DSH does\: older logs are migrated through the frozen edges first, and a log an edge refuses is \`refused\`, rules F1-F9)]:VERSION:_default' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help]' \

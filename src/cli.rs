@@ -44,27 +44,49 @@ pub struct Cli {
     )]
     pub verbose: bool,
 
-    /// Judge logs as this DSH release does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it
-    /// is) or 0.1.5 and later (the default, as the newest DSH does: older logs are migrated
-    /// through the frozen edges first, and a log an edge refuses is `refused`, rules F1-F9).
+    /// Judge logs as this DSH release line does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as
+    /// it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6: older logs are
+    /// migrated through the frozen edges to v3, a log an edge refuses is `refused`, rules
+    /// F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x: as 0.1.5, and
+    /// v4 is read and written). The default, `latest`, is 0.1.7; `writer` judges each log as
+    /// the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full
+    /// version (0.1.1-rc.2, 0.2.1-alpha.2) names its line.
     #[arg(
         long,
         global = true,
-        value_name = "VERSION",
+        value_name = "LINE",
         value_parser = parse_dsh,
         help_heading = "Global options",
         display_order = 902
     )]
     pub dsh: Option<dsh_session::edge::DshLine>,
 
+    /// Judge logs as DSH on this platform does: posix (Linux, macOS) or windows. A log's
+    /// `cwd` is absolute on one and not the other (`C:\DEV\proj` only on Windows: H8).
+    /// Default: the platform that wrote each log, as its `cwd` shows.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PLATFORM",
+        value_parser = parse_platform,
+        help_heading = "Global options",
+        display_order = 903
+    )]
+    pub platform: Option<dsh_session::edge::Platform>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// `--dsh VERSION`: the DSH release line a version belongs to.
+/// `--dsh LINE`: the DSH release line a version belongs to.
 fn parse_dsh(text: &str) -> Result<dsh_session::edge::DshLine, String> {
     dsh_session::edge::DshLine::parse(text)
+}
+
+/// `--platform PLATFORM`.
+fn parse_platform(text: &str) -> Result<dsh_session::edge::Platform, String> {
+    dsh_session::edge::Platform::parse(text)
 }
 
 /// When to colour.

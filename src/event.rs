@@ -283,6 +283,10 @@ pub struct Dialect {
     pub tool_role_results: bool,
     /// HEAD's legacy conversions of FORMAT.md §9.3 apply (v0 only).
     pub legacy_conversions: bool,
+    /// The v0-alpha dialect is read in a v0 log (GENERATIONS §3: range-form
+    /// `sourceEventSeqs`, the alpha writers' event types): by every DSH after 0.1.1, not by
+    /// DSH 0.1.1-rc.2's store, which refuses both ([`HEAD_0_1_1`]).
+    pub v0_alpha: bool,
 }
 
 impl Dialect {
@@ -350,8 +354,8 @@ pub const HEAD_KNOWN_TYPES: &[&str] = &[
     "web/deepseek-search-llm-request",
 ];
 
-/// HEAD (0.1.1-rc.2).
-pub static HEAD: Dialect = Dialect {
+/// HEAD's fields, shared by [`HEAD`] and [`HEAD_0_1_1`].
+const HEAD_FIELDS: Dialect = Dialect {
     era: Era::Head,
     surface_types: &["user/message", "assistant/message", "tool/result"],
     known_types: Some(&[HEAD_KNOWN_TYPES]),
@@ -366,6 +370,20 @@ pub static HEAD: Dialect = Dialect {
     system_head: false,
     tool_role_results: false,
     legacy_conversions: true,
+    v0_alpha: true,
+};
+
+/// Format v0 at HEAD (DSH 0.1.1-rc.2's vocabulary and rules, FORMAT.md §1–§6), read as every
+/// DSH after 0.1.1 reads it: the v0-alpha dialect included.
+pub static HEAD: Dialect = HEAD_FIELDS;
+
+/// v0 as DSH 0.1.1-rc.2's store reads it (`--dsh 0.1.1`): [`HEAD`] without the v0-alpha
+/// dialect — a range pair in `sourceEventSeqs` is refused ("must densely contain
+/// non-negative safe integers") and `model/selection` and the other alpha types are unknown
+/// types without `ignorable` (U1), as the store, run as the oracle, says.
+pub static HEAD_0_1_1: Dialect = Dialect {
+    v0_alpha: false,
+    ..HEAD_FIELDS
 };
 
 /// What the v1 and v2 vocabulary adds to the released-v3 list (GENERATIONS §3, §5–§7):
@@ -485,6 +503,7 @@ macro_rules! generation {
             system_head: $head,
             tool_role_results: $toolrole,
             legacy_conversions: false,
+            v0_alpha: false,
         };
     };
 }
@@ -564,6 +583,7 @@ pub static JUNE_2026: Dialect = Dialect {
     system_head: false,
     tool_role_results: false,
     legacy_conversions: false,
+    v0_alpha: false,
 };
 
 /// Types whose `data` the closer scan dereferences (FORMAT.md §1.3 E8).

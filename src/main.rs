@@ -71,6 +71,7 @@ fn run_cli() -> ExitCode {
     if let Some(line) = cli.dsh {
         dsh_session::edge::DshLine::set_process_default(line);
     }
+    dsh_session::edge::Platform::set_process_override(cli.platform);
     let result = if let Command::Mcp(args) = &cli.command {
         // The server writes its protocol messages to standard output from its own
         // threads: the lock below would stop them.

@@ -69,6 +69,7 @@ rules! {
     H5 => Corrupt, "§6.3", "header carries retired sandboxMode or approvalPolicy";
     H6 => Corrupt, "§6.3, §7.1", "header id or cwd cannot name this file's storage path";
     H7 => Corrupt, "§6.3", "header cwd, parentSession or seedLength malformed";
+    H8 => Refused, "§6.3, §7.1", "header cwd is absolute only on another platform: DSH on Linux or macOS refuses a Windows path (drive letter, UNC, backslash), DSH on Windows loads it (--platform)";
     X1 => Foreign, "§6.3", "not a DSH session log: the first line is another harness's session header (pi, OpenClaw, Codex, Claude Code)";
     J1 => Corrupt, "§5.5.1", "file contains no newline at all (empty or header-less log)";
     J2 => TornTail, "§5.5.1", "final bytes after the last newline (torn final line)";
@@ -76,7 +77,7 @@ rules! {
     J4 => Corrupt, "§5.5.1", "a line's events do not continue the seq sequence";
     J5 => Corrupt, "§5.5.1", "defect inside the committed region (a turn/end follows it)";
     J6 => TornTail, "§5.5.1", "defect with no turn/end after it (torn tail)";
-    J7 => Corrupt, "§5.5.1", "an event line is JSON null";
+    J7 => Corrupt, "§5.5.1", "an event line is JSON null (DSH 0.1.1 aborts the load; DSH 0.1.5 and later read it as any defect: a torn tail, J6, unless a turn/end follows, J5)";
     Z1 => Corrupt, "§5.5.2", "invalid zstd frame magic at a frame boundary";
     Z2 => Corrupt, "§5.5.2", "zstd frame header reserved bits set, or reserved block type";
     Z3 => TornTail, "§5.5.2", "file ends inside the final zstd frame (torn frame)";
@@ -152,6 +153,7 @@ rules! {
     G7 => Corrupt, "GENERATIONS §6, §7", "system/message or developer/message malformed";
     G8 => Corrupt, "GENERATIONS §5", "v2+ header: isSeeded missing or not a boolean, or a retired seedLength";
     G9 => Corrupt, "GENERATIONS §6, §7", "a v3 or v4 log breaks its generation's own lifecycle rules (turns and steps, tool calls, compactions, retries, commands, titles, PTC dispatches)";
+    G10 => Refused, "GENERATIONS §1.3, §3", "written by a newer harness than the judged DSH line reads: a v1-v4 header or range-form sourceEventSeqs for DSH 0.1.1, a v4 header for DSH 0.1.5 and 0.1.6 (--dsh)";
     F1 => Refused, "GENERATIONS §1.3, §4, §5", "DSH 0.1.5 and later refuse to migrate it: an event type outside the frozen inventory of an edge (even with ignorable: true), or a retired legacy type";
     F2 => Refused, "GENERATIONS §4", "DSH 0.1.5 and later refuse to migrate it: a payload (or header) does not have exactly the frozen members of its type";
     F3 => Refused, "GENERATIONS §4, §6", "DSH 0.1.5 and later refuse to migrate it: a payload value the frozen validator does not admit";
@@ -161,7 +163,7 @@ rules! {
     F7 => Refused, "GENERATIONS §5", "DSH 0.1.5 and later refuse to migrate it: assistant chunks the v1→v2 edge cannot embed (partial provenance, a reference to a consumed chunk, an undecodable packed row)";
     F8 => Refused, "GENERATIONS §1.6, §6", "DSH 0.1.5 and later refuse to migrate it: the surface cannot take the system head, or a replacement or compaction span is not on the surface";
     F9 => Refused, "GENERATIONS §4, §6", "DSH 0.1.5 and later refuse to migrate it: a cross-event reference breaks (compaction ownership, retry chain, command, title source, PTC dispatch, delivery marker)";
-    F10 => Warning, "GENERATIONS §7, §8", "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it: a step/end or turn/end leaves an advertised tool call unresolved (later builds release it)";
+    F10 => Refused, "GENERATIONS §7, §8", "DSH 0.1.5 and later refuse to migrate it: a step/end or turn/end leaves an advertised tool call unresolved (in a v4 log a warning: the v4 builds after 2026-09-22 release the call)";
     P1 => Warning, "PROVIDERS §3", "derived history has a tool call with no tool result after it (unanswered call; all providers refuse it)";
     P2 => Warning, "PROVIDERS §3", "derived history has a tool result whose call is not before it (orphan result; all providers refuse it)";
     P3 => Warning, "PROVIDERS §1, §3", "a tool result is not sent right after the assistant message that made the call (a message or user text comes between; all providers refuse it)";
@@ -284,6 +286,12 @@ impl Rule {
             G1 | H3 => {
                 "written by a newer harness or a fork this reader does not know: upgrade DSH or dsh-session"
             }
+            G10 => {
+                "written by a newer DSH than the one judged (--dsh): open it with that DSH or a later one; the DSH line you run never downgrades a log"
+            }
+            H8 => {
+                "open the log with DSH on Windows, where it was written; on Linux or macOS, `dsh-session recover` writes a copy whose cwd is a path there"
+            }
             U1 => {
                 "a plugin's own event type: `dsh-session recover` writes a copy DSH loads, or the plugin marks its events `ignorable: true` (DSH 0.1.1 skips them); a type in DSH's namespace: written by a newer harness, upgrade DSH and dsh-session"
             }
@@ -300,7 +308,7 @@ impl Rule {
                 "DSH 0.1.1 loads the log as it is (`--dsh 0.1.1` judges as it does); DSH 0.1.5 and later show its history as unavailable and leave the file unchanged: keep using 0.1.1 for it, or fix the record the finding names in a copy"
             }
             F10 => {
-                "nothing for DSH builds after 2026-09-22, which release the call; for DSH 0.1.5 or 0.1.6, answer the call with a tool result before its step ends"
+                "in a v0-v3 log: DSH 0.1.1 loads it as it is; DSH 0.1.5 and later refuse it (`dsh-session recover` writes a copy whose call is answered). In a v4 log: nothing for DSH builds after 2026-09-22, which release the call"
             }
             W1 | W2 => "see the provider rule it stands for (P1, P2)",
             W3 => {

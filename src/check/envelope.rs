@@ -146,7 +146,7 @@ pub fn is_unknown_required(logical: &Logical<'_>, dialect: &Dialect) -> bool {
         && dialect.is_known_type(logical.type_str());
     let alpha = || {
         dialect.generation == 0
-            && dialect.strict
+            && dialect.v0_alpha
             && crate::event::V0_ALPHA_TYPES.contains(&logical.type_str())
     };
     !(known || logical.ev.is_ignorable() || alpha())

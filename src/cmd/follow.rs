@@ -129,7 +129,7 @@ fn options(session: Option<String>) -> ScanOptions {
         // A live log is judged as its writer reads it: the frozen edges of DSH 0.1.5 and
         // later apply when such a DSH opens the log, which `validate` says.
         dsh: dsh_session::edge::Judge {
-            line: dsh_session::edge::DshLine::V0_1_1,
+            line: dsh_session::edge::DshLine::Writer,
             both_lines: false,
         },
         ..ScanOptions::default()

@@ -341,7 +341,8 @@ fn write_sessions(r: &mut Recovery) -> Result<()> {
 }
 
 fn read_back(s: &NewSession) -> Option<String> {
-    for line in [DshLine::Current, DshLine::V0_1_1] {
+    // The newest DSH, and the DSH that writes the generation (DSH 0.1.1 for v0).
+    for line in [DshLine::Current, DshLine::Writer] {
         let options = ScanOptions {
             dsh: Judge {
                 line,
@@ -354,7 +355,7 @@ fn read_back(s: &NewSession) -> Option<String> {
             Ok(report) if report.status == Status::Valid => {}
             // A v0-alpha log is not one DSH 0.1.1 loads, recovered or not.
             Ok(report)
-                if line == DshLine::V0_1_1
+                if line == DshLine::Writer
                     && report.era == Some(dsh_session::event::Era::V0Alpha) => {}
             Ok(report) => {
                 return Some(format!(

@@ -144,6 +144,7 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
             .then(|| report.open_turn.load_note())
             .flatten()
             .into_iter()
+            .chain(report.notes.iter().cloned())
             .collect(),
         provider,
         strict_failed,

@@ -21,10 +21,10 @@
 //!    before it is refused), repair identities, error metadata.
 //! 4. **the migrated log's own check** ([`relationships`]): turns, steps and tool calls,
 //!    compactions, retries, commands and titles, as the frozen released validator checks
-//!    them. One rule changed after DSH 0.1.6: a `step/end` or `turn/end` that leaves an
-//!    advertised call unresolved is refused by the v3 builds and the first v4 builds but
-//!    released by the builds after 2026-09-22 (GENERATIONS §7, §8), so it is a warning
-//!    (F10), not a refusal.
+//!    them — a `step/end` or `turn/end` that leaves an advertised call unresolved included
+//!    (F10). Only a native v4 read changed it: the first v4 builds refuse it, the builds
+//!    after 2026-09-22 release the call (GENERATIONS §7, §8), so in a v4 log F10 is a
+//!    warning.
 //!
 //! Learnt from (never copied) tenyi/deepseek-harness @
 //! `77afa3438160c9b45d81277b1fa64e9edcd9416d`: `packages/session/session-format-v0-to-v1/src/`
@@ -63,25 +63,83 @@ use crate::load::packed::PackedSpan;
 use crate::rules::{Class, Finding, Rule};
 use shape::Refusal;
 
-/// Which DSH release line a log is judged as (`--dsh`).
+/// Which DSH release line a log is judged as (`--dsh`): the lines that judge differently
+/// (GENERATIONS.md §0, §1.3; the oracle, ORACLE.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DshLine {
-    /// DSH 0.1.1-rc.2, which loads a v0 log directly (the `EXPECTED.tsv` verdicts).
+    /// DSH 0.1.1-rc.2 (0.0.x and 0.1.0–0.1.1), which loads a v0 log as it is: its store
+    /// refuses every v1–v4 header as newer, range-form `sourceEventSeqs` and the event
+    /// types the v0-alpha writers added.
     V0_1_1,
-    /// DSH 0.1.5 and later, which migrate every log older than their own generation
-    /// through the frozen edges first. The newest DSH that GENERATIONS.md describes
-    /// (0.2.1-alpha.2) is of this line.
+    /// DSH 0.1.5 and 0.1.6: older logs are migrated through the frozen edges to v3 (in
+    /// the recoverable reading: a defect with no `turn/end` after it is a torn tail); a v4
+    /// log is refused as newer ("stored Session uses newer format v4; this build writes
+    /// v3").
+    V0_1_5,
+    /// DSH 0.1.7 and later (0.2.x included), which read and write v4; the newest DSH that
+    /// FORMAT.md and GENERATIONS.md describe (0.2.1-alpha.2) is of this line, and it is the
+    /// default.
     Current,
+    /// The line of the DSH that writes the log's generation, resolved once its header is
+    /// read ([`DshLine::resolve`]): v0 as DSH 0.1.1 loads it, v3 as 0.1.5, v1, v2 and v4 as
+    /// 0.1.7 and later (`--dsh writer`). `follow` judges a live log so.
+    Writer,
 }
 
-static PROCESS_LINE: AtomicU8 = AtomicU8::new(1);
+/// The values `--dsh` takes, as the usage error lists them.
+pub const DSH_LINE_VALUES: &str = "0.1.1, 0.1.5, 0.1.7, latest or writer";
+
+static PROCESS_LINE: AtomicU8 = AtomicU8::new(2);
 
 impl DshLine {
-    /// `DSH 0.1.1` or `DSH 0.1.5+`, for messages.
+    /// The newest line, the default.
+    pub const NEWEST: DshLine = DshLine::Current;
+
+    /// `DSH 0.1.1`, `DSH 0.1.5` or `DSH 0.1.7+`, for messages.
     pub fn name(self) -> &'static str {
         match self {
             DshLine::V0_1_1 => "DSH 0.1.1",
-            DshLine::Current => "DSH 0.1.5+",
+            DshLine::V0_1_5 => "DSH 0.1.5",
+            DshLine::Current => "DSH 0.1.7+",
+            DshLine::Writer => "the DSH that writes it",
+        }
+    }
+
+    /// The `--dsh` value that names the line (`0.1.1`, `0.1.5`, `0.1.7`; `writer`).
+    pub fn value(self) -> &'static str {
+        match self {
+            DshLine::V0_1_1 => "0.1.1",
+            DshLine::V0_1_5 => "0.1.5",
+            DshLine::Current => "0.1.7",
+            DshLine::Writer => "writer",
+        }
+    }
+
+    /// The newest generation the line reads and writes: 0, 3 or 4 (GENERATIONS.md §0); a
+    /// log's own for [`DshLine::Writer`].
+    pub fn writes_generation(self) -> u8 {
+        match self {
+            DshLine::V0_1_1 => 0,
+            DshLine::V0_1_5 => 3,
+            DshLine::Current | DshLine::Writer => 4,
+        }
+    }
+
+    /// Whether the line migrates older logs through the frozen edges (every line after
+    /// 0.1.1; [`DshLine::Writer`] reads each log as its writer does, natively).
+    pub fn migrates(self) -> bool {
+        matches!(self, DshLine::V0_1_5 | DshLine::Current)
+    }
+
+    /// The line that judges a log of `era`: this one, or for [`DshLine::Writer`] the line
+    /// of the DSH that writes the era.
+    pub fn resolve(self, era: crate::event::Era) -> DshLine {
+        use crate::event::Era;
+        match (self, era) {
+            (DshLine::Writer, Era::Head | Era::V0Alpha | Era::June2026) => DshLine::V0_1_1,
+            (DshLine::Writer, Era::V3) => DshLine::V0_1_5,
+            (DshLine::Writer, _) => DshLine::Current,
+            (line, _) => line,
         }
     }
 
@@ -89,40 +147,64 @@ impl DshLine {
     /// [`crate::scan::ScanOptions::default`] starts from: one command line judges every log
     /// it reads, in every scan, as one DSH.
     pub fn process_default() -> DshLine {
-        if PROCESS_LINE.load(Ordering::Relaxed) == 0 {
-            DshLine::V0_1_1
-        } else {
-            DshLine::Current
-        }
+        DshLine::from_code(PROCESS_LINE.load(Ordering::Relaxed))
     }
 
     /// Sets [`DshLine::process_default`] (`main`, from `--dsh`).
     pub fn set_process_default(line: DshLine) {
-        PROCESS_LINE.store(u8::from(line == DshLine::Current), Ordering::Relaxed);
+        PROCESS_LINE.store(line.code(), Ordering::Relaxed);
     }
 
-    /// Reads a DSH version (`0.1.1`, `0.1.1-rc.2`, `0.1.5`, `0.2.1-alpha.2`, `latest`).
+    /// A small number for the line (saved scan states, the process default).
+    pub fn code(self) -> u8 {
+        match self {
+            DshLine::V0_1_1 => 0,
+            DshLine::V0_1_5 => 1,
+            DshLine::Current => 2,
+            DshLine::Writer => 3,
+        }
+    }
+
+    /// The line of [`DshLine::code`]; an unknown code is the newest line.
+    pub fn from_code(code: u8) -> DshLine {
+        match code {
+            0 => DshLine::V0_1_1,
+            1 => DshLine::V0_1_5,
+            3 => DshLine::Writer,
+            _ => DshLine::Current,
+        }
+    }
+
+    /// Reads a `--dsh` value: a line (`0.1.1`, `0.1.5`, `0.1.7`, `latest`, `writer`) or a
+    /// DSH version of a known line (`0.1.1-rc.2`, `0.1.6-alpha.1`, `0.2.1-alpha.2`).
     ///
     /// # Errors
-    /// A version that is not a DSH version, or one of 0.1.2–0.1.4 (the v0-alpha and v2
-    /// writers), whose behaviour GENERATIONS.md does not describe in full.
+    /// A value that is not a DSH version, one of 0.1.2–0.1.4 (the v0-alpha and v2 writers,
+    /// whose behaviour GENERATIONS.md does not describe in full), or a version newer than
+    /// any line described; the message names the values known.
     pub fn parse(text: &str) -> Result<DshLine, String> {
-        if text == "latest" {
-            return Ok(DshLine::Current);
+        match text {
+            "latest" => return Ok(DshLine::NEWEST),
+            "writer" => return Ok(DshLine::Writer),
+            _ => {}
         }
         let core = text.split(['-', '+']).next().unwrap_or_default();
         let parts: Vec<Option<u64>> = core.split('.').map(|p| p.parse().ok()).collect();
         let [Some(major), Some(minor), Some(patch)] = parts[..] else {
             return Err(format!(
-                "{text:?} is not a DSH version: give one like 0.1.1 or 0.1.5 (or latest)"
+                "{text:?} is not a DSH release line: give {DSH_LINE_VALUES}"
             ));
         };
         match (major, minor, patch) {
             (0, 0, _) | (0, 1, 0..=1) => Ok(DshLine::V0_1_1),
             (0, 1, 2..=4) => Err(format!(
-                "DSH {text} (a v0-alpha or v2 writer) is not described here: judge as 0.1.1 (loads v0 as it is) or 0.1.5 (migrates it)"
+                "DSH {text} (a v0-alpha or v2 writer) is not described here: give {DSH_LINE_VALUES}"
             )),
-            _ => Ok(DshLine::Current),
+            (0, 1, 5..=6) => Ok(DshLine::V0_1_5),
+            (0, 1, 7..) | (0, 2, 0..=1) => Ok(DshLine::Current),
+            _ => Err(format!(
+                "DSH {text} is newer than any release line described here: give {DSH_LINE_VALUES}"
+            )),
         }
     }
 }
@@ -130,6 +212,76 @@ impl DshLine {
 impl fmt::Display for DshLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Which platform DSH runs on (`--platform`): where a `cwd` is absolute differs
+/// (`path.isAbsolute` of Node, FORMAT.md §6.3), so DSH on Linux or macOS refuses a log
+/// written on Windows (`C:\…`), and DSH on Windows loads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// Linux, macOS: an absolute `cwd` starts with `/`.
+    Posix,
+    /// Windows: a drive letter and a separator, a UNC path or a rooted path.
+    Windows,
+}
+
+/// 0: the writer's platform (the default); 1: POSIX; 2: Windows.
+static PROCESS_PLATFORM: AtomicU8 = AtomicU8::new(0);
+
+impl Platform {
+    /// Reads `posix` or `windows` (`--platform`).
+    ///
+    /// # Errors
+    /// Any other value, with the known ones.
+    pub fn parse(text: &str) -> Result<Platform, String> {
+        match text {
+            "posix" | "linux" | "macos" => Ok(Platform::Posix),
+            "windows" => Ok(Platform::Windows),
+            _ => Err(format!("{text:?} is not a platform: give posix or windows")),
+        }
+    }
+
+    /// The platform `--platform` chose for this process, or `None`: each log is judged on
+    /// the platform that wrote it ([`Platform::of_writer`]).
+    pub fn process_override() -> Option<Platform> {
+        match PROCESS_PLATFORM.load(Ordering::Relaxed) {
+            1 => Some(Platform::Posix),
+            2 => Some(Platform::Windows),
+            _ => None,
+        }
+    }
+
+    /// Sets [`Platform::process_override`] (`main`, from `--platform`).
+    pub fn set_process_override(platform: Option<Platform>) {
+        let code = match platform {
+            None => 0,
+            Some(Platform::Posix) => 1,
+            Some(Platform::Windows) => 2,
+        };
+        PROCESS_PLATFORM.store(code, Ordering::Relaxed);
+    }
+
+    /// The platform a log was written on, from its header's `cwd`: Windows for a drive
+    /// letter, UNC or backslash path, POSIX otherwise.
+    pub fn of_writer(cwd: Option<&str>) -> Platform {
+        match cwd {
+            Some(cwd) if crate::load::layout::is_windows_cwd(cwd) => Platform::Windows,
+            _ => Platform::Posix,
+        }
+    }
+
+    /// The platform a log is judged on: `--platform`, else its writer's.
+    pub fn judging(cwd: Option<&str>) -> Platform {
+        Platform::process_override().unwrap_or_else(|| Platform::of_writer(cwd))
+    }
+
+    /// `Linux or macOS` or `Windows`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Platform::Posix => "Linux or macOS",
+            Platform::Windows => "Windows",
+        }
     }
 }
 
@@ -163,7 +315,7 @@ impl Judge {
 
     /// True when the scan runs the edges.
     pub fn runs_edges(self) -> bool {
-        self.line == DshLine::Current || self.both_lines
+        self.line.migrates() || self.both_lines
     }
 }
 
@@ -215,9 +367,21 @@ impl Placed {
             line,
             refusal,
         } = self;
-        if let Edge::Native(generation) = edge
-            && refusal.rule != Rule::F10
-        {
+        if edge == Edge::Native(4) && refusal.rule == Rule::F10 {
+            // The one rule of a native v4 read that drifted (GENERATIONS §7, §8).
+            let mut finding = Finding::new(
+                Rule::F10,
+                seq,
+                line,
+                format!(
+                    "the first v4 builds refuse to read it ({edge}): {}; the builds after 2026-09-22 release the call",
+                    refusal.detail
+                ),
+            );
+            finding.class = Class::Warning;
+            return finding;
+        }
+        if let Edge::Native(generation) = edge {
             // The generation's own rules: the DSH that writes it refuses to load it.
             let mut finding = Finding::new(
                 Rule::G9,
@@ -232,25 +396,12 @@ impl Placed {
             finding.class = Class::Corrupt;
             return finding;
         }
-        let (class, message) = if refusal.rule == Rule::F10 {
-            (
-                Class::Warning,
-                format!(
-                    "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it ({edge}): {}; the builds after 2026-09-22 release the call",
-                    refusal.detail
-                ),
-            )
-        } else {
-            (
-                Class::Refused,
-                format!(
-                    "DSH 0.1.5 and later refuse to migrate it ({edge}): {}",
-                    refusal.detail
-                ),
-            )
-        };
+        let message = format!(
+            "DSH 0.1.5 and later refuse to migrate it ({edge}): {}",
+            refusal.detail
+        );
         let mut finding = Finding::new(refusal.rule, seq, line, message);
-        finding.class = class;
+        finding.class = Class::Refused;
         finding
     }
 }

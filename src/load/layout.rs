@@ -82,6 +82,14 @@ pub fn is_absolute_cwd(cwd: &str) -> bool {
     }
 }
 
+/// Whether `cwd` is absolute on Windows only: a path DSH on Windows accepts and DSH on
+/// Linux or macOS (`path.posix.isAbsolute`: it must start with `/`) refuses — a drive
+/// letter (`C:\x`, `C:/x`), a UNC or device path (`\\server\share`, `\\?\C:\x`) or a
+/// rooted backslash path (`\x`).
+pub fn is_windows_cwd(cwd: &str) -> bool {
+    is_absolute_cwd(cwd) && !cwd.starts_with('/')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,11 +108,17 @@ mod tests {
             "//server/share",
         ] {
             assert!(is_absolute_cwd(cwd), "{cwd:?} is absolute");
+            assert_eq!(
+                is_windows_cwd(cwd),
+                !cwd.starts_with('/'),
+                "{cwd:?} is absolute on Windows only unless it starts with /"
+            );
         }
         for cwd in [
             "", "C:x", "C:", r"x\y", "./x", "x/y", ".", "1:\\x", "~/proj", "é:/x",
         ] {
             assert!(!is_absolute_cwd(cwd), "{cwd:?} is relative");
+            assert!(!is_windows_cwd(cwd), "{cwd:?} is relative on Windows too");
         }
     }
 

@@ -94,14 +94,16 @@ fn scan(
 }
 
 /// The first finding on `text` with the closers DSH appends (and `then_append` after them),
-/// as DSH 0.1.5+ loads it, then as DSH 0.1.1 does.
+/// as DSH 0.1.5+ loads it, then as the DSH that writes its generation does (DSH 0.1.1 for
+/// v0).
 fn first_finding(
     target: &Target<'_>,
     text: &[u8],
     then_append: &[String],
 ) -> Result<Option<Finding>, ScanError> {
     let lines: &[DshLine] = if target.both_lines {
-        &[DshLine::Current, DshLine::V0_1_1]
+        // The writing DSH: DSH 0.1.1 for a v0 log (a v3 or v4 one it does not read at all).
+        &[DshLine::Current, DshLine::Writer]
     } else {
         &[DshLine::Current]
     };
@@ -412,8 +414,8 @@ fn finish(
         text.push(b'\n');
     }
     // The whole session, read as DSH reads it where it would be stored.
-    for line in [DshLine::Current, DshLine::V0_1_1] {
-        if line == DshLine::V0_1_1 && !target.both_lines {
+    for line in [DshLine::Current, DshLine::Writer] {
+        if line == DshLine::Writer && !target.both_lines {
             continue;
         }
         let check = scan(path, &text, &options(line, false, Vec::new()), &mut [])?;

@@ -61,6 +61,16 @@ impl Replay {
                 && self.dialect.strict
                 && element.len() == 2
                 && element.elements().all(|e| e.as_seq().is_some());
+            if alpha_pair && !self.dialect.v0_alpha {
+                // DSH 0.1.1-rc.2's store: plain integers only (GENERATIONS §1.5, §3).
+                return Err((
+                    Rule::G10,
+                    format!(
+                        "sourceEventSeqs holds the range pair {}: the v0-alpha form DSH 0.1.2-alpha and later write; DSH 0.1.1 refuses it (\"must densely contain non-negative safe integers\"): the log was written by a newer harness",
+                        element.raw()
+                    ),
+                ));
+            }
             let ranges = self.dialect.range_provenance || alpha_pair;
             let run = match (element.as_seq(), ranges && element.is_array()) {
                 (Some(cite), _) => cite..=cite,

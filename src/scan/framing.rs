@@ -24,6 +24,10 @@ pub struct FrameContext<'a> {
     pub sqlite: bool,
     /// A second pass wants only these seqs.
     pub only_seqs: Option<&'a HashSet<u64>>,
+    /// The judged DSH reads a historical log in the recoverable reading (0.1.5 and later):
+    /// a JSON `null` line is a defect like any other (a torn tail, or J5 once a `turn/end`
+    /// follows). DSH 0.1.1's store aborts the whole load on one (J7).
+    pub recoverable: bool,
 }
 
 /// A good record, handed to the scan.
@@ -49,8 +53,9 @@ pub enum Framed {
 }
 
 /// Frames one record line after the header (§5.5.1 J2–J7): a defect joins the torn-tail
-/// bookkeeping in `torn`, a committed `turn/end` after a defect (J5) or a JSON `null`
-/// (J7) stops the load, and a good line goes to `sink` as an event or a packed row.
+/// bookkeeping in `torn`, a committed `turn/end` after a defect (J5) or, for DSH 0.1.1, a
+/// JSON `null` (J7) stops the load, and a good line goes to `sink` as an event or a packed
+/// row.
 pub(crate) fn frame_line(
     line: &Line,
     prepared: &Prepared,
@@ -131,11 +136,19 @@ pub(crate) fn frame_line(
     if let Ok(json) = parsed
         && json.is_null()
     {
+        if context.recoverable {
+            if torn.first.is_some() {
+                torn.lines += 1;
+            } else {
+                torn.defect(line, 0, Rule::J7, "line is JSON null".into());
+            }
+            return Framed::Next;
+        }
         return Framed::Stop(Finding::new(
             Rule::J7,
             None,
             Some(line.number),
-            "event line is JSON null (upstream aborts the whole load)",
+            "event line is JSON null (DSH 0.1.1 aborts the whole load)",
         ));
     }
     let is_turn_end = |json: Json<'_>| json.get("type").is_some_and(|t| t.str_eq("turn/end"));

@@ -9,6 +9,7 @@
 //! read once and never held in memory.
 
 pub mod framing;
+mod gate;
 pub mod live;
 pub mod report;
 pub mod resume;
@@ -210,6 +211,8 @@ pub(crate) struct State {
     tagged_end_seeds: u64,
     /// An event type of the v0 alpha dialect was seen (era detection).
     alpha_types: bool,
+    /// A packed chunk row was read (a known defect of DSH 0.1.5-rc.1, [`verdict_notes`]).
+    packed_seen: bool,
     report: Report,
     dialect: &'static Dialect,
     /// Header id as stored inside its quotes, for legacy ids.
@@ -265,6 +268,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                 last_folded: None,
                 tagged_end_seeds: 0,
                 alpha_types: false,
+                packed_seen: false,
                 report: Report {
                     path,
                     session: None,
@@ -282,6 +286,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     closers: Vec::new(),
                     edge: None,
                     dsh: options.dsh.line,
+                    notes: Vec::new(),
                 },
                 dialect: &crate::event::HEAD,
                 id_body: String::new(),
@@ -381,7 +386,15 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
 
     fn set_era(&mut self, era: Era) {
         self.state.report.era = Some(era);
-        self.state.dialect = era.dialect();
+        let line = self.options.dsh.line.resolve(era);
+        self.state.report.dsh = line;
+        self.state.dialect =
+            if self.options.dsh.line == crate::edge::DshLine::V0_1_1 && era == Era::Head {
+                // DSH 0.1.1's store reads no v0-alpha form (GENERATIONS §3).
+                &crate::event::HEAD_0_1_1
+            } else {
+                era.dialect()
+            };
         let mut replay = Replay::new(self.state.dialect);
         if self.state.keep.shadowed {
             replay = replay.keeping_shadowed();
@@ -393,7 +406,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         // DSH 0.1.5 and later do not open SQLite stores at all: the edges read files. A v3
         // or v4 log gets its own generation's check whichever line judges.
         let native = matches!(era, Era::V3 | Era::V4);
-        if (self.options.dsh.runs_edges() || native) && self.state.sqlite_session.is_none() {
+        let runs_edges = line.migrates() || self.options.dsh.both_lines;
+        if (runs_edges || native) && self.state.sqlite_session.is_none() {
             self.state.edges =
                 crate::edge::Edges::for_log(era, self.state.report.header.as_ref()).map(Box::new);
         }
@@ -557,11 +571,28 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             Ok(era) => era,
         };
         self.set_era(era);
-        // H7 is checked at P7, before the first event (§6.5).
-        if let Some(what) = checked.h7 {
+        if let Some(finding) = gate::generation_gate(
+            &self.state.report,
+            self.options.dsh.line,
+            era,
+            self.state.sqlite_session.is_some(),
+        ) {
+            self.state.stages.fail(BACKEND, finding);
+            return false;
+        }
+        // H7 and H8 are checked at P7, before the first event (§6.5).
+        let h8 = || {
+            let cwd = self.state.report.header.as_ref()?.cwd.as_deref()?;
+            gate::platform_problem(cwd)
+        };
+        if let Some((rule, what)) = checked
+            .h7
+            .map(|what| (Rule::H7, what))
+            .or_else(|| h8().map(|w| (Rule::H8, w)))
+        {
             self.state
                 .stages
-                .fail(PER_EVENT, Finding::new(Rule::H7, None, Some(1), what));
+                .fail(PER_EVENT, Finding::new(rule, None, Some(1), what));
             self.state.stages.per_event_failed = true;
         }
         true
@@ -571,6 +602,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
         let options = self.options;
         let context = FrameContext {
+            recoverable: self.state.report.dsh.migrates(),
             expected: self.state.next_index,
             packed_rows: self.state.dialect.packed_rows,
             sqlite: self.state.sqlite_session.is_some(),
@@ -598,6 +630,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// them), so only the seq bookkeeping, the fold and the counts run, unless a view asked
     /// about one of them.
     fn process_packed(&mut self, json: Json<'_>, row: &PackedSpan, line: u64) {
+        self.state.packed_seen = true;
         let wanted =
             self.options.only_seqs.as_ref().is_some_and(|want| {
                 (row.seq0..row.seq0 + row.len() as u64).any(|s| want.contains(&s))
@@ -895,7 +928,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             let verdict = edges.finish();
             self.state.report.edge = verdict.refusal.clone();
             let native = matches!(self.state.report.era, Some(Era::V3 | Era::V4));
-            if self.options.dsh.line == crate::edge::DshLine::Current || native {
+            if self.state.report.dsh.migrates() || native {
                 chosen = chosen.or(verdict.refusal);
                 self.state.report.warnings.extend(verdict.warnings);
             }
@@ -911,6 +944,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             }
             None if self.state.report.torn.is_some() => self.state.report.status = Status::TornTail,
             None => self.state.report.status = Status::Valid,
+        }
+        if self.state.report.is_ok() {
+            self.state.report.notes =
+                gate::verdict_notes(&self.state.report, self.state.packed_seen);
         }
         for view in self.views.iter_mut() {
             view.finish(&mut self.state.report);

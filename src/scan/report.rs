@@ -74,8 +74,13 @@ pub struct Report {
     /// When the frozen edges of DSH 0.1.5 and later ran ([`crate::edge`]): their first
     /// refusal, whichever line the verdict is that of (`show` and `version` say both).
     pub edge: Option<crate::rules::Finding>,
-    /// The DSH line whose verdict `status` and `finding` are.
+    /// The DSH line whose verdict `status` and `finding` are (resolved for a log: never
+    /// [`crate::edge::DshLine::Writer`] once the header was read).
     pub dsh: crate::edge::DshLine,
+    /// What the verdict depends on beyond the judged line, one sentence each: the platform
+    /// a Windows log loads on, known defects of single DSH builds that refuse a log of this
+    /// shape (`validate` prints them as notes).
+    pub notes: Vec<String>,
 }
 
 impl Report {

@@ -45,7 +45,7 @@ const MAGIC: &[u8; 4] = b"DSHs";
 
 /// The layout of the saved bytes; a state of another layout, or written by another version
 /// of this crate, is not taken up (the scan then reads the whole log).
-const LAYOUT: u64 = 2;
+const LAYOUT: u64 = 3;
 
 /// A scan's state at the end of a plain JSONL log (see the module docs), as bytes that can
 /// be stored and read back ([`Saved::as_bytes`], [`Saved::from_bytes`]).
@@ -308,19 +308,27 @@ fn restore(state: &mut State, r: &mut In<'_>) -> bool {
 }
 
 fn save_judge(out: &mut Out, judge: Judge) {
-    out.bool(judge.line == DshLine::Current);
+    out.u64(u64::from(judge.line.code()));
     out.bool(judge.both_lines);
+    // The platform a Windows `cwd` is judged on (H8) is the process's `--platform`: a state
+    // saved under another is not taken up.
+    out.u64(platform_code());
 }
 
 fn read_judge(r: &mut In<'_>) -> Judge {
-    let line = if r.bool() {
-        DshLine::Current
-    } else {
-        DshLine::V0_1_1
-    };
-    Judge {
-        line,
-        both_lines: r.bool(),
+    let line = DshLine::from_code(u8::try_from(r.u64()).unwrap_or(u8::MAX));
+    let both_lines = r.bool();
+    if r.u64() != platform_code() {
+        r.fail();
+    }
+    Judge { line, both_lines }
+}
+
+fn platform_code() -> u64 {
+    match crate::edge::Platform::process_override() {
+        None => 0,
+        Some(crate::edge::Platform::Posix) => 1,
+        Some(crate::edge::Platform::Windows) => 2,
     }
 }
 
