@@ -62,7 +62,7 @@ fn validate_walks_a_directory_in_path_order() {
             "{root}/--home-ana-proj--/s-01/session.jsonl: torn-tail J2 at line 17: final line has no newline (torn final line)
   a repair cuts 30 bytes at offset 2785: 1 line, 0 events; 19 events before it are kept
   note: the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
-{root}/--home-ana-proj--/s-compact/session.jsonl: valid (23 events, surface 2, head)
+{root}/--home-ana-proj--/s-compact/session.jsonl: valid (24 events, surface 2, head)
   warning P2 at line 19 (seq 19, message index 1): tool result for call \"call_2\" answers no tool call before it
 {root}/stores/nested/sessions.db [session s-legacy]: valid (12 events, surface 4, head)
 2 valid, 1 torn-tail, 0 corrupt, 0 refused
@@ -90,11 +90,19 @@ fn validate_github_annotations() {
     store_root(dir.path());
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"type\":\"session\",\"version\":0,\"id\":\"s\",\"createdAt\":1,\"delegationDepth\":0}\n{\"type\":\"turn/start\",\"seq\":0,\"time\":1,\"data\":{\"turn\":1},\"x\":1}\n").unwrap();
+    // A log DSH 0.1.1 loads and the frozen edges of DSH 0.1.5 and later refuse.
+    let edge = dir.path().join("edge.jsonl");
+    std::fs::copy(
+        fixture("edges/F4-subagent-descriptor-version-2.jsonl"),
+        &edge,
+    )
+    .unwrap();
     let root = dir.path().display().to_string();
     let (code, out, _) = text(
         &dsh()
             .args(["validate", "--format", "github"])
             .arg(&bad)
+            .arg(&edge)
             .arg(dir.path().join("--home-ana-proj--"))
             .output()
             .unwrap(),
@@ -104,27 +112,26 @@ fn validate_github_annotations() {
         out,
         format!(
             "::error file={root}/bad.jsonl,line=2,title=E1 corrupt::seq 0: invalid event envelope: unexpected key \"x\"
+::error file={root}/edge.jsonl,line=2,title=F4 refused::seq 0: DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): subagent/descriptor 0 uses unsupported descriptor version 2
 ::warning file={root}/--home-ana-proj--/s-01/session.jsonl,line=17,title=J2 torn-tail::final line has no newline (torn final line)
 ::notice file={root}/--home-ana-proj--/s-01/session.jsonl,title=open turn::the final turn is still open with 1 pending call (\"call_7\"): DSH will close it on load (`dsh-session repair` writes the same closers now)
-::error file={root}/--home-ana-proj--/s-compact/session.jsonl,line=13,title=F2 refused::seq 13: DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): compaction/start 13 data has unexpected member \"reason\"
-::notice title=dsh-session validate::0 valid, 1 torn-tail, 1 corrupt, 1 refused
+::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it
+::notice title=dsh-session validate::1 valid, 1 torn-tail, 1 corrupt, 1 refused
 "
         )
     );
-    // Judged as DSH 0.1.1, which loads that log as it is: only the provider finding.
+    // Judged as DSH 0.1.1, which loads that log as it is: valid, no annotation.
     let (code, out, _) = text(
         &dsh()
             .args(["--dsh", "0.1.1", "validate", "--format", "github"])
-            .arg(dir.path().join("--home-ana-proj--/s-compact"))
+            .arg(&edge)
             .output()
             .unwrap(),
     );
     assert_eq!(code, Some(0));
     assert_eq!(
         out,
-        format!(
-            "::warning file={root}/--home-ana-proj--/s-compact/session.jsonl,line=19,title=P2::seq 19: tool result for call \"call_2\" answers no tool call before it\n::notice title=dsh-session validate::1 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
-        )
+        "::notice title=dsh-session validate::1 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
     );
 }
 
@@ -275,7 +282,7 @@ fn standard_input_for_validate() {
             v["status"].as_str(),
             v["events"].as_u64()
         ),
-        (Some("-"), Some("valid"), Some(23))
+        (Some("-"), Some("valid"), Some(24))
     );
 }
 
@@ -302,7 +309,7 @@ fn a_pipe_given_as_a_path_is_read_whole() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
             (v["status"].as_str(), v["events"].as_u64()),
-            (Some("valid"), Some(23)),
+            (Some("valid"), Some(24)),
             "{}: {v}",
             file.display()
         );

@@ -97,6 +97,7 @@ fn bash_completes_after_the_subcommand() {
                 "--color",
                 "--verbose",
                 "--dsh",
+                "--platform",
                 "--help",
                 "bash",
                 "elvish",

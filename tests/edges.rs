@@ -4,21 +4,21 @@
 //! (`--dsh 0.1.1`); what `show`, `version`, the reading commands, `stats` and `repair` do
 //! with such a log.
 //!
-//! Every verdict here agrees with DSH's own edge code (tenyi/deepseek-harness @
-//! `77afa3438160c9b45d81277b1fa64e9edcd9416d`) run on the same files, but for F10, which the
-//! v3 builds refuse and the later builds accept (README "Two DSH release lines").
+//! Every verdict here agrees with DSH's own edge code: the published v0→v1 package judges
+//! the same files in tests/oracle.rs (`oracle/run`), F10 included — the frozen relationship
+//! check refuses it in every DSH from 0.1.5 on; only a native v4 read drifted (README "DSH
+//! release lines").
 
 mod common;
 
-use common::{brief, dsh, dsh_011, fixture, samples, verdict, verdict_011};
+use common::{brief, dsh, dsh_011, fixture, samples, verdict, verdict_011, verdict_as};
 use serde_json::Value;
 
 fn edge_fixture(name: &str) -> std::path::PathBuf {
     fixture(&format!("edges/{name}"))
 }
 
-/// (fixture, "STATUS RULE SEQ LINE", message): the first refusal of the chain; for F10,
-/// `valid` and the warning.
+/// (fixture, "STATUS RULE SEQ LINE", message): the first refusal of the chain.
 const CASES: &[(&str, &str, &str)] = &[
     (
         "F1-ignorable-unknown-type.jsonl",
@@ -27,8 +27,8 @@ const CASES: &[(&str, &str, &str)] = &[
     ),
     (
         "F10-step-end-leaves-a-call-unresolved.jsonl",
-        "valid F10 4 6",
-        "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it (the check of the migrated log): step/end leaves unresolved tool call call_1; the builds after 2026-09-22 release the call",
+        "refused F10 4 6",
+        "DSH 0.1.5 and later refuse to migrate it (the check of the migrated log): step/end leaves unresolved tool call call_1",
     ),
     (
         "F2-hook-result-without-turn.jsonl",
@@ -219,28 +219,12 @@ fn every_refusal_class_has_a_fixture_refused_by_default_and_loaded_by_dsh_0_1_1(
         let v = verdict(&path);
         let rule = want.split(' ').nth(1).unwrap();
         rules.insert(rule);
-        if want.starts_with("valid") {
-            assert_eq!(brief(&v), "valid - - -", "{name}: {v}");
-            let w = &v["warnings"][0];
-            let got = format!(
-                "valid {} {} {}",
-                w["rule"].as_str().unwrap(),
-                w["seq"],
-                w["line"]
-            );
-            assert_eq!(
-                (got.as_str(), w["message"].as_str()),
-                (want, Some(message)),
-                "{name}"
-            );
-        } else {
-            assert_eq!(brief(&v), want, "{name}: {v}");
-            assert_eq!(v["message"], message, "{name}");
-            assert!(
-                message.starts_with("DSH 0.1.5 and later refuse to migrate it (the "),
-                "{name}"
-            );
-        }
+        assert_eq!(brief(&v), want, "{name}: {v}");
+        assert_eq!(v["message"], message, "{name}");
+        assert!(
+            message.starts_with("DSH 0.1.5 and later refuse to migrate it (the "),
+            "{name}"
+        );
         // DSH 0.1.1 loads every one of them as it is.
         let old = verdict_011(&path);
         assert_eq!(brief(&old), "valid - - -", "{name} --dsh 0.1.1: {old}");
@@ -501,7 +485,7 @@ fn repair_leaves_a_log_the_edges_refuse_unless_judged_as_dsh_0_1_1() {
 }
 
 #[test]
-fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
+fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_by_every_line_that_reads_it() {
     for (name, want, message) in [
         (
             "G9-v3-turn-end-while-a-step-is-open.jsonl",
@@ -514,9 +498,15 @@ fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
             "tool/call call_1 does not match one advertised tool call (the check of a v4 log, as DSH 0.1.7 and later read it)",
         ),
     ] {
+        // The default line and the line of the DSH that writes the generation.
+        let line = if name.contains("-v3-") {
+            "0.1.5"
+        } else {
+            "0.1.7"
+        };
         for v in [
             verdict(&edge_fixture(name)),
-            verdict_011(&edge_fixture(name)),
+            verdict_as(&["--dsh", line], &edge_fixture(name)),
         ] {
             assert_eq!(
                 (brief(&v).as_str(), v["message"].as_str()),
@@ -524,6 +514,13 @@ fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
                 "{name}"
             );
         }
+        // DSH 0.1.1 reads only v0.
+        let old = verdict_011(&edge_fixture(name));
+        assert_eq!(
+            (old["status"].as_str(), old["rule"].as_str()),
+            (Some("refused"), Some("G10")),
+            "{name}: {old}"
+        );
     }
     // The real v3 and v4 logs pass it (../shared, which a user's clone may not have).
     if !common::have_samples() {
@@ -542,7 +539,7 @@ fn a_v3_or_v4_log_gets_its_own_generations_lifecycle_check_on_either_line() {
 #[test]
 fn a_v3_log_is_held_to_the_frozen_released_v3_vocabulary() {
     let path = edge_fixture("U1-v3-code-dispatch-without-ignorable.jsonl");
-    for v in [verdict(&path), verdict_011(&path)] {
+    for v in [verdict(&path), verdict_as(&["--dsh", "0.1.5"], &path)] {
         assert_eq!(
             (brief(&v).as_str(), v["message"].as_str()),
             (

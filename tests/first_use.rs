@@ -376,10 +376,10 @@ fn verbose_errors_keep_the_file_and_the_reason_on_the_first_line() {
     );
 }
 
-/// The README's first command shows a bundled log both DSH lines load: a newcomer's first
-/// look says `valid`, with no warning, whichever DSH they run.
+/// The README's first command shows a bundled log every DSH release line loads: a
+/// newcomer's first look says `valid` whichever DSH they run (0.1.1, 0.1.5 or 0.1.7+).
 #[test]
-fn the_readme_set_up_shows_a_log_both_dsh_lines_load() {
+fn the_readme_set_up_shows_a_log_every_dsh_line_loads() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let log = readme
@@ -387,7 +387,12 @@ fn the_readme_set_up_shows_a_log_both_dsh_lines_load() {
         .find_map(|l| l.strip_prefix("cargo run --release -- show "))
         .and_then(|rest| rest.split_whitespace().next())
         .expect("the set-up's `cargo run --release -- show FILE` line");
-    for judge in [&[][..], &["--dsh", "0.1.1"][..]] {
+    for judge in [
+        &[][..],
+        &["--dsh", "0.1.1"][..],
+        &["--dsh", "0.1.5"][..],
+        &["--dsh", "0.1.7"][..],
+    ] {
         let mut args = judge.to_vec();
         args.extend(["show", log]);
         let (code, out, err) = run(&args, root);

@@ -89,10 +89,10 @@ fn fixture_lines() -> Vec<String> {
     text.split_inclusive('\n').map(str::to_owned).collect()
 }
 
-/// A second turn after the fixture's (seqs 23 and 24).
+/// A second turn after the fixture's (seqs 24 and 25).
 const TURN_2: [&str; 2] = [
-    "{\"type\":\"turn/start\",\"seq\":23,\"time\":1760000001000,\"data\":{\"turn\":2}}\n",
-    "{\"type\":\"turn/end\",\"seq\":24,\"time\":1760000002500,\"data\":{\"turn\":2,\"reason\":{\"kind\":\"aborted\"}}}\n",
+    "{\"type\":\"turn/start\",\"seq\":24,\"time\":1760000001000,\"data\":{\"turn\":2}}\n",
+    "{\"type\":\"turn/end\",\"seq\":25,\"time\":1760000002500,\"data\":{\"turn\":2,\"reason\":{\"kind\":\"aborted\"}}}\n",
 ];
 
 fn append(path: &Path, bytes: &[u8]) {
@@ -128,10 +128,10 @@ fn plain_batches_print_what_happens() {
     f.expect("tool result bash: ok (call_2, seq 19, line 19)");
     f.expect("replacement by tool/result shadowed 1 entry, surface 3 -> 3 (seq 19, line 19)");
     f.expect("replacement by user/message shadowed 2 entries, surface 3 -> 2 (seq 20, line 20)");
-    f.expect("turn 1 ended: completed, 1850 input and 25 output tokens, 22 ms (seq 22, line 22)");
+    f.expect("turn 1 ended: completed, 1850 input and 25 output tokens, 23 ms (seq 23, line 23)");
     append(&log, TURN_2.concat().as_bytes());
-    f.expect("turn 2 started (seq 23, line 23)");
-    f.expect("turn 2 ended: aborted, 0 input and 0 output tokens, 1.5 s (seq 24, line 24)");
+    f.expect("turn 2 started (seq 24, line 24)");
+    f.expect("turn 2 ended: aborted, 0 input and 0 output tokens, 1.5 s (seq 25, line 25)");
 }
 
 #[test]
@@ -333,7 +333,7 @@ fn a_root_picks_up_new_sessions() {
     let f = Following::start(&[&root.display().to_string()]);
     let first = one.join("session.jsonl").display().to_string();
     f.expect(&format!(
-        "{first}: following, 23 events so far, surface 2, head"
+        "{first}: following, 24 events so far, surface 2, head"
     ));
     // A session created while following: everything it holds is new.
     let two = root.join("--home-ana-proj--").join("s-01");
@@ -347,7 +347,7 @@ fn a_root_picks_up_new_sessions() {
         "{second}: tool call bash (call_7, seq 18, line 16)"
     ));
     append(&one.join("session.jsonl"), TURN_2[0].as_bytes());
-    f.expect(&format!("{first}: turn 2 started (seq 23, line 23)"));
+    f.expect(&format!("{first}: turn 2 started (seq 24, line 24)"));
 }
 
 #[test]
@@ -363,7 +363,7 @@ fn exit_on_finding_ends_with_1_at_a_corrupt_record() {
     f.expect("torn-tail J6 at line 8: line is not valid JSON: unexpected token at byte 1; DSH drops it and what follows on load, unless a turn/end commits it (J5)");
     append(
         &log,
-        TURN_2[1].replace("\"seq\":24", "\"seq\":8").as_bytes(),
+        TURN_2[1].replace("\"seq\":25", "\"seq\":8").as_bytes(),
     );
     f.expect("corrupt J5 at line 8: unparsable committed event; a turn/end follows at line 9");
     assert_eq!(f.exit_code(), Some(1));
@@ -448,7 +448,7 @@ fn provider_findings_are_reported_when_a_turn_ends() {
     append(
         &log,
         TURN_2[0]
-            .replace("23", "12")
+            .replace("\"seq\":24", "\"seq\":12")
             .replace("\"turn\":2", "\"turn\":3")
             .as_bytes(),
     );
@@ -464,7 +464,7 @@ fn a_session_directory_switches_to_a_higher_generation() {
     std::fs::write(&v0, fixture_lines().concat()).unwrap();
     let f = Following::start(&[&session.display().to_string()]);
     f.expect(&format!(
-        "following {}: 23 events so far, surface 2, head",
+        "following {}: 24 events so far, surface 2, head",
         v0.display()
     ));
     let v4 = session.join("session.v4.jsonl");
@@ -609,7 +609,7 @@ fn a_log_larger_than_a_poll_chunk_is_read_whole_in_chunks() {
         let name = log.display().to_string();
         let f = Following::start(&[&name]);
         f.expect(&format!(
-            "following {name}: 23 events so far, surface 2, head"
+            "following {name}: 24 events so far, surface 2, head"
         ));
     }
 }

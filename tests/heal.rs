@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::store::{rows, store_from_jsonl};
-use common::{dsh_011, fixture, zstd_log, zstd_plain};
+use common::{dsh_writer, fixture, zstd_log, zstd_plain};
 
 /// Every fixture of the previous issue, with the provider it is healed for.
 const CASES: &[(&str, &str)] = &[
@@ -43,11 +43,12 @@ fn provider_fixture(name: &str) -> PathBuf {
     fixture(&format!("provider/{name}"))
 }
 
-/// The heals are DSH 0.1.1's history made sendable: the fixtures, hand-made in its rules,
-/// are judged as DSH 0.1.1 loads them (the frozen edges of DSH 0.1.5 and later refuse
-/// several of them for what they are built to show).
+/// The heals make a history sendable as the DSH that writes the log's generation loads it:
+/// the fixtures, hand-made in its rules, are judged so (`--dsh writer`: a v0 fixture as DSH
+/// 0.1.1 loads it — the frozen edges of DSH 0.1.5 and later refuse several of them for what
+/// they are built to show — a v4 one as 0.1.7).
 fn run(args: &[&str], path: &Path) -> Output {
-    dsh_011().args(args).arg(path).output().unwrap()
+    dsh_writer().args(args).arg(path).output().unwrap()
 }
 
 fn ok(out: &Output) -> String {
@@ -304,7 +305,7 @@ fn a_crash_after_any_step_is_completed_to_the_same_bytes() {
     for step in ["backup", "journal", "truncate", "append-half", "append"] {
         let path = dir.path().join(format!("{step}.jsonl"));
         std::fs::write(&path, &torn).unwrap();
-        let out = dsh_011()
+        let out = dsh_writer()
             .args(["repair", "--provider", "deepseek"])
             .arg(&path)
             .env("DSH_SESSION_REPAIR_CRASH_AFTER", step)
@@ -330,7 +331,7 @@ fn a_crash_after_any_step_is_completed_to_the_same_bytes() {
     let db = dir.path().join("crash.db");
     store_from_jsonl(&provider_fixture("several-findings.jsonl"), &db, 17);
     let before = rows(&db);
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["repair", "--provider", "deepseek", "--no-backup"])
         .arg(&db)
         .env("DSH_SESSION_REPAIR_CRASH_AFTER", "transaction")
@@ -412,7 +413,7 @@ fn provenance_of_a_heal_says_what_it_shadowed_and_why() {
         &["repair", "--provider", "deepseek", "--no-backup"],
         &path,
     ));
-    let text = ok(&dsh_011()
+    let text = ok(&dsh_writer()
         .arg("provenance")
         .arg(&path)
         .arg("16")
@@ -429,7 +430,7 @@ fn provenance_of_a_heal_says_what_it_shadowed_and_why() {
         ]
     );
     // The shadowed original points at its heal.
-    let text = ok(&dsh_011()
+    let text = ok(&dsh_writer()
         .arg("provenance")
         .arg(&path)
         .arg("12")
@@ -442,7 +443,7 @@ fn provenance_of_a_heal_says_what_it_shadowed_and_why() {
         "{text}"
     );
     let v: serde_json::Value = serde_json::from_slice(
-        &dsh_011()
+        &dsh_writer()
             .args(["provenance", "--format", "json"])
             .arg(&path)
             .arg("18")

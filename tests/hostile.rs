@@ -163,15 +163,39 @@ fn header_without_newline_is_j1() {
 
 #[test]
 fn null_line_in_the_middle_is_j7() {
-    // §5.5.1 J7: a `null` event line aborts the load wherever it is.
-    let v = expect("null-line-middle.jsonl", "corrupt J7 - 4", 1);
+    // §5.5.1 J7: DSH 0.1.1's store aborts the load on a `null` event line wherever it is;
+    // DSH 0.1.5 and later read it as any undecodable row (the recoverable reading of the
+    // frozen v0 codec): a turn/end after it makes it committed corruption (J5).
+    let path = hostile("null-line-middle.jsonl");
+    let (v, code) = validate_011(&path);
+    assert_eq!((brief(&v).as_str(), code), ("corrupt J7 - 4", 1), "{v}");
     assert!(message(&v).contains("JSON null"), "{v}");
+    let v = expect("null-line-middle.jsonl", "corrupt J5 - 4", 1);
+    assert!(
+        message(&v).contains("unparsable committed event; a turn/end follows at line 7"),
+        "{v}"
+    );
 }
 
 #[test]
-fn null_line_at_the_end_is_j7_not_a_torn_tail() {
-    let v = expect("null-line-end.jsonl", "corrupt J7 - 7", 1);
+fn null_line_at_the_end_is_j7_for_dsh_0_1_1_and_a_torn_tail_after() {
+    let path = hostile("null-line-end.jsonl");
+    let (v, code) = validate_011(&path);
+    assert_eq!((brief(&v).as_str(), code), ("corrupt J7 - 7", 1), "{v}");
     assert!(v["torn_tail"].is_null(), "{v}");
+    // No turn/end follows: DSH 0.1.5 and later drop it with the rest of the tail.
+    let v = expect("null-line-end.jsonl", "torn-tail J6 - 7", 0);
+    assert_eq!(
+        (
+            &v["torn_tail"]["line"],
+            &v["torn_tail"]["lines"],
+            &v["torn_tail"]["bytes"],
+            &v["events"]
+        ),
+        (&json!(7), &json!(1), &json!(5), &json!(5)),
+        "{v}"
+    );
+    assert_eq!(v["message"], "line is JSON null", "{v}");
 }
 
 #[test]
@@ -1159,25 +1183,14 @@ fn user_message_without_id_is_m1() {
 }
 
 #[test]
-fn unanswered_tool_calls_then_a_new_turn_are_valid_with_p1_warnings() {
+fn unanswered_tool_calls_then_a_new_turn_are_refused_after_dsh_0_1_1() {
     // Turn 1 ends with three announced calls and no results; turn 2 brings a new user
-    // message. DSH loads it (closers only close an open final turn), so: valid, one P1
-    // per call, all at the announcing assistant/message (seq 3).
+    // message. DSH 0.1.1 loads it (closers only close an open final turn), so: valid, one
+    // P1 per call, all at the announcing assistant/message (seq 3).
     let path = hostile("unanswered-tool-calls-then-new-turn.jsonl");
-    let v = expect_at(&path, "valid - - -", 0);
-    let mut warnings = v["warnings"].as_array().unwrap().clone();
-    // DSH 0.1.5, 0.1.6 and the first v4 builds refuse the step/end that leaves the calls;
-    // the later builds release them: a warning (F10), before the provider findings.
-    let edge = warnings.remove(0);
-    assert_eq!(
-        (&edge["rule"], &edge["seq"], &edge["line"]),
-        (&json!("F10"), &json!(4), &json!(6)),
-        "{edge}"
-    );
-    assert_eq!(
-        edge["message"],
-        "DSH 0.1.5, 0.1.6 and the first v4 builds refuse to migrate it (the check of the migrated log): step/end leaves unresolved tool call call_1; the builds after 2026-09-22 release the call"
-    );
+    let (v, code) = validate_011(&path);
+    assert_eq!((brief(&v).as_str(), code), ("valid - - -", 0), "{v}");
+    let warnings = v["warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 3, "{v}");
     for (w, call) in warnings.iter().zip(["call_1", "call_2", "call_3"]) {
         assert_eq!(w["rule"], "P1", "{w}");
@@ -1188,13 +1201,24 @@ fn unanswered_tool_calls_then_a_new_turn_are_valid_with_p1_warnings() {
             "{w}"
         );
     }
-    // Nothing to repair: the turn is closed.
-    let out = run(&["repair", "--dry-run"], &path);
+    // Nothing for DSH 0.1.1 to repair: the turn is closed.
+    let out = dsh_011()
+        .args(["repair", "--dry-run"])
+        .arg(&path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
             .contains("nothing to repair")
+    );
+    // DSH 0.1.5 and later refuse the step/end that leaves the calls (the frozen check of
+    // the migrated log; DSH's own v0→v1 package says the same, tests/oracle.rs).
+    let v = expect_at(&path, "refused F10 4 6", 1);
+    assert_eq!(
+        v["message"],
+        "DSH 0.1.5 and later refuse to migrate it (the check of the migrated log): step/end leaves unresolved tool call call_1"
     );
 }
 

@@ -71,11 +71,11 @@ fn compaction_log(id: &str, from: &str, to: &str) -> String {
 /// on the surface (seqs 20 and 19) and says `word`.
 fn second_turn(word: &str) -> String {
     format!(
-        r#"{{"type":"turn/start","seq":23,"time":1760000000200,"data":{{"turn":2}}}}
-{{"type":"step/start","seq":24,"time":1760000000201,"data":{{"turn":2,"step":1}}}}
-{{"type":"user/message","seq":25,"time":1760000000202,"data":{{"content":[{{"type":"text","text":"Summary again: the {word} appended note."}}],"source":{{"kind":"plugin","plugin":"compaction"}},"role":"user","id":"u-5"}},"sourceEventSeqs":[19,20],"surfaceOp":{{"op":"replace","start":20,"end":19}}}}
-{{"type":"step/end","seq":26,"time":1760000000203,"data":{{"turn":2,"step":1}}}}
-{{"type":"turn/end","seq":27,"time":1760000000204,"data":{{"turn":2,"reason":{{"kind":"completed"}}}}}}
+        r#"{{"type":"turn/start","seq":24,"time":1760000000200,"data":{{"turn":2}}}}
+{{"type":"step/start","seq":25,"time":1760000000201,"data":{{"turn":2,"step":1}}}}
+{{"type":"user/message","seq":26,"time":1760000000202,"data":{{"content":[{{"type":"text","text":"Summary again: the {word} appended note."}}],"source":{{"kind":"plugin","plugin":"compaction"}},"role":"user","id":"u-5"}},"sourceEventSeqs":[19,20],"surfaceOp":{{"op":"replace","start":20,"end":19}}}}
+{{"type":"step/end","seq":27,"time":1760000000203,"data":{{"turn":2,"step":1}}}}
+{{"type":"turn/end","seq":28,"time":1760000000204,"data":{{"turn":2,"reason":{{"kind":"completed"}}}}}}
 "#
     )
 }
@@ -150,8 +150,9 @@ fn filters_pick_roles_tools_sessions_and_times() {
     session(&root, "a", &compaction_log("s-a", "hello", "hello"));
     session(&root, "b", &compaction_log("s-b", "hello", "hello"));
     let root_arg = root.to_str().unwrap();
-    // `{"command":"ls"}` is the arguments of the bash call at seq 7 (compacted at seq 15:
-    // shadowed); seq 16 is a tool/call event, not a message.
+    // `{"command":"ls"}` and `{"command":"cat a.txt"}` are the arguments of the bash calls
+    // at seqs 7 and 12 (compacted at seqs 15 and 20: shadowed); seq 16 is a tool/call
+    // event, not a message.
     let (code, _) = search(&index, &["--role", "tool", "command", root_arg]);
     assert_eq!(code, 1, "only shadowed messages hold it");
     let (_, hits) = search(
@@ -171,11 +172,16 @@ fn filters_pick_roles_tools_sessions_and_times() {
         found,
         [
             ("s-a".to_owned(), 7, "tool".to_owned()),
-            ("s-b".to_owned(), 7, "tool".to_owned())
+            ("s-a".to_owned(), 12, "tool".to_owned()),
+            ("s-b".to_owned(), 7, "tool".to_owned()),
+            ("s-b".to_owned(), 12, "tool".to_owned())
         ]
     );
     assert!(hits.iter().all(|h| h["tool"] == "bash"));
-    assert!(hits.iter().all(|h| h["shadowed_by"] == 15));
+    assert!(
+        hits.iter()
+            .all(|h| h["shadowed_by"] == if h["seq"] == 7 { 15 } else { 20 })
+    );
     let (code, hits) = search(
         &index,
         &[
@@ -189,7 +195,13 @@ fn filters_pick_roles_tools_sessions_and_times() {
     );
     assert_eq!(
         (code, places(&hits)),
-        (0, vec![("s-b".to_owned(), 7, "tool".to_owned())])
+        (
+            0,
+            vec![
+                ("s-b".to_owned(), 7, "tool".to_owned()),
+                ("s-b".to_owned(), 12, "tool".to_owned())
+            ]
+        )
     );
     // Each of these filters leaves nothing.
     for filter in [
@@ -213,7 +225,7 @@ fn filters_pick_roles_tools_sessions_and_times() {
             "command",
         ],
     );
-    assert_eq!((code, hits.len()), (0, 2));
+    assert_eq!((code, hits.len()), (0, 4));
     // -l: the sessions with hits, one line each.
     let (code, out, _) = run(&index, &["search", "-l", "Two files"]);
     assert_eq!(code, 0);
@@ -319,7 +331,7 @@ fn an_added_session_and_an_appended_log_are_found_without_rebuild() {
     let (code, hits) = search(&index, &["quokka77"]);
     assert_eq!(
         (code, places(&hits)),
-        (0, vec![("s-a".to_owned(), 25, "user".to_owned())])
+        (0, vec![("s-a".to_owned(), 26, "user".to_owned())])
     );
     assert_eq!(hits[0]["turn"], 2);
     // The appended replace took the old summary off the surface.
@@ -330,7 +342,7 @@ fn an_added_session_and_an_appended_log_are_found_without_rebuild() {
         &["--session", "s-a", "--include-shadowed", "says hello"],
     );
     assert_eq!(places(&hits), [("s-a".to_owned(), 20, "user".to_owned())]);
-    assert_eq!(hits[0]["shadowed_by"], 25);
+    assert_eq!(hits[0]["shadowed_by"], 26);
     // The session's row took the second turn in: turns, status, last activity.
     let (_, out, _) = run(
         &index,
@@ -345,13 +357,13 @@ fn an_added_session_and_an_appended_log_are_found_without_rebuild() {
         .unwrap();
     assert_eq!(
         (row["turns"].as_u64(), row["events"].as_u64()),
-        (Some(2), Some(28))
+        (Some(2), Some(29))
     );
-    // `validate`'s verdict on the whole log: DSH 0.1.5 and later refuse the hand-made
-    // compaction's `reason` member (F2).
+    // `validate`'s verdict on the whole log: the compaction fixture is one every DSH line
+    // loads, and so is its second turn.
     assert_eq!(
         (&row["status"], &row["rule"]),
-        (&json!("refused"), &json!("F2"))
+        (&json!("valid"), &Value::Null)
     );
     assert_eq!(row["last_activity"], "2025-10-09T08:53:20.204Z");
 }
@@ -660,7 +672,7 @@ fn the_library_answers_in_process() {
     let s = &sessions[0];
     assert_eq!(
         (s.session.as_str(), s.turns, s.events, s.tool_calls),
-        ("s-a", 2, 28, 2)
+        ("s-a", 2, 29, 2)
     );
     assert_eq!((s.tokens.input, s.tokens.output), (1850, 25));
     let hits = index
@@ -670,13 +682,13 @@ fn the_library_answers_in_process() {
         })
         .unwrap();
     assert_eq!(hits.len(), 1);
-    assert_eq!((hits[0].part.seq, hits[0].part.turn), (25, Some(2)));
-    // The derived history in surface order: only seq 25 is on the surface at the end; with
+    assert_eq!((hits[0].part.seq, hits[0].part.turn), (26, Some(2)));
+    // The derived history in surface order: only seq 26 is on the surface at the end; with
     // the shadowed messages, each stands where it stood (the replace at 15 where seq 2 was,
-    // 20 where 15 was, 25 where 20 was).
+    // 20 where 15 was, 26 where 20 was).
     let file = file.canonicalize().unwrap();
     let now = index.messages(&file, "s-a", 0..=u64::MAX, false).unwrap();
-    assert_eq!(now.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [25]);
+    assert_eq!(now.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [26]);
     assert_eq!(now[0].text, "Summary again: the quokka77 appended note.");
     let all = index.messages(&file, "s-a", 0..=u64::MAX, true).unwrap();
     let order: Vec<(u64, i64, &str)> = all
@@ -689,17 +701,21 @@ fn the_library_answers_in_process() {
             (2, 2, "user"),
             (15, 2, "user"),
             (20, 2, "user"),
-            (25, 2, "user"),
+            (26, 2, "user"),
             (7, 7, "assistant"),
             (7, 7, "tool"),
             (9, 9, "tool"),
             (12, 12, "assistant"),
+            (12, 12, "tool"),
             (17, 17, "tool"),
             (19, 17, "tool"),
         ]
     );
     let some = index.messages(&file, "s-a", 9..=12, true).unwrap();
-    assert_eq!(some.iter().map(|m| m.part.seq).collect::<Vec<_>>(), [9, 12]);
+    assert_eq!(
+        some.iter().map(|m| m.part.seq).collect::<Vec<_>>(),
+        [9, 12, 12]
+    );
     assert_eq!(some[0].part.tool.as_deref(), Some("bash"));
 }
 
@@ -856,7 +872,13 @@ fn verdicts(dsh_line: &str, root: &Path) -> Vec<(String, Value, Value)> {
 fn refused_and_foreign_logs_keep_their_verdict_under_both_judges() {
     let dir = tempfile::tempdir().unwrap();
     let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
-    session(&root, "a", &compaction_log("s-a", "hello", "platypus31"));
+    // The compaction's start with a member the frozen v0→v1 edge does not admit.
+    let refused = compaction_log("s-a", "hello", "platypus31").replace(
+        "\"data\":{\"compactionId\":\"cmp-1\",\"turn\":1}}",
+        "\"data\":{\"compactionId\":\"cmp-1\",\"turn\":1,\"reason\":\"threshold\"}}",
+    );
+    assert!(refused.contains("\"reason\":\"threshold\""));
+    session(&root, "a", &refused);
     let foreign = std::fs::read_to_string(fixture("foreign/claude-code-session.jsonl")).unwrap();
     session(&root, "b", &foreign);
     let root_arg = root.to_str().unwrap();

@@ -146,7 +146,11 @@ proptest! {
     }
 }
 
-/// A valid log of `turns` turns, with tool calls answered or not per `answered`.
+/// A log valid for every DSH line, of `turns` turns: each with 0–2 tool calls, started
+/// (`tool/call`, then its result) or, per `started`, never started and answered by DSH's
+/// exact `TOOL_NOT_STARTED` result, as a live failure writes it (GENERATIONS §12.1, §12.3).
+/// Every call is answered before its step ends: DSH 0.1.5 and later refuse a closed step
+/// that leaves a call unresolved (F10).
 fn valid_log(turns: &[(u8, bool)]) -> String {
     let mut lines = vec![
         r#"{"type":"session","version":0,"id":"p","createdAt":1,"delegationDepth":0}"#.to_owned(),
@@ -157,7 +161,7 @@ fn valid_log(turns: &[(u8, bool)]) -> String {
         seq += 1;
         seq - 1
     };
-    for (t, (calls, answered)) in turns.iter().enumerate() {
+    for (t, (calls, started)) in turns.iter().enumerate() {
         let t = t + 1;
         push(format!(
             r#"{{"type":"turn/start","seq":SEQ,"time":{t},"data":{{"turn":{t}}}}}"#
@@ -178,12 +182,16 @@ fn valid_log(turns: &[(u8, bool)]) -> String {
             blocks.join(",")
         ));
         for c in 0..calls % 3 {
-            let call = push(format!(
-                r#"{{"type":"tool/call","seq":SEQ,"time":{t},"data":{{"turn":{t},"step":1,"callId":"c{t}-{c}","name":"x","arguments":"{{}}"}}}}"#
-            ));
-            if *answered {
+            if *started {
+                let call = push(format!(
+                    r#"{{"type":"tool/call","seq":SEQ,"time":{t},"data":{{"turn":{t},"step":1,"callId":"c{t}-{c}","name":"x","arguments":"{{}}"}}}}"#
+                ));
                 push(format!(
                     r#"{{"type":"tool/result","seq":SEQ,"time":{t},"data":{{"turn":{t},"step":1,"message":{{"id":"r{t}-{c}","role":"user","source":{{"kind":"tool","callId":"c{t}-{c}"}},"content":[{{"type":"tool-result","toolCallId":"c{t}-{c}","content":[],"isError":false}}]}}}},"sourceEventSeqs":[{call}],"surfaceOp":"append"}}"#
+                ));
+            } else {
+                push(format!(
+                    r#"{{"type":"tool/result","seq":SEQ,"time":{t},"data":{{"turn":{t},"step":1,"message":{{"id":"interrupted-tool-result-c{t}-{c}-SEQ","role":"user","source":{{"kind":"tool","callId":"c{t}-{c}"}},"content":[{{"type":"tool-result","toolCallId":"c{t}-{c}","isError":true,"content":[{{"type":"text","text":"The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed."}}]}}]}},"error":{{"name":"ToolNotStartedError","code":"TOOL_NOT_STARTED"}}}},"surfaceOp":"append"}}"#
                 ));
             }
         }

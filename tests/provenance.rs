@@ -36,8 +36,8 @@ replaces: 2, 7, 9 (user/message replace 2..9, replace generation 1)
 
 ancestors (what it was built from, via sourceEventSeqs):
 15 user/message  Summary: the user listed two files.
-├── 13 compaction/start  {\"reason\":\"threshold\"}
-├── 14 compaction/summary  {\"text\":\"The user listed files.\"}
+├── 13 compaction/start t1  {\"compactionId\":\"cmp-1\",\"turn\":1}
+├── 14 compaction/summary  {\"compactionId\":\"cmp-1\",\"summary\":[{\"type\":\"text\",\"text\":\"T…
 ├── 2 user/message  list the files
 ├── 7 assistant/message t1/s1  Let me look.
 │   ├── 3 assistant/chunk t1/s1  block-start
@@ -140,12 +140,12 @@ fn dot_neighbourhood() {
 
 #[test]
 fn a_seq_past_the_end_is_a_clear_error() {
-    let out = run(&["--dsh", "0.1.1", "provenance", &log(), "23"]);
+    let out = run(&["--dsh", "0.1.1", "provenance", &log(), "24"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "dsh-session: {}: seq 23 is beyond the log: its last seq is 22\n",
+            "dsh-session: {}: seq 24 is beyond the log: its last seq is 23\n",
             log()
         )
     );

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{dsh, dsh_011, fixture, samples, verdict_011};
+use common::{dsh, dsh_writer, fixture, samples, verdict_writer};
 use serde_json::{Value, json};
 
 fn provider_fixture(name: &str) -> std::path::PathBuf {
@@ -15,10 +15,11 @@ fn provider_fixture(name: &str) -> std::path::PathBuf {
 }
 
 /// (rule, seq, line, message_index, anthropic_index, call_id) of each warning.
-/// The provider findings of a fixture, as DSH 0.1.1 loads it (the fixtures are built in
-/// its rules; the frozen edges of DSH 0.1.5 and later refuse some of them).
+/// The provider findings of a fixture, as the DSH that writes its generation loads it (a
+/// v0 fixture as DSH 0.1.1, a v4 one as 0.1.7: the fixtures are built in those rules; the
+/// frozen edges of DSH 0.1.5 and later refuse some of the v0 ones).
 fn findings(path: &Path) -> Vec<Value> {
-    verdict_011(path)["warnings"]
+    verdict_writer(path)["warnings"]
         .as_array()
         .expect("warnings")
         .iter()
@@ -99,7 +100,7 @@ fn each_class_fixture_gives_its_exact_finding() {
     for (name, expected, _) in CLASSES {
         let path = provider_fixture(name);
         assert_eq!(
-            verdict_011(&path)["status"],
+            verdict_writer(&path)["status"],
             "valid",
             "{name} is valid for DSH"
         );
@@ -113,7 +114,7 @@ fn a_profile_fails_the_gate_on_the_classes_it_refuses() {
     for (name, _, refused_by) in CLASSES {
         let path = provider_fixture(name);
         for profile in ["anthropic", "openai", "deepseek"] {
-            let out = dsh_011()
+            let out = dsh_writer()
                 .args(["validate", "--provider", profile])
                 .arg(&path)
                 .output()
@@ -122,10 +123,14 @@ fn a_profile_fails_the_gate_on_the_classes_it_refuses() {
             assert_eq!(out.status.code(), Some(code), "{name} --provider {profile}");
         }
         // Without a profile, provider findings are warnings.
-        let out = dsh_011().arg("validate").arg(&path).output().expect("runs");
+        let out = dsh_writer()
+            .arg("validate")
+            .arg(&path)
+            .output()
+            .expect("runs");
         assert_eq!(out.status.code(), Some(0), "{name}");
         // --strict fails on any warning.
-        let out = dsh_011()
+        let out = dsh_writer()
             .args(["validate", "--strict"])
             .arg(&path)
             .output()
@@ -168,7 +173,7 @@ fn the_text_says_valid_for_dsh_refused_by_the_provider_and_why() {
 #[test]
 fn json_and_github_carry_the_provider_findings_with_their_lines() {
     let path = provider_fixture("P2-result-without-call.jsonl");
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["validate", "--format", "json", "--provider", "anthropic"])
         .arg(&path)
         .output()
@@ -185,7 +190,7 @@ fn json_and_github_carry_the_provider_findings_with_their_lines() {
         v[0]["provider"],
         json!({"name": "anthropic", "accepted": false, "findings": [finding]})
     );
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["validate", "--format", "github", "--provider", "deepseek"])
         .arg(&path)
         .output()
@@ -219,7 +224,7 @@ fn real_and_valid_samples_give_no_provider_finding() {
     }
     assert!(logs.len() > 40, "{} logs", logs.len());
     for log in logs {
-        let out = dsh_011()
+        let out = dsh_writer()
             .args(["validate", "--provider", "deepseek", "--strict"])
             .arg(&log)
             .output()
@@ -240,7 +245,8 @@ fn repair_names_what_a_dsh_repair_leaves() {
     // A crashed log whose unanswered call's step had ended: DSH's closers skip it.
     let log = dir.path().join("session.jsonl");
     std::fs::copy(provider_fixture("crashed-call-in-ended-step.jsonl"), &log).expect("copy");
-    let out = dsh()
+    // DSH 0.1.1 loads it (DSH 0.1.5 and later refuse the step/end that left the call: F10).
+    let out = dsh_writer()
         .args(["repair", "--dry-run", "--format", "json"])
         .arg(&log)
         .output()
@@ -339,7 +345,7 @@ fn rules_lists_the_providers_of_each_provider_rule() {
 #[test]
 fn a_thinking_session_whose_tool_steps_produced_no_reasoning_is_accepted() {
     let path = provider_fixture("thinking-tool-steps-without-reasoning.jsonl");
-    let note = "the final turn is still open with 1 pending call (\"call_3\"): DSH will close it on load (`dsh-session repair` writes the same closers now)";
+    let note = "the final turn is still open with 1 pending call (\"call_3\"): DSH will close it on load (`dsh-session repair` writes the same closers now)\n  note: written on Windows: DSH on Linux or macOS refuses it (cwd `C:\\Users\\ana\\proj` is not absolute there); on Windows it loads (--platform posix judges as Linux and macOS)";
     for provider in ["deepseek", "anthropic", "openai"] {
         let out = dsh()
             .args(["validate", "--color", "never", "--provider", provider])
@@ -361,7 +367,11 @@ fn a_thinking_session_whose_tool_steps_produced_no_reasoning_is_accepted() {
             .expect("runs");
         let v: Value = serde_json::from_slice(&out.stdout).expect("json");
         assert_eq!(v[0]["warnings"], json!([]), "{provider}");
-        assert_eq!(v[0]["notes"], json!([note]), "{provider}");
+        assert_eq!(
+            v[0]["notes"],
+            json!(note.split("\n  note: ").collect::<Vec<_>>()),
+            "{provider}"
+        );
         assert_eq!(
             v[0]["provider"],
             json!({"name": provider, "accepted": true, "findings": []})

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{brief, dsh, fixture, samples, verdict};
+use common::{brief, dsh, fixture, samples, verdict, verdict_as};
 use serde_json::Value;
 
 /// (file, events, surface length, era, surface seqs when short, closers a repair appends).
@@ -126,6 +126,7 @@ fn real_samples_in_a_dsh_layout_pass_h6() {
         shown,
         "--C-DEV-TOLIK_Harness--/session-4aebf00d-30c2-4810-852e-cf4205306939/session.v4.jsonl: valid (10 events, surface 2, v4)\n\
          \x20 note: the final turn is still open: DSH will close it on load (`dsh-session repair` writes the same closers now)\n\
+         \x20 note: written on Windows: DSH on Linux or macOS refuses it (cwd `C:\\DEV\\TOLIK_Harness` is not absolute there); on Windows it loads (--platform posix judges as Linux and macOS)\n\
          --home-gokun-projects-01_unicorn-77-Dumen--/session-904b047f-eb01-493f-b98a-391ecfae5b66/session.v3.jsonl: valid (12 events, surface 4, v3)\n\
          \x20 note: the final turn is still open: DSH will close it on load (`dsh-session repair` writes the same closers now)\n\
          --home-shawn-investment--/session-b34ec611-ab29-4459-9687-cea3088cd560/session.v4.jsonl: valid (188 events, surface 55, v4)\n\
@@ -163,10 +164,26 @@ const WINDOWS: &[(&str, &str)] = &[
 ];
 
 #[test]
-fn windows_cwd_forms_are_valid_alone_and_in_a_dsh_layout() {
+fn windows_cwd_forms_are_valid_on_windows_alone_and_in_a_dsh_layout() {
     for (name, project) in WINDOWS {
         let file = fixture(&format!("windows/{name}"));
-        assert_eq!(brief(&verdict(&file)), "valid - - -", "{name} alone");
+        let cwd = serde_json::from_str::<serde_json::Value>(
+            std::fs::read_to_string(&file)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap()["cwd"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let alone = verdict(&file);
+        assert_eq!(brief(&alone), "valid - - -", "{name} alone");
+        let note = format!(
+            "written on Windows: DSH on Linux or macOS refuses it (cwd `{cwd}` is not absolute there); on Windows it loads (--platform posix judges as Linux and macOS)"
+        );
+        assert_eq!(alone["notes"], serde_json::json!([note]), "{name}");
 
         let root = tempfile::tempdir().expect("temp dir");
         let dir = root.path().join(project).join("s-1");
@@ -176,10 +193,26 @@ fn windows_cwd_forms_are_valid_alone_and_in_a_dsh_layout() {
         assert_eq!(
             text.replace(&format!("{}/", root.path().display()), ""),
             format!(
-                "{project}/s-1/session.jsonl: valid (5 events, surface 1, head)\n1 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
+                "{project}/s-1/session.jsonl: valid (5 events, surface 1, head)\n  note: {note}\n1 valid, 0 torn-tail, 0 corrupt, 0 refused\n"
             ),
             "{name} in a layout"
         );
+        // As DSH on Linux or macOS judges it (`path.isAbsolute`; the oracle runs there), and
+        // on Windows, where the note is moot.
+        for line in [&["--dsh", "0.1.1"][..], &[][..]] {
+            let posix = verdict_as(&[line, &["--platform", "posix"][..]].concat(), &file);
+            assert_eq!(brief(&posix), "refused H8 - 1", "{name} {line:?}: {posix}");
+            assert_eq!(
+                posix["message"],
+                format!(
+                    "header cwd `{cwd}` is absolute only on Windows: DSH on Linux or macOS refuses the log (\"session header cwd must be an absolute path\"); on Windows it loads (--platform windows)"
+                ),
+                "{name}"
+            );
+            let windows = verdict_as(&[line, &["--platform", "windows"][..]].concat(), &file);
+            assert_eq!(brief(&windows), "valid - - -", "{name} {line:?}");
+            assert_eq!(windows["notes"], serde_json::json!([]), "{name}");
+        }
     }
 }
 

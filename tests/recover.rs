@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{dsh, dsh_011, fixture};
+use common::{dsh, dsh_writer, fixture};
 use serde_json::Value;
 
 fn recover_fixture(name: &str) -> PathBuf {
@@ -35,9 +35,10 @@ fn recover_json(file: &Path, root: &Path, args: &[&str]) -> (i32, Value) {
     (out.status.code().expect("exit code"), report)
 }
 
-/// `validate -q ROOT` as DSH 0.1.5+ and as DSH 0.1.1: prints nothing and exits 0.
+/// `validate -q ROOT` as the newest DSH and as the DSH that writes each session's
+/// generation (DSH 0.1.1 for v0): prints nothing and exits 0.
 fn assert_valid_root(root: &Path, sessions: usize) {
-    for mut cmd in [dsh(), dsh_011()] {
+    for mut cmd in [dsh(), dsh_writer()] {
         let out = cmd
             .args(["validate", "--format", "jsonl"])
             .arg(root)
@@ -443,7 +444,7 @@ fn every_migration_refusal_class_recovers_to_a_valid_session() {
         let log = dir.join(&name);
         let root = tempfile::tempdir().expect("temp dir");
         let (code, report) = recover_checked(&log, root.path());
-        if name.starts_with("valid-") || name.starts_with("F10-") {
+        if name.starts_with("valid-") {
             assert_eq!(
                 (code, report["status"].as_str()),
                 (0, Some("valid")),
@@ -488,6 +489,11 @@ fn every_migration_refusal_class_recovers_to_a_valid_session() {
             "F1-ignorable-unknown-type.jsonl",
             0,
             "dropped future/thing".into(),
+        ),
+        (
+            "F10-step-end-leaves-a-call-unresolved.jsonl",
+            1,
+            cut("F10", 6),
         ),
         ("F2-hook-result-without-turn.jsonl", 1, cut("F2", 5)),
         ("F2-inbox-insert-without-id.jsonl", 1, cut("F2", 5)),
@@ -670,7 +676,7 @@ fn a_valid_log_needs_no_recovery_and_nothing_is_written() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         format!(
-            "{}: valid as DSH 0.1.5+ loads it; nothing to recover\n",
+            "{}: valid as DSH 0.1.7+ loads it; nothing to recover\n",
             recover_fixture("three-turns-with-tool-calls.jsonl").display()
         )
     );
@@ -842,7 +848,7 @@ fn every_fixture_recovers_to_sessions_both_dsh_lines_load_or_says_why() {
         if status == "recovered" {
             let sessions = std::fs::read_dir(root.path()).expect("a root").count();
             assert!(sessions > 0, "{}", log.display());
-            for mut cmd in [dsh(), dsh_011()] {
+            for mut cmd in [dsh(), dsh_writer()] {
                 let check = cmd.args(["validate", "-q"]).arg(root.path()).output();
                 let check = check.expect("runs");
                 assert_eq!(

@@ -15,8 +15,8 @@ mod common;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use common::{brief, dsh, fixture, verdict, verdict_011};
-use serde_json::Value;
+use common::{brief, dsh, dsh_011, fixture, verdict, verdict_011, verdict_as};
+use serde_json::{Value, json};
 
 fn rules_fixture(name: &str) -> PathBuf {
     fixture(&format!("rules/{name}"))
@@ -53,6 +53,8 @@ const CASES: &[(&str, &str)] = &[
     ("H7-cwd-windows-relative.jsonl", "corrupt H7 - 1"),
     ("H7-cwd-dot-relative.jsonl", "corrupt H7 - 1"),
     ("H7-parent-session-not-string.jsonl", "corrupt H7 - 1"),
+    // As DSH on Linux or macOS judges it (`--platform posix`, [`judged_as`]).
+    ("H8-windows-cwd-on-posix.jsonl", "refused H8 - 1"),
     // ---- Plain JSONL framing (§5.5.1). ----
     ("J1-empty-file.jsonl", "corrupt J1 - 1"),
     ("J2-torn-final-line.jsonl", "torn-tail J2 - 7"),
@@ -69,6 +71,7 @@ const CASES: &[(&str, &str)] = &[
     // J6: the first defect and every later line, good or bad, form the torn tail.
     ("J6-defect-then-good-lines.jsonl", "torn-tail J6 - 8"),
     // J7: a `null` line where J6 would otherwise see a torn tail is still corruption.
+    // As DSH 0.1.1 judges it ([`judged_as`]); DSH 0.1.5 and later: a torn tail (J6).
     ("J7-null-line.jsonl", "corrupt J7 - 7"),
     // ---- Envelope (§1.3). ----
     ("E1-extra-envelope-key.jsonl", "corrupt E1 3 5"),
@@ -157,11 +160,24 @@ const CASES: &[(&str, &str)] = &[
 /// Fixtures used by a dedicated test instead of the table.
 const SPECIAL: &[&str] = &["H6-store-path.jsonl"];
 
+/// The global options a fixture of the table is judged with: the rule it shows is one a
+/// DSH line or a platform reports, not every one (J7: DSH 0.1.1 aborts on a null line; H8:
+/// DSH on Linux or macOS refuses a Windows cwd).
+fn judged_as(file: &str) -> &'static [&'static str] {
+    if file.starts_with("J7-") {
+        &["--dsh", "0.1.1"]
+    } else if file.starts_with("H8-") {
+        &["--platform", "posix"]
+    } else {
+        &[]
+    }
+}
+
 #[test]
 fn every_rule_fixture_gets_its_exact_verdict() {
     let mut mismatches = Vec::new();
     for &(file, want) in CASES {
-        let v = verdict(&rules_fixture(file));
+        let v = verdict_as(judged_as(file), &rules_fixture(file));
         let got = brief(&v);
         if got != want {
             mismatches.push(format!(
@@ -419,7 +435,7 @@ fn surface_refuses_a_corrupt_log_naming_file_rule_and_line() {
 
     // A framing defect names its rule and line the same way.
     let path = rules_fixture("J7-null-line.jsonl");
-    let out = dsh().arg("surface").arg(&path).output().unwrap();
+    let out = dsh_011().arg("surface").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -492,9 +508,14 @@ fn first_block_header(frame: &[u8]) -> usize {
 
 /// Writes `bytes` as `<tmp>/log.jsonl.zstd` and returns its verdict.
 fn zstd_verdict(tmp: &tempfile::TempDir, bytes: &[u8]) -> Value {
+    zstd_verdict_as(&[], tmp, bytes)
+}
+
+/// [`zstd_verdict`] with global options (`--dsh 0.1.1`).
+fn zstd_verdict_as(options: &[&str], tmp: &tempfile::TempDir, bytes: &[u8]) -> Value {
     let path = tmp.path().join("log.jsonl.zstd");
     std::fs::write(&path, bytes).unwrap();
-    let v = verdict(&path);
+    let v = verdict_as(options, &path);
     assert_eq!(v["encoding"], "zstd", "{v}");
     v
 }
@@ -685,9 +706,17 @@ fn z_defect_inside_complete_frames_with_a_turn_end_after_is_j5() {
     let bytes = [header_frame(), frame(&lines.concat())].concat();
     let v = zstd_verdict(&tmp, &bytes);
     assert_eq!(brief(&v), "corrupt J5 - 4", "{v}");
+    // A null line: DSH 0.1.1 aborts the load; later DSHs read it as any torn record of a
+    // complete frame (Z7).
     let bytes = [header_frame(), frame(&events), frame("null\n")].concat();
-    let v = zstd_verdict(&tmp, &bytes);
+    let v = zstd_verdict_as(&["--dsh", "0.1.1"], &tmp, &bytes);
     assert_eq!(brief(&v), "corrupt J7 - 7", "{v}");
+    let v = zstd_verdict(&tmp, &bytes);
+    assert_eq!(brief(&v), "corrupt Z7 - 7", "{v}");
+    assert_eq!(
+        v["message"], "complete frame contains a torn JSONL record: line is JSON null",
+        "{v}"
+    );
 }
 
 #[test]
@@ -708,10 +737,19 @@ fn z8_defect_in_lines_recovered_from_a_torn_frame_is_a_torn_tail() {
     assert_eq!(v["torn_tail"]["line"], 8, "{v}");
     assert_eq!(v["rule"], "Z8", "{v}");
     assert_eq!(v["events"], 6, "{v}");
-    // §5.5.1 J7 applies to lines recovered from a torn frame too: corruption, no repair.
+    // §5.5.1 J7 applies to lines recovered from a torn frame too: for DSH 0.1.1,
+    // corruption, no repair; later DSHs drop the null line with the torn frame (Z8).
     let mut last = frame(&format!("{turn_two}\nnull\nx"));
     last.truncate(last.len() - 2);
-    let v = zstd_verdict(&tmp, &[committed, last].concat());
+    let bytes = [committed.clone(), last.clone()].concat();
+    let v = zstd_verdict_as(&["--dsh", "0.1.1"], &tmp, &bytes);
     assert_eq!(brief(&v), "corrupt J7 - 8", "{v}");
     assert!(v["torn_tail"].is_null(), "{v}");
+    let v = zstd_verdict(&tmp, &bytes);
+    assert_eq!(brief(&v), "torn-tail Z8 - 8", "{v}");
+    assert_eq!(
+        (&v["torn_tail"]["offset"], &v["torn_tail"]["bytes"]),
+        (&json!(committed.len()), &json!(last.len())),
+        "{v}"
+    );
 }

@@ -1,16 +1,17 @@
 //! `show` on hand-made fixtures and on the real samples read in place: exact summary lines
 //! and JSON values.
 //!
-//! Read as DSH 0.1.1 loads the logs (`--dsh 0.1.1`); `show`'s line for the other DSH
-//! release is in tests/edges.rs.
+//! Read as the DSH that writes each log's generation loads it (`--dsh writer`: a v0 log as
+//! DSH 0.1.1, v3 as 0.1.5, v4 as 0.1.7); `show`'s line for the other DSH lines is in
+//! tests/edges.rs.
 
 mod common;
 
-use common::{dsh_011, fixture, samples};
+use common::{dsh_writer, fixture, samples};
 use serde_json::{Value, json};
 
 fn stdout(args: &[&str]) -> String {
-    let out = dsh_011().args(args).output().expect("runs");
+    let out = dsh_writer().args(args).output().expect("runs");
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -276,7 +277,7 @@ fn readme_show_example_is_the_output() {
     let example =
         &readme[readme.find(command).expect("the example in README.md") + command.len()..];
     let example = &example[..example.find("```").expect("the end of the example")];
-    let out = dsh_011()
+    let out = dsh_writer()
         .current_dir(root)
         .args(["show", "fixtures/open-turn-after-tool-call.jsonl"])
         .output()

@@ -2,7 +2,9 @@
 //! rules (FORMAT.md §5.5.3, §5.5.4, §6.4, §8).
 //!
 //! A store holds DSH 0.1.1's sessions, and DSH 0.1.5 and later do not open stores: the
-//! JSONL twins are read as DSH 0.1.1 loads them (`--dsh 0.1.1`).
+//! JSONL twins are read as DSH 0.1.1 loads them (`--dsh writer`, which reads a v0 log as DSH
+//! 0.1.1 does, and a June 2026 log as its own writer: DSH 0.1.1-rc.2's store refuses the
+//! June 2026 header, tests/oracle.rs).
 
 mod common;
 
@@ -10,12 +12,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::store::{add_session, create_store, store_from_jsonl};
-use common::{dsh_011, expected_samples, fixture, samples};
+use common::{dsh_writer, expected_samples, fixture, samples};
 use rusqlite::{Connection, params};
 use serde_json::Value;
 
 fn run(args: &[&str], path: &Path) -> std::process::Output {
-    dsh_011().args(args).arg(path).output().expect("runs")
+    dsh_writer().args(args).arg(path).output().expect("runs")
 }
 
 /// `validate --format json` minus the fields that name the backend.
@@ -135,7 +137,7 @@ fn sessions_lists_a_multi_session_store() {
         summary,
         [
             ("s-01".to_owned(), 19, 1, "valid".to_owned()),
-            ("s-compact".to_owned(), 23, 1, "valid".to_owned()),
+            ("s-compact".to_owned(), 24, 1, "valid".to_owned()),
             ("s-legacy".to_owned(), 12, 2, "valid".to_owned()),
         ]
     );
@@ -171,7 +173,7 @@ fn validate_covers_every_session_and_views_need_one() {
         "{err}"
     );
 
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["messages", "--session", "s-compact"])
         .arg(&db)
         .output()
@@ -180,7 +182,7 @@ fn validate_covers_every_session_and_views_need_one() {
         out.stdout,
         run(&["messages"], &fixture("compaction-and-prune.jsonl")).stdout
     );
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["show", "--session", "nope"])
         .arg(&db)
         .output()
@@ -446,16 +448,16 @@ fn row_rules_name_session_seq_and_row() {
     // Q8: after the last turn/end, the same defect is a torn tail.
     let v = tampered(|c: &Connection| {
         c.execute(
-            "INSERT INTO events VALUES ('s-compact', 23, 'turn/start', 1, x'0102', NULL, NULL, NULL)",
+            "INSERT INTO events VALUES ('s-compact', 24, 'turn/start', 1, x'0102', NULL, NULL, NULL)",
             [],
         )
         .unwrap();
     });
     assert_eq!(
         rule_of(&v),
-        ("torn-tail".into(), "Q8".into(), None, Some(23))
+        ("torn-tail".into(), "Q8".into(), None, Some(24))
     );
-    assert_eq!(v["events"], 23);
+    assert_eq!(v["events"], 24);
     // A sessions row that breaks §6.3.
     let v = tampered(set("UPDATE sessions SET created_at = -1"));
     assert_eq!(rule_of(&v).1, "H4");

@@ -3,15 +3,16 @@
 //! values, CSV and JSON lines on the real samples; what a corrupt log, a torn tail, a
 //! missing price and an unreadable path do to the output and the exit code.
 //!
-//! The sums are over logs read as DSH 0.1.1 loads them (`--dsh 0.1.1`); a log only the
-//! frozen edges of DSH 0.1.5 and later refuse is counted in full (tests/edges.rs).
+//! The sums are over logs read as the DSH that writes their generation loads them (`--dsh
+//! writer`: a v0 log as DSH 0.1.1, v4 as 0.1.7); a log only the frozen edges of DSH 0.1.5
+//! and later refuse is counted in full (tests/edges.rs).
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{dsh_011, samples};
+use common::{dsh_writer, samples};
 use serde_json::Value;
 
 /// The counts `stats` and `show` share.
@@ -131,7 +132,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// `show --format json` of `path`, or `None` when `show` refuses it (corrupt or refused).
 fn show(path: &Path) -> Option<Value> {
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["show", "--format", "json"])
         .arg(path)
         .output()
@@ -145,7 +146,7 @@ fn show(path: &Path) -> Option<Value> {
 
 /// `stats --format json ARGS PATHS`, with its exit code.
 fn stats(args: &[&str], paths: &[PathBuf]) -> (Value, i32) {
-    let out = dsh_011()
+    let out = dsh_writer()
         .arg("stats")
         .args(["--format", "json"])
         .args(args)
@@ -464,7 +465,7 @@ fn real(name: &str) -> PathBuf {
 }
 
 fn run(args: &[&str]) -> (String, String, i32) {
-    let out = dsh_011().args(args).output().expect("runs");
+    let out = dsh_writer().args(args).output().expect("runs");
     (
         String::from_utf8(out.stdout).expect("utf-8"),
         String::from_utf8(out.stderr).expect("utf-8"),
@@ -714,7 +715,7 @@ fn every_sample_directory_runs_without_panic_and_unreadable_paths_exit_2() {
     for dir in ["jsonl", "zstd", "sqlite", "crashed", "real"] {
         let paths = files_in(dir);
         for format in ["text", "json", "csv", "jsonl"] {
-            let out = dsh_011()
+            let out = dsh_writer()
                 .args(["stats", "--format", format, "--by", "session"])
                 .args(&paths)
                 .output()
@@ -805,7 +806,7 @@ fn the_readme_duckdb_recipe_reads_the_jsonl_rows() {
     let paths: Vec<PathBuf> = ["jsonl", "real"].iter().flat_map(|d| files_in(d)).collect();
     let dir = tempfile::tempdir().expect("tempdir");
     let usage = dir.path().join("usage.jsonl");
-    let out = dsh_011()
+    let out = dsh_writer()
         .args(["stats", "--by", "day", "--format", "jsonl"])
         .args(&paths)
         .output()

@@ -512,7 +512,7 @@ fn in_a_real_terminal_filter_open_expand_and_quit() {
         "{expanded}"
     );
     assert!(
-        expanded.contains("#12    assistant shadowed by #20 Two files."),
+        expanded.contains("#12    assistant shadowed by #20 → bash ⇒ #17 Two files."),
         "{expanded}"
     );
     // e writes a Markdown export in the current directory (`dir`), never over the log.

@@ -175,7 +175,7 @@ fn show_text_summary() {
         "session id:   s-compact",
         "format:       v0 (head era), compression none",
         "status:       valid",
-        "events:       23 (first 2025-10-09T08:53:20.100Z, last 2025-10-09T08:53:20.122Z)",
+        "events:       24 (first 2025-10-09T08:53:20.100Z, last 2025-10-09T08:53:20.123Z)",
         "turns:        1 (1 completed)",
         "surface:      2 entries, 3 replacements",
         "tool calls:   2 calls, 3 results, 0 unanswered",
@@ -196,7 +196,7 @@ fn version_of_a_plain_log() {
     assert_eq!(
         stdout(&["version", p]),
         format!(
-            "file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\ndsh:            DSH 0.1.1 loads it; DSH 0.1.5+ refuses to migrate it (the v0→v1 edge, F2 at line 13, seq 13): compaction/start 13 data has unexpected member \"reason\"\n"
+            "file:           {p}\nsession id:     s-compact\nformat version: v0 (supported)\nera:            head\ncompression:    none\ndsh:            DSH 0.1.1 loads it; DSH 0.1.5+ migrates it\n"
         )
     );
 }
@@ -233,7 +233,7 @@ fn at_beyond_the_log_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("--at 99 is beyond the log: its last replayed seq is 22"),
+        err.contains("--at 99 is beyond the log: its last replayed seq is 23"),
         "{err}"
     );
 }

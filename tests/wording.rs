@@ -75,7 +75,7 @@ fn compressed_logs_not_written_by_dsh_say_how_to_read_them() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).lines().next(),
-        Some("-: valid (23 events, surface 2, head)")
+        Some("-: valid (24 events, surface 2, head)")
     );
 }
 
