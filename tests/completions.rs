@@ -203,6 +203,7 @@ fn elvish_completes_option_values() {
                 "--session",
                 "--color",
                 "--dsh",
+                "--platform",
                 "--salvage",
                 "-v",
                 "--verbose",
