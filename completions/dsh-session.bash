@@ -25,6 +25,9 @@ _dsh__session() {
             dsh__session,follow)
                 cmd="dsh__session__subcmd__follow"
                 ;;
+            dsh__session,fork)
+                cmd="dsh__session__subcmd__fork"
+                ;;
             dsh__session,help)
                 cmd="dsh__session__subcmd__help"
                 ;;
@@ -70,6 +73,9 @@ _dsh__session() {
             dsh__session,surface)
                 cmd="dsh__session__subcmd__surface"
                 ;;
+            dsh__session,trim)
+                cmd="dsh__session__subcmd__trim"
+                ;;
             dsh__session,tui)
                 cmd="dsh__session__subcmd__tui"
                 ;;
@@ -87,6 +93,9 @@ _dsh__session() {
                 ;;
             dsh__session__subcmd__help,follow)
                 cmd="dsh__session__subcmd__help__subcmd__follow"
+                ;;
+            dsh__session__subcmd__help,fork)
+                cmd="dsh__session__subcmd__help__subcmd__fork"
                 ;;
             dsh__session__subcmd__help,help)
                 cmd="dsh__session__subcmd__help__subcmd__help"
@@ -133,6 +142,9 @@ _dsh__session() {
             dsh__session__subcmd__help,surface)
                 cmd="dsh__session__subcmd__help__subcmd__surface"
                 ;;
+            dsh__session__subcmd__help,trim)
+                cmd="dsh__session__subcmd__help__subcmd__trim"
+                ;;
             dsh__session__subcmd__help,tui)
                 cmd="dsh__session__subcmd__help__subcmd__tui"
                 ;;
@@ -149,7 +161,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --platform --help --version validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --platform --help --version validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -292,8 +304,58 @@ _dsh__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        dsh__session__subcmd__fork)
+            opts="-v -h --at --out --id --session --as --dry-run --format --color --verbose --dsh --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "plain zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair recover provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
+            opts="validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -335,6 +397,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__follow)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__fork)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -545,6 +621,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__surface)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__trim)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1127,6 +1217,60 @@ _dsh__session() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__trim)
+            opts="-v -h --tool-output-max --drop-turns --out --id --session --as --dry-run --format --color --verbose --dsh --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --tool-output-max)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --drop-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -W "plain zstd" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -149,6 +149,53 @@ never\:"Never colour"))' \
 ':file -- The log DSH refuses\: a file, a session directory, or a SQLite store (standard input cannot be recovered):_files' \
 && ret=0
 ;;
+(fork)
+_arguments "${_arguments_options[@]}" : \
+'--at=[A seq of the log\: the new session holds the history up to the end of the turn that holds it (up to the seq itself when it is outside a turn)]:SEQ:_default' \
+'--out=[The DSH root to write the new session under (ROOT/--<project>--/<session id>/session\[.vN\].jsonl\[.zstd\]); it may be the root the log is in]:ROOT:_files' \
+'--id=[The new session'\''s id. Default\: \`session-<UUID v4>\`, as DSH makes one]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'--as=[The encoding to write\: plain (session.jsonl) or zstd (session.jsonl.zstd). Default\: the log'\''s; plain for a SQLite store]:ENCODING:((plain\:"Plain JSONL (\`session.jsonl\`)"
+zstd\:"zstd JSONL (\`session.jsonl.zstd\`)"))' \
+'--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
+json\:"One JSON object"))' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
+'--dry-run[Print what would be written; write nothing]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The log to fork\: a file, a session directory, or a SQLite store. It is never changed:_files' \
+&& ret=0
+;;
+(trim)
+_arguments "${_arguments_options[@]}" : \
+'--tool-output-max=[Cut each tool result'\''s text to this many bytes (a marker says how much was cut)]:BYTES:_default' \
+'--drop-turns=[Leave out turns A to B (both included, by \`data.turn\`); the turns after them are renumbered]:A..B:_default' \
+'--out=[The DSH root to write the new session under (ROOT/--<project>--/<session id>/session\[.vN\].jsonl\[.zstd\]); it may be the root the log is in]:ROOT:_files' \
+'--id=[The new session'\''s id. Default\: \`session-<UUID v4>\`, as DSH makes one]:ID:_default' \
+'--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'--as=[The encoding to write\: plain (session.jsonl) or zstd (session.jsonl.zstd). Default\: the log'\''s; plain for a SQLite store]:ENCODING:((plain\:"Plain JSONL (\`session.jsonl\`)"
+zstd\:"zstd JSONL (\`session.jsonl.zstd\`)"))' \
+'--format=[Output format]:FORMAT:((text\:"Human-readable lines, closers verbatim"
+json\:"One JSON object"))' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
+'--dry-run[Print what would be written; write nothing]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+':file -- The log to trim\: a file, a session directory, or a SQLite store. It is never changed:_files' \
+&& ret=0
+;;
 (provenance)
 _arguments "${_arguments_options[@]}" : \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
@@ -487,6 +534,14 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(fork)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(trim)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (provenance)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -568,6 +623,8 @@ _dsh-session_commands() {
 'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
 'repair:Repair a log after a crash exactly as DSH does on its next load' \
 'recover:Make new sessions DSH loads from a log it refuses, losing nothing it can keep' \
+'fork:Start a new session from an earlier point of a session\: the history up to the end of the turn that holds SEQ' \
+'trim:Make a smaller copy of a session\: tool outputs cut to a size, turns left out' \
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
@@ -602,6 +659,11 @@ _dsh-session__subcmd__follow_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session follow commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__fork_commands] )) ||
+_dsh-session__subcmd__fork_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session fork commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help_commands() {
     local commands; commands=(
@@ -610,6 +672,8 @@ _dsh-session__subcmd__help_commands() {
 'messages:Print the derived message history (deriveMessages), byte for byte as stored' \
 'repair:Repair a log after a crash exactly as DSH does on its next load' \
 'recover:Make new sessions DSH loads from a log it refuses, losing nothing it can keep' \
+'fork:Start a new session from an earlier point of a session\: the history up to the end of the turn that holds SEQ' \
+'trim:Make a smaller copy of a session\: tool outputs cut to a size, turns left out' \
 'provenance:Show where an event came from, what cites it, and what shadowed it' \
 'replacements:List every replace in log order\: generation, range, shadowed seqs, surface lengths' \
 'show:Summarise a log\: header, era, turns, steps, tool calls, tokens, times' \
@@ -643,6 +707,11 @@ _dsh-session__subcmd__help__subcmd__export_commands() {
 _dsh-session__subcmd__help__subcmd__follow_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help follow commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__fork_commands] )) ||
+_dsh-session__subcmd__help__subcmd__fork_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help fork commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__help_commands] )) ||
 _dsh-session__subcmd__help__subcmd__help_commands() {
@@ -718,6 +787,11 @@ _dsh-session__subcmd__help__subcmd__stats_commands() {
 _dsh-session__subcmd__help__subcmd__surface_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help surface commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__help__subcmd__trim_commands] )) ||
+_dsh-session__subcmd__help__subcmd__trim_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help trim commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__help__subcmd__tui_commands] )) ||
 _dsh-session__subcmd__help__subcmd__tui_commands() {
@@ -803,6 +877,11 @@ _dsh-session__subcmd__stats_commands() {
 _dsh-session__subcmd__surface_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session surface commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__trim_commands] )) ||
+_dsh-session__subcmd__trim_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session trim commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__tui_commands] )) ||
 _dsh-session__subcmd__tui_commands() {

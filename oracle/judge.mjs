@@ -6,6 +6,11 @@
 //   node judge.mjs --known-types     the event types DSH 0.1.1-rc.2's store knows
 //                                    (`KNOWN_SESSION_EVENT_TYPES`), one per line, sorted
 //   node judge.mjs --list-judges
+//   node judge.mjs --fork SEQ --child ID FILE
+//                                    the child log DSH 0.1.1-rc.2's `SessionStore.fork(source,
+//                                    SEQ, ID)` writes (JsonlSessionPersistence) for the session
+//                                    FILE holds, on standard output; a refusal on standard
+//                                    error, exit 1
 //
 // Judges (ORACLE.md; FORMAT.md §6.5; GENERATIONS.md §1.3, §4):
 //   dsh-0.1.1-rc.2                     the 0.1.1-line store's top-level read: `SessionStore`
@@ -40,8 +45,12 @@ const args = process.argv.slice(2);
 const judges = [];
 const files = [];
 let knownTypes = false;
+let forkAt;
+let forkChild;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--judge') judges.push(args[++i]);
+  else if (args[i] === '--fork') forkAt = Number(args[++i]);
+  else if (args[i] === '--child') forkChild = args[++i];
   else if (args[i] === '--list-judges') { console.log(ALL_JUDGES.join('\n')); process.exit(0); }
   else if (args[i] === '--known-types') knownTypes = true;
   else files.push(args[i]);
@@ -67,6 +76,10 @@ const SessionStore = session.default;
 if (knownTypes) {
   console.log([...session.KNOWN_SESSION_EVENT_TYPES].sort().join('\n'));
   process.exit(0);
+}
+
+if (forkAt !== undefined) {
+  process.exit(await forkWithDsh(files[0], forkAt, forkChild));
 }
 
 /** The kind of artifact a path names, by its suffix (FORMAT.md §7.1, §8). */
@@ -218,6 +231,43 @@ function judgeEdge(file, text, recovery) {
     return { verdict: 'accepted', error: null, events: artifact.events.length };
   } catch (error) {
     return { verdict: 'refused', error: message(error), events: null };
+  }
+}
+
+/**
+ * DSH 0.1.1-rc.2's own fork: the store loads the session, a live copy of it is published
+ * (`create(id, { seed, meta })`, as a resume does), `fork(source, boundary, childId)` makes
+ * the child and `flush` has the JSONL persistence write it; its file is printed.
+ */
+async function forkWithDsh(file, boundary, childId) {
+  const bytes = fs.readFileSync(file);
+  const kind = kindOf(file);
+  const header = firstLineValue(logicalText(file, bytes));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'oracle-'));
+  const ctx = new Context();
+  try {
+    await ctx.plugin(SessionStore);
+    await ctx.plugin(JsonlSessionPersistence, { root, compression: kind === 'zstd' ? 'zstd' : 'none' });
+    const persistence = ctx.get('sessionPersistence');
+    const target = persistence.locate(header).path;
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, bytes);
+    const loaded = await persistence.load(header.id);
+    const { type: _type, version: _version, ...meta } = loaded.meta;
+    const store = ctx.get('sessions');
+    const source = store.create(header.id, { seed: loaded.events, meta });
+    const child = store.fork(source, boundary, childId);
+    await store.flush(child);
+    const written = logicalText(target, fs.readFileSync(persistence.locate(child.header).path));
+    // Wait for a pipe to take it all: `process.exit` does not.
+    await new Promise((resolve) => process.stdout.write(written, resolve));
+    return 0;
+  } catch (error) {
+    console.error(`oracle: ${file}: ${message(error)}`);
+    return 1;
+  } finally {
+    try { await ctx.fiber?.dispose?.(); } catch { /* the Context is discarded anyway */ }
+    fs.rmSync(root, { recursive: true, force: true });
   }
 }
 

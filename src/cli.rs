@@ -5,6 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+#[path = "cli_lineage.rs"]
+pub mod lineage;
+pub use lineage::{ForkArgs, TrimArgs};
+
 /// Exit codes, as `--help` and the README list them.
 pub const EXIT_CODES: &str = "\
 Exit codes:
@@ -153,6 +157,29 @@ pub enum Command {
         after_help = "Examples:\n  dsh-session recover --dry-run session.jsonl --out ~/.dsh/sessions\n  dsh-session recover session.jsonl.zstd --out ~/.dsh/sessions\n  dsh-session recover --session 5c40 sessions.db --out ~/.dsh/sessions --format json\n\nExit codes:\n  0  recovered (or would be, with --dry-run) with nothing lost, or the log is valid and needs no recovery\n  1  records could not be recovered (listed; the sessions are written), nothing is recoverable, or a session to write exists already (nothing written)\n  2  usage error, or a file could not be read or written"
     )]
     Recover(RecoverArgs),
+
+    /// Start a new session from an earlier point of a session: the history up to the end
+    /// of the turn that holds SEQ.
+    ///
+    /// As DSH's own `SessionStore.fork` makes a child session: a new id, the events up to
+    /// the boundary as stored, then a `session/end-seed`; the header names the parent
+    /// (`parentSession`) and the events inherited (`seedLength`, or `isSeeded` from format
+    /// v2). A tool call is never separated from its result. The log is never changed.
+    #[command(
+        after_help = "Examples:\n  dsh-session fork session.jsonl --at 120 --out ~/.dsh/sessions\n  dsh-session fork --dry-run session.v4.jsonl --at 40 --out ~/.dsh/sessions --format json\n\nExit codes:\n  0  written (or would be, with --dry-run)\n  1  the log is not one DSH loads, SEQ cannot be forked at, or the new session's path exists (nothing written)\n  2  usage error, or a file could not be read or written"
+    )]
+    Fork(ForkArgs),
+
+    /// Make a smaller copy of a session: tool outputs cut to a size, turns left out.
+    ///
+    /// Every tool result over --tool-output-max BYTES keeps its first BYTES bytes and a
+    /// marker that says how much was cut; every call stays answered and every other message
+    /// is byte-identical. --drop-turns A..B leaves out whole turns. The new session names
+    /// the log as its `parentSession`; the log is never changed.
+    #[command(
+        after_help = "Examples:\n  dsh-session trim --dry-run session.jsonl --tool-output-max 4096 --out ~/.dsh/sessions\n  dsh-session trim session.v4.jsonl --tool-output-max 2000 --drop-turns 2..5 --out ~/.dsh/sessions\n\nExit codes:\n  0  written (or would be, with --dry-run)\n  1  the log is not one DSH loads, the turns cannot be left out, or the new session's path exists (nothing written)\n  2  usage error, or a file could not be read or written"
+    )]
+    Trim(TrimArgs),
 
     /// Show where an event came from, what cites it, and what shadowed it.
     ///
@@ -309,6 +336,8 @@ impl Command {
             Command::Show(a) => Some(&mut a.file),
             Command::Repair(a) => Some(&mut a.file),
             Command::Recover(a) => Some(&mut a.file),
+            Command::Fork(a) => Some(&mut a.file),
+            Command::Trim(a) => Some(&mut a.file),
             Command::Provenance(a) => Some(&mut a.file),
             Command::Replacements(a) => Some(&mut a.file),
             Command::Version(a) => Some(&mut a.file),

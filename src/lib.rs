@@ -16,6 +16,7 @@ pub mod header;
 pub mod heal;
 pub mod index;
 pub mod json;
+pub mod lineage;
 pub mod load;
 pub mod prices;
 pub mod provenance;

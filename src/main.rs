@@ -122,6 +122,8 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Show(args) => cmd::show::run(&args, out),
         Command::Repair(args) => cmd::repair::run(&args, out),
         Command::Recover(args) => cmd::recover::run(&args, out),
+        Command::Fork(args) => cmd::lineage::fork(&args, out),
+        Command::Trim(args) => cmd::lineage::trim(&args, out),
         Command::Provenance(args) => cmd::provenance::run(&args, out),
         Command::Replacements(args) => cmd::replacements::run(&args, out),
         Command::Version(args) => cmd::version::run(&args, out),

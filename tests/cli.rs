@@ -395,6 +395,8 @@ fn man_page_and_rules() {
         "messages",
         "repair",
         "recover",
+        "fork",
+        "trim",
         "provenance",
         "replacements",
         "show",

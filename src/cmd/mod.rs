@@ -4,6 +4,7 @@ pub mod completions;
 pub mod export;
 pub mod follow;
 pub mod index;
+pub mod lineage;
 pub mod man;
 pub mod mcp;
 pub mod messages;
