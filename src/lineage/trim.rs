@@ -323,6 +323,26 @@ fn drop_span(source: &Source, a: i64, b: i64) -> Result<(usize, usize), LineageE
             "--drop-turns {a}..{b}: turn {b} ends before turn {a} starts"
         )));
     }
+    // A seeded session's inherited events are the parent's history: v0/v1 count them in
+    // `seedLength`, v2+ end them with a tagged `session/end-seed` (GENERATIONS.md §5).
+    let tagged = records
+        .iter()
+        .rev()
+        .find(|r| r.ty == "session/end-seed" && r.text.contains("\"inherited\":true"))
+        .map(|r| r.seq);
+    let inherited = source
+        .stored
+        .header
+        .seed_length
+        .and_then(|n| u64::try_from(n).ok())
+        .or(tagged);
+    if let Some(n) = inherited
+        && records[start].seq < n
+    {
+        return Err(LineageError::Refused(format!(
+            "turn {a} is inherited from the parent session (the first {n} events): a fork's inherited history is not dropped"
+        )));
+    }
     Ok((start, end))
 }
 
