@@ -158,10 +158,48 @@ fn outcome<'a>(
 
 /// Runs `repair`.
 pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let path = &args.file;
-    if path == Path::new("-") {
-        bail!("-: standard input cannot be repaired; give the log's path");
+    if args.file == Path::new("-") {
+        return dry_run_of_stdin(args, out);
     }
+    run_on(args, &args.file, out)
+}
+
+/// `repair --dry-run -`: the plan for the log read from standard input, which a dry run
+/// only reads. The log is held in a temporary file while it is planned; every output names
+/// it `-`. A repair that writes is refused: it changes a log in place.
+fn dry_run_of_stdin(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if !args.dry_run {
+        bail!(
+            "-: standard input cannot be repaired in place; give the log's path, or plan it with --dry-run"
+        );
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+        .map_err(|e| anyhow::anyhow!("-: reading standard input: {e}"))?;
+    let name = if bytes.starts_with(&dsh_session::load::ZSTD_MAGIC) {
+        "stdin.jsonl.zstd"
+    } else if bytes.starts_with(b"SQLite format 3\0") {
+        "stdin.db"
+    } else {
+        "stdin.jsonl"
+    };
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join(name);
+    std::fs::write(&path, &bytes)?;
+    let mut shown = Vec::new();
+    let code = run_on(args, &path, &mut shown).map_err(|e| {
+        let text = format!("{e:#}").replace(&path.display().to_string(), "-");
+        match e.downcast_ref::<Rejected>() {
+            Some(_) => Rejected(text).into(),
+            None => anyhow::anyhow!(text),
+        }
+    })?;
+    let text = String::from_utf8_lossy(&shown).replace(&path.display().to_string(), "-");
+    out.write_all(text.as_bytes())?;
+    Ok(code)
+}
+
+fn run_on(args: &RepairArgs, path: &Path, out: &mut dyn Write) -> Result<ExitCode> {
     let provider = args.provider.map(ProviderName::profile);
     let mut planned = match repair::plan(path, args.session.as_deref(), provider) {
         Ok(planned) => planned,
