@@ -604,3 +604,16 @@ fn every_sample_session_opens_and_draws() {
     }
     assert!(opened >= 80, "{opened} opened");
 }
+
+/// Every column is cut with `…`: a project name wider than its column (`TOLIK_Harness`, a
+/// real Windows log's) as the model column always was (issue 44.5).
+#[test]
+fn a_long_project_name_is_cut_with_an_ellipsis() {
+    let (_dir, mut app) = app();
+    let first = app.list.shown[0];
+    app.list.sessions[first].cwd = Some(r"C:\DEV\TOLIK_Harness".to_owned());
+    let text = screen(&mut app, 80, 24);
+    let row = text.lines().nth(2).expect("the first row");
+    assert!(row.contains(" TOLIK_Harne… "), "{row}");
+    assert!(!text.contains("TOLIK_Harnes "), "{text}");
+}

@@ -186,6 +186,11 @@ impl SessionList {
         let header = Row::new(["", "title", "project", "last activity", "turns", "model"])
             .style(theme.heading());
         let model_width = 16;
+        let project_width = 12;
+        // Every column is cut with `…` (never mid-word by the table): the title takes
+        // what the fixed columns and the five gaps between the six leave.
+        let title_width =
+            usize::from(area.width).saturating_sub(1 + project_width + 16 + 5 + model_width + 5);
         let rows: Vec<Row<'_>> = self
             .shown
             .iter()
@@ -197,11 +202,13 @@ impl SessionList {
                     _ => Span::styled("✗", theme.error()),
                 };
                 let title = if matches!(s.status.as_str(), "valid" | "torn-tail") {
-                    Line::raw(title_of(s))
+                    Line::raw(fit(&title_of(s), title_width))
                 } else {
+                    let status = format!("{} ", s.status);
+                    let rest = title_width.saturating_sub(status.chars().count());
                     Line::from(vec![
-                        Span::styled(format!("{} ", s.status), theme.error()),
-                        Span::raw(title_of(s)),
+                        Span::styled(status, theme.error()),
+                        Span::raw(fit(&title_of(s), rest)),
                     ])
                 };
                 let model = s
@@ -211,7 +218,10 @@ impl SessionList {
                 Row::new(vec![
                     Cell::from(mark),
                     Cell::from(title),
-                    Cell::from(s.cwd.as_deref().map(project_name).unwrap_or("").to_owned()),
+                    Cell::from(fit(
+                        s.cwd.as_deref().map(project_name).unwrap_or(""),
+                        project_width,
+                    )),
                     Cell::from(s.last_time.map(minute).unwrap_or_default()),
                     Cell::from(format!("{:>5}", s.turns)),
                     Cell::from(model),
@@ -221,7 +231,7 @@ impl SessionList {
         let widths = [
             Constraint::Length(1),
             Constraint::Fill(1),
-            Constraint::Max(12),
+            Constraint::Max(project_width as u16),
             Constraint::Length(16),
             Constraint::Length(5),
             Constraint::Max(model_width as u16),
