@@ -55,3 +55,31 @@ fn a_dry_run_repair_reads_standard_input() {
         "dsh-session: -: standard input cannot be repaired in place; give the log's path, or plan it with --dry-run\n"
     );
 }
+
+/// `search` names a file as its root was given on the command line, in the text and the
+/// JSON output alike (JSON said absolute, text relative to the current directory).
+#[test]
+fn search_names_files_as_given_in_every_output() {
+    let v3 = "fixtures/generations/v3-ptc-dispatch-two-starts";
+    let json = dsh()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["search", "files", v3, "-q", "--format", "json"])
+        .output()
+        .unwrap();
+    let hits: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let file = format!("{v3}/session.v3.jsonl");
+    assert_eq!(hits[0]["file"], file.as_str());
+    assert_eq!(
+        hits[0]["open"],
+        format!("dsh-session messages {file} --at 3").as_str()
+    );
+    let text = dsh()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["search", "files", &format!("./{v3}/"), "-q", "-l"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(text.stdout).unwrap(),
+        format!("./{v3}/session.v3.jsonl\n")
+    );
+}

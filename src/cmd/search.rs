@@ -76,20 +76,30 @@ pub fn shell_word(text: &str) -> String {
     }
 }
 
-/// `file` as the text output names it: relative to the current directory when it is
-/// below it (as the user would type it there), else absolute (as the index keeps it).
+/// The paths given on the command line, each with its canonical form (as the index keeps
+/// files), so that every output names a file as the user named its root.
+static GIVEN: std::sync::OnceLock<Vec<(PathBuf, PathBuf)>> = std::sync::OnceLock::new();
+
+/// `file` (canonical, as the index keeps it) as every output of `search` names it: below a
+/// path given on the command line, that path joined with the rest (`fixtures/a/session.jsonl`
+/// for `search … fixtures`); else absolute (DSH's default root when none was given).
 fn shown(file: &Path) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| std::fs::canonicalize(cwd).ok())
-        .and_then(|cwd| file.strip_prefix(cwd).ok().map(Path::to_path_buf))
+    GIVEN
+        .get()
+        .into_iter()
+        .flatten()
+        .find_map(|(canonical, given)| {
+            file.strip_prefix(canonical)
+                .ok()
+                .map(|rest| given.join(rest))
+        })
         .unwrap_or_else(|| file.to_path_buf())
         .display()
         .to_string()
 }
 
 /// The command that shows message `seq` of a session in its derived history, naming the
-/// file as given (`shown` for the text output, absolute for JSON).
+/// file as every output names it ([`shown`]).
 fn open_command(file: &str, encoding: &str, session: &str, seq: Option<u64>) -> String {
     let mut cmd = format!("dsh-session messages {}", shell_word(file));
     if encoding == "sqlite" {
@@ -203,6 +213,13 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
         .iter()
         .map(|p| std::fs::canonicalize(p).with_context(|| p.display().to_string()))
         .collect::<Result<Vec<PathBuf>>>()?;
+    let _ = GIVEN.set(
+        under
+            .iter()
+            .cloned()
+            .zip(args.paths.iter().cloned())
+            .collect(),
+    );
     let query = Query {
         text: args.query.clone(),
         sessions: SessionFilter {
@@ -247,7 +264,7 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             schema_version: SCHEMA_VERSION,
             session: h.session.clone(),
             title: h.title.clone(),
-            file: h.file.display().to_string(),
+            file: shown(&h.file),
             project: h.project.clone(),
             status: h.status.clone(),
             rule: h.rule.clone(),
@@ -262,12 +279,7 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             snippet: h.snippet.text.clone(),
             matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
             score: h.score,
-            open: open_command(
-                &h.file.display().to_string(),
-                &h.encoding,
-                &h.session,
-                Some(h.part.seq),
-            ),
+            open: open_command(&shown(&h.file), &h.encoding, &h.session, Some(h.part.seq)),
         })
         .collect();
     crate::render::write_rows(out, format, &rows, |_| Ok(()))
@@ -282,7 +294,7 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 schema_version: SCHEMA_VERSION,
                 session: s.session.clone(),
                 title: s.title.clone(),
-                file: s.file.display().to_string(),
+                file: shown(&s.file),
                 project: s.cwd.clone(),
                 status: s.status.clone(),
                 rule: s.rule.clone(),
@@ -291,7 +303,7 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 time: f.newest.part.time.map(utc),
                 snippet: f.newest.snippet.text.clone(),
                 open: open_command(
-                    &s.file.display().to_string(),
+                    &shown(&s.file),
                     &s.encoding,
                     &s.session,
                     Some(f.newest.part.seq),
