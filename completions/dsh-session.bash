@@ -259,7 +259,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__follow)
-            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --provider --session --color --verbose --dsh --platform --help"
+            opts="-v -h --format --from-start --settle --poll-ms --exit-on-finding --no-text --reasoning --provider --session --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -335,6 +335,8 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l dsh -
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l platform -d 'Judge logs as DSH on this platform does: posix (Linux, macOS) or windows. A log\'s `cwd` is absolute on one and not the other (`C:\\DEV\\proj` only on Windows: H8). Default: the platform that wrote each log, as its `cwd` shows' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l from-start -d 'Print every happening from the start of the log, not only a summary of what it held when following began'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l exit-on-finding -d 'Exit 1 at the first corrupt or refused finding (for CI)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l no-text -d 'Do not print what is said (user and assistant messages, one line each)'
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -l reasoning -d 'Also print the assistant\'s reasoning, one line per message'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand follow" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand rules" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'

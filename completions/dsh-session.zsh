@@ -449,6 +449,8 @@ never\:"Never colour"))' \
 '--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
 '--from-start[Print every happening from the start of the log, not only a summary of what it held when following began]' \
 '--exit-on-finding[Exit 1 at the first corrupt or refused finding (for CI)]' \
+'--no-text[Do not print what is said (user and assistant messages, one line each)]' \
+'(--no-text)--reasoning[Also print the assistant'\''s reasoning, one line per message]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -297,12 +297,13 @@ pub enum Command {
     /// Reads a plain or zstd JSONL log, a session of a SQLite store, a session directory
     /// (switching to a higher generation when DSH migrates it) or a JSONL root (every
     /// session, new ones included). At start one line sums up the log so far
-    /// (--from-start prints every happening instead); then each new turn start and end
+    /// (--from-start prints every happening instead); then what is said (one line per
+    /// message, --no-text to leave out, --reasoning to add), each new turn start and end
     /// (reason, tokens, duration), tool call and result, replacement and finding is printed
     /// the moment its record lands. A torn line in flight is waited for (--settle); a file
-    /// that shrinks or is replaced is read again from the start. Runs until Ctrl-C.
+    /// that shrinks or is replaced is read again from the start. Runs until Ctrl-C or SIGTERM.
     #[command(
-        after_help = "Examples:\n  dsh-session follow ~/.dsh/sessions/--home-ana-proj--/5c40.../session.v4.jsonl.zstd\n  dsh-session follow ~/.dsh/sessions                     # every session, new ones too\n  dsh-session follow --exit-on-finding --format jsonl session.jsonl   # in CI\n\nExit codes:\n  0  stopped by Ctrl-C (after a summary), or the output pipe closed\n  1  with --exit-on-finding: a corrupt or refused finding\n  2  usage error, or the log could not be read"
+        after_help = "Examples:\n  dsh-session follow ~/.dsh/sessions/--home-ana-proj--/5c40.../session.v4.jsonl.zstd\n  dsh-session follow ~/.dsh/sessions                     # every session, new ones too\n  dsh-session follow --exit-on-finding --format jsonl session.jsonl   # in CI\n\nExit codes:\n  0  stopped by Ctrl-C or SIGTERM (after a summary), or the output pipe closed\n  1  with --exit-on-finding: a corrupt or refused finding\n  2  usage error, or the log could not be read"
     )]
     Follow(FollowArgs),
 
@@ -1080,6 +1081,14 @@ pub struct FollowArgs {
     /// Exit 1 at the first corrupt or refused finding (for CI).
     #[arg(long)]
     pub exit_on_finding: bool,
+
+    /// Do not print what is said (user and assistant messages, one line each).
+    #[arg(long)]
+    pub no_text: bool,
+
+    /// Also print the assistant's reasoning, one line per message.
+    #[arg(long, conflicts_with = "no_text")]
+    pub reasoning: bool,
 
     /// Also report, at each turn's end, the findings of this provider's rules that the
     /// derived history newly has (see `dsh-session rules`).

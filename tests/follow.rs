@@ -22,11 +22,20 @@ struct Following {
 }
 
 impl Following {
+    /// `follow ARGS` without what is said (`--no-text`): the happenings these tests follow.
     fn start(args: &[&str]) -> Self {
+        let mut with = vec!["--no-text"];
+        with.extend_from_slice(args);
+        Self::start_saying(&with)
+    }
+
+    /// `follow ARGS` (`COLUMNS=60`).
+    fn start_saying(args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-session"))
             .arg("follow")
             .args(["--poll-ms", "50"])
             .args(args)
+            .env("COLUMNS", "60")
             .env_remove("NO_COLOR")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -692,4 +701,41 @@ fn a_finding_changed_after_the_last_turn_end_at_catch_up_is_reported() {
     );
     f.expect("turn 2 ended: completed, 0 input and 0 output tokens, 5 ms (seq 12, line 14)");
     f.expect("provider P3 at line 5 (seq 3, message index 1): tool call \"call_1\" is answered at seq 10, not right after the call: the message at seq 9 comes between [refused by anthropic, openai, deepseek]");
+}
+
+/// By default `follow` prints what is said, one line each, cut to the terminal's width
+/// (`$COLUMNS` off a terminal); `--reasoning` adds the reasoning. SIGTERM ends it as Ctrl-C
+/// does: the closing line, exit 0 (issue 44.2).
+#[test]
+fn what_is_said_is_printed_and_sigterm_says_goodbye() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = plain_log(dir.path(), 3);
+    let name = log.display().to_string();
+    let f = Following::start_saying(&[&name]);
+    f.expect(&format!(
+        "following {name}: 2 events so far, surface 0, head, a turn open"
+    ));
+    append(&log, fixture_lines()[3..].concat().as_bytes());
+    f.expect("user: list the files (seq 2, line 4)");
+    f.expect("assistant: Let me look. (seq 7, line 7)");
+    f.expect("tool call bash (call_1, seq 8, line 8)");
+    f.expect("tool result bash: ok (call_1, seq 9, line 9)");
+    f.expect("assistant: Two files. (seq 12, line 12)");
+    f.expect("user: Summary: the user listed two files. (seq 15, line 15)");
+    f.expect("replacement by user/message shadowed 3 entries, surface 4 -> 2 (seq 15, line 15)");
+    f.expect("tool call bash (call_2, seq 16, line 16)");
+    f.expect("tool result bash: ok (call_2, seq 17, line 17)");
+    f.expect("tool result bash: ok (call_2, seq 19, line 19)");
+    f.expect("replacement by tool/result shadowed 1 entry, surface 3 -> 3 (seq 19, line 19)");
+    // 60 columns: the text is cut with … so that the line fits.
+    f.expect("user: Summary: two files; a.txt says hell… (seq 20, line 20)");
+    f.expect("replacement by user/message shadowed 2 entries, surface 3 -> 2 (seq 20, line 20)");
+    f.expect("turn 1 ended: completed, 1850 input and 25 output tokens, 23 ms (seq 23, line 23)");
+    let pid = f.child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(killed.success());
+    f.expect(&format!(
+        "stopped following {name}: 24 events so far, surface 2, head"
+    ));
+    assert_eq!(f.exit_code(), Some(0));
 }

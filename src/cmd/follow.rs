@@ -120,6 +120,9 @@ struct Followed {
 struct Settings {
     provider: Option<dsh_session::provider::Provider>,
     settle: Duration,
+    /// Print what is said (not `--no-text`), and reasoning (`--reasoning`).
+    texts: bool,
+    reasoning: bool,
 }
 
 fn options(session: Option<String>) -> ScanOptions {
@@ -172,7 +175,12 @@ impl Followed {
             live: Live::new(path, encoding, options(session.clone())),
             sqlite_session: session,
             encoding,
-            view: Follow::new(settings.provider),
+            view: {
+                let mut view = Follow::new(settings.provider);
+                view.texts = settings.texts;
+                view.reasoning = settings.reasoning;
+                view
+            },
             in_flight: None,
             defect_reported: false,
             stopped: false,
@@ -519,6 +527,28 @@ impl Followed {
                 ),
                 json!({ "seq": seq, "line": line, "type": ty, "shadowed": shadowed, "surface_len_before": surface_before, "surface_len_after": surface_after }),
             ),
+            Happening::Said {
+                seq,
+                line,
+                who,
+                text,
+            } => {
+                let at = format!(" ({})", at(*seq, *line));
+                let prefix = if printer.prefixed {
+                    self.shown.chars().count() + 2
+                } else {
+                    0
+                };
+                let room = said_width().saturating_sub(prefix + who.len() + 2 + at.len());
+                (
+                    "said",
+                    format!(
+                        "{who}: {}{at}",
+                        dsh_session::derive::one_line(text, room.max(8))
+                    ),
+                    json!({ "seq": seq, "line": line, "who": who, "text": text }),
+                )
+            }
             Happening::Provider(f) => {
                 let finding = FindingJson::from(&self.placed(f));
                 let refused = finding
@@ -622,13 +652,30 @@ fn named_session(log: &Path, session: &str) -> Result<()> {
     }
 }
 
-/// Runs `follow` until Ctrl-C (exit 0 with a summary), a closed pipe (exit 0), or with
+/// The columns a `said` line may take: the terminal's width on a terminal, else `$COLUMNS`,
+/// else 160.
+fn said_width() -> usize {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal()
+        && let Ok((columns, _)) = crossterm::terminal::size()
+    {
+        return usize::from(columns);
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(160)
+}
+
+/// Runs `follow` until Ctrl-C, SIGTERM or SIGHUP (exit 0 with a summary), a closed pipe (exit 0), or with
 /// `--exit-on-finding` the first corrupt or refused finding (exit 1).
 pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let settings = Settings {
         provider: args.provider.map(crate::cli::ProviderName::profile),
         // `inf` waits for ever; NaN and negative values do not wait.
         settle: Duration::try_from_secs_f64(args.settle.max(0.0)).unwrap_or(Duration::MAX),
+        texts: !args.no_text,
+        reasoning: args.reasoning,
     };
     let target = target(&args.path)?;
     if let (Target::Log(log), Some(session)) = (&target, &args.session) {

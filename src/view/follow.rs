@@ -86,6 +86,19 @@ pub enum Happening {
     /// A provider finding (P1–P7) the history has at a turn's end that it did not have at
     /// the previous one.
     Provider(Finding),
+    /// What was said: a `user/message`, an `assistant/message` (its text blocks, and with
+    /// [`Follow::reasoning`] its reasoning blocks as a separate happening), a
+    /// `system/message` or `developer/message`, when [`Follow::texts`] is set.
+    Said {
+        /// The event's seq.
+        seq: u64,
+        /// The event's line.
+        line: u64,
+        /// `user`, `assistant`, `reasoning`, `system` or `developer`.
+        who: &'static str,
+        /// The text blocks' text, joined by a space, whole.
+        text: String,
+    },
 }
 
 /// The open turn, as far as `follow` reports it.
@@ -117,6 +130,26 @@ pub struct Follow {
     pub deferring: bool,
     /// While deferring: a turn ended since the last check.
     provider_due: bool,
+    /// Report what was said ([`Happening::Said`]).
+    pub texts: bool,
+    /// With `texts`: report assistant reasoning too.
+    pub reasoning: bool,
+}
+
+/// The text of `content`'s blocks of `kind` (`text` or `reasoning`), joined by a space.
+fn blocks_text(content: Option<Json<'_>>, kind: &str) -> String {
+    let mut out = String::new();
+    for block in content.into_iter().flat_map(|c| c.elements()) {
+        if block.get("type").is_some_and(|t| t.str_eq(kind))
+            && let Some(t) = block.get("text").and_then(Json::as_str)
+        {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&t);
+        }
+    }
+    out
 }
 
 impl Follow {
@@ -165,6 +198,37 @@ impl Follow {
 
 fn text(v: Option<Json<'_>>) -> Option<String> {
     v.and_then(Json::as_str).map(|s| s.into_owned())
+}
+
+impl Follow {
+    /// With [`Follow::texts`]: what the message event says, as [`Happening::Said`].
+    fn said(&mut self, checked: &Checked<'_, '_>, who: &'static str) {
+        if !self.texts {
+            return;
+        }
+        let content = checked.event.message().and_then(|m| m.get("content"));
+        let (seq, line) = (checked.seq, checked.line);
+        if who == "assistant" && self.reasoning {
+            let text = blocks_text(content, "reasoning");
+            if !text.is_empty() {
+                self.happenings.push(Happening::Said {
+                    seq,
+                    line,
+                    who: "reasoning",
+                    text,
+                });
+            }
+        }
+        let text = blocks_text(content, "text");
+        if !text.is_empty() {
+            self.happenings.push(Happening::Said {
+                seq,
+                line,
+                who,
+                text,
+            });
+        }
+    }
 }
 
 impl View for Follow {
@@ -225,7 +289,11 @@ impl View for Follow {
                 if let Some(usage) = data.and_then(|d| d.get("usage")) {
                     self.turn.usage.add(usage);
                 }
+                self.said(checked, "assistant");
             }
+            "user/message" => self.said(checked, "user"),
+            "system/message" => self.said(checked, "system"),
+            "developer/message" => self.said(checked, "developer"),
             "tool/call" => {
                 let [id, name] = data.map_or([None; 2], |d| d.lookup(["callId", "name"]));
                 let (call_id, name) = (text(id).unwrap_or_default(), text(name));
