@@ -178,6 +178,8 @@ fn sessions_under(root: &Path) -> Vec<PathBuf> {
 /// What one file's recovery keeps.
 struct Outcome {
     kept: usize,
+    /// Lost from the sessions, but quoted in a note.
+    noted: usize,
     total: usize,
     lost: Vec<Item>,
     sessions: Vec<PathBuf>,
@@ -200,15 +202,44 @@ fn recover(file: &Path, root: &Path) -> Outcome {
     for item in &recovered {
         *have.entry(item.as_str()).or_default() += 1;
     }
+    // The notes recover wrote: what they quote of a record the session cannot hold.
+    let notes: Vec<String> = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "user/message")
+        .flat_map(|v| {
+            let mut texts = Vec::new();
+            if let Some(parts) = v["data"]["content"].as_array() {
+                for p in parts {
+                    if let Some(t) = p["text"].as_str()
+                        && t.starts_with("[dsh-session recover]")
+                    {
+                        texts.push(t.to_owned());
+                    }
+                }
+            }
+            texts
+        })
+        .collect();
     let mut lost = Vec::new();
+    let mut noted = 0;
     for item in &original {
         match have.get_mut(item.as_str()) {
             Some(n) if *n > 0 => *n -= 1,
-            _ => lost.push(item.clone()),
+            _ => {
+                let quote = item.strip_prefix("text ").unwrap_or(item);
+                if notes.iter().any(|n| n.contains(quote)) {
+                    noted += 1;
+                } else {
+                    lost.push(item.clone());
+                }
+            }
         }
     }
     Outcome {
-        kept: original.len() - lost.len(),
+        kept: original.len() - lost.len() - noted,
+        noted,
         total: original.len(),
         lost,
         sessions,
@@ -225,7 +256,7 @@ fn recovered_sessions_keep_the_messages_and_dsh_loads_them() {
     let files = refused_files();
     assert!(!files.is_empty(), "the fixtures hold refused logs");
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut table = String::from("# file\tkept\ttotal\texit\n");
+    let mut table = String::from("# file\tkept\tnoted\ttotal\texit\n");
     let mut report = String::new();
     let mut recovered: Vec<PathBuf> = Vec::new();
     for (k, file) in files.iter().enumerate() {
@@ -233,11 +264,14 @@ fn recovered_sessions_keep_the_messages_and_dsh_loads_them() {
         let o = recover(file, &root);
         let name = shown(file);
         let exit = o.exit.map_or("signal".to_owned(), |c| c.to_string());
-        table.push_str(&format!("{name}\t{}\t{}\t{exit}\n", o.kept, o.total));
+        table.push_str(&format!(
+            "{name}\t{}\t{}\t{}\t{exit}\n",
+            o.kept, o.noted, o.total
+        ));
         if !o.lost.is_empty() {
             report.push_str(&format!(
-                "{name}: keeps {}/{} message items; lost:\n",
-                o.kept, o.total
+                "{name}: keeps {}/{} message items ({} more quoted in a note); lost:\n",
+                o.kept, o.total, o.noted
             ));
             for item in o.lost.iter().take(5) {
                 let short: String = item.chars().take(100).collect();

@@ -529,6 +529,20 @@ fn note_text(
             show_ranges(&ranges(lost.into_iter()))
         ));
     }
+    let mut quoted = String::new();
+    for &i in candidate.lost.iter().flat_map(|l| l.items.iter()) {
+        let Some(r) = stored.record(i) else { continue };
+        let quotes = message_quotes(r);
+        if !quotes.is_empty() {
+            quoted.push_str(&format!(
+                " Line {} held a {} that is not here; what it said: {}.",
+                r.line,
+                r.ty,
+                quotes.join("; ")
+            ));
+        }
+    }
+    text.push_str(&quoted);
     if !policy.dropped.is_empty() {
         let types: BTreeSet<&str> = (policy.dropped.iter())
             .filter_map(|&i| stored.record(i).map(|r| r.ty.as_str()))
@@ -546,6 +560,48 @@ fn note_text(
         ));
     }
     text
+}
+
+/// What a record of a message type (`*/message`, `tool/result`) says, for the note that
+/// quotes a record the session cannot hold: each text (a message's, a reasoning's, a tool
+/// result's) and each tool call as `call ID NAME ARGUMENTS`, in order; empty for any
+/// other record.
+pub fn message_quotes(r: &stored::Record) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let (Some(serde_json::Value::String(name)), Some(args)) =
+                    (map.get("name"), map.get("arguments"))
+                {
+                    let id = map.get("id").and_then(|i| i.as_str()).unwrap_or("");
+                    let args = match args {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    out.push(format!("call {id} {name} {args}"));
+                }
+                for key in ["text", "reasoning", "thinking"] {
+                    if let Some(serde_json::Value::String(t)) = map.get(key) {
+                        out.push(t.clone());
+                    }
+                }
+                for (k, x) in map {
+                    if k != "text" && k != "arguments" {
+                        walk(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(list) => list.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if r.ty.ends_with("/message") || r.ty == "tool/result" {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text) {
+            walk(&v["data"], &mut out);
+        }
+    }
+    out
 }
 
 /// Fills in what was dropped, changed and lost, across the sessions.
