@@ -596,10 +596,10 @@ pub fn message_quotes(r: &stored::Record) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
-    if r.ty.ends_with("/message") || r.ty == "tool/result" {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text) {
-            walk(&v["data"], &mut out);
-        }
+    if (r.ty.ends_with("/message") || r.ty == "tool/result")
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text)
+    {
+        walk(&v["data"], &mut out);
     }
     out
 }
