@@ -114,10 +114,14 @@ fn holds_messages(ty: &str) -> bool {
 }
 
 /// The message items of a JSONL text, read tolerantly: every line that parses, past any
-/// defect.
+/// defect; a line written twice byte for byte (a retried write) counts once.
 fn items_of_text(text: &str) -> Vec<Item> {
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for line in text.lines() {
+        if !seen.insert(line) {
+            continue;
+        }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
