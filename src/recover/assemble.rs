@@ -205,7 +205,7 @@ enum Mode {
 
 /// Assembles the session of the branch `records` (indices into `stored.items`) under
 /// `header` (its first line, without newline): by whole turns after a defect, or with
-/// [`Policy::go_on`] record by record ([`assemble_going_on`]).
+/// [`Policy::go_on`] record by record.
 pub fn assemble(
     stored: &Stored,
     records: &[usize],

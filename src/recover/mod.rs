@@ -7,12 +7,14 @@
 //!    seq that starts over where a writer resumes): one session per branch, each the
 //!    common history plus its own, never one of them silently.
 //! 3. [`branch`] assembles each session ([`assemble`]: the records before the first defect
-//!    as stored, then whole turns renumbered, [`refs`]) and checks it in memory as DSH
+//!    as stored, then — planned both ways, the one keeping more messages taken — every
+//!    record that still loads, or whole turns, renumbered, [`refs`]) and checks it in memory as DSH
 //!    0.1.5 and later and DSH 0.1.1 load it, where it would be stored; on each finding it
 //!    drops a type no DSH loads, makes the one change the frozen edge admits
 //!    ([`shapes`], [`edit`]), or cuts the record out as a defect, and checks again. Then it
 //!    is finished as `repair` finishes a log (DSH's closers; with a provider, its heals) and
-//!    ends with a [`note`] that cites the original.
+//!    ends with a [`note`] that cites the original and quotes each message record it
+//!    could not hold ([`message_quotes`]); [`Recovery::lines`] says where each line went.
 //!
 //! A recovery never invents a tool result, a message or an id: besides the stored records,
 //! a session holds only DSH's own closers (FORMAT.md §5.2), heals when asked for
