@@ -867,3 +867,46 @@ fn every_fixture_recovers_to_sessions_both_dsh_lines_load_or_says_why() {
         assert!(statuses.get(status).is_some_and(|&n| n > 5), "{statuses:?}");
     }
 }
+
+#[test]
+fn every_line_says_where_it_went_and_a_left_out_message_is_quoted_in_the_note() {
+    let log = recover_fixture("garbage-line-inside-turn-2.jsonl");
+    let root = tempfile::tempdir().expect("temp dir");
+    let (code, report) = recover_checked(&log, root.path());
+    assert_eq!(code, 1, "line 14 is lost: {report:#}");
+    let lines = report["lines"].as_array().expect("lines[]");
+    assert_eq!(lines.len(), 31, "one entry per line of the log");
+    let went = |line: u64| {
+        let l = lines
+            .iter()
+            .find(|l| l["line"] == line)
+            .unwrap_or_else(|| panic!("line {line} in lines[]"));
+        (l["went"].as_str().unwrap().to_owned(), l["why"].clone())
+    };
+    assert_eq!(went(1).0, "kept");
+    assert_eq!(went(13).0, "kept");
+    let (w, why) = went(14);
+    assert_eq!(w, "lost");
+    assert!(
+        why.as_str()
+            .unwrap()
+            .starts_with("J3 line is not valid JSON"),
+        "{why}"
+    );
+    // The tool result of the lost tool/call and the step's reply are quoted in the note.
+    assert_eq!(went(15).0, "noted");
+    assert_eq!(went(18).0, "noted");
+    assert_eq!(went(21).0, "renumbered");
+    let note = report["sessions"][0]["note"]["data"]["content"][0]["text"]
+        .as_str()
+        .expect("a note")
+        .to_owned();
+    assert!(
+        note.contains("Line 15 (tool/result) is not here; it said: a.txt b.txt."),
+        "{note}"
+    );
+    assert!(
+        note.contains("Line 18 (assistant/message) is not here; it said: Two files."),
+        "{note}"
+    );
+}

@@ -37,6 +37,17 @@ struct Outcome<'a> {
     unrecoverable: Vec<LostJson<'a>>,
     /// Branches for which no session could be made, and why.
     failed: &'a [String],
+    /// Where each line of the original went.
+    lines: Vec<LineJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct LineJson<'a> {
+    line: Option<u64>,
+    seq: Option<u64>,
+    went: &'static str,
+    sessions: &'a [String],
+    why: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -219,6 +230,15 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         failed: &r.failed,
+        lines: (r.lines.iter())
+            .map(|l| LineJson {
+                line: l.line,
+                seq: l.seq,
+                went: l.went,
+                sessions: &l.sessions,
+                why: l.why.as_deref(),
+            })
+            .collect(),
     }
 }
 

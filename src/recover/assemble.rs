@@ -26,6 +26,9 @@ pub struct Policy {
     pub dropped: HashSet<usize>,
     /// Records cut out as defects: the rule and why.
     pub cut: BTreeMap<usize, (Rule, String)>,
+    /// Go on after a defect with the very next record ([`assemble`]), instead of closing
+    /// the turn it breaks and going on with the next whole turn.
+    pub go_on: bool,
 }
 
 /// Where a line of a recovered session comes from.
@@ -66,12 +69,20 @@ pub struct Lost {
     /// True when that turn starts later in the branch (else nothing after the defect is
     /// kept).
     pub resumed: bool,
+    /// True when only these records are left out and the session goes on with the record
+    /// after them ([`Policy::go_on`]).
+    pub alone: bool,
 }
 
 impl Lost {
     /// Why the records are lost.
     pub fn why(&self) -> String {
-        if self.resumed {
+        if self.alone {
+            format!(
+                "{}; it is left out, and the session goes on with the record after it",
+                self.cause
+            )
+        } else if self.resumed {
             format!(
                 "{}; what follows it until turn {} starts is not kept (a turn is kept whole, or up to its first defect)",
                 self.cause, self.expect
@@ -193,8 +204,70 @@ enum Mode {
 }
 
 /// Assembles the session of the branch `records` (indices into `stored.items`) under
-/// `header` (its first line, without newline).
+/// `header` (its first line, without newline): by whole turns after a defect, or with
+/// [`Policy::go_on`] record by record.
 pub fn assemble(
+    stored: &Stored,
+    records: &[usize],
+    policy: &Policy,
+    header: &str,
+    closers_of: &mut ClosersOf<'_>,
+) -> Candidate {
+    if policy.go_on {
+        assemble_going_on(stored, records, policy, header)
+    } else {
+        assemble_by_turns(stored, records, policy, header, closers_of)
+    }
+}
+
+/// After a defect the session goes on with the next record: a seq that jumps or repeats
+/// is renumbered (the record is kept, [`Kept::Renumbered`]), a record cut out or one that
+/// cites an event the session does not hold is left out alone (a [`Lost`] of that one
+/// record), and the planner's next check says whether what follows still loads. No closer
+/// is written in the middle.
+fn assemble_going_on(
+    stored: &Stored,
+    records: &[usize],
+    policy: &Policy,
+    header: &str,
+) -> Candidate {
+    let mut c = Candidate {
+        text: format!("{header}\n").into_bytes(),
+        origins: vec![Origin::Header],
+        ..Candidate::default()
+    };
+    let mut map = SeqMap::default();
+    let lost = |i: usize, rule: Option<Rule>, cause: String| Lost {
+        items: vec![i],
+        rule,
+        cause,
+        expect: 0,
+        resumed: true,
+        alone: true,
+    };
+    for &i in records {
+        let Some(r) = stored.record(i) else { continue };
+        if policy.dropped.contains(&i) {
+            continue;
+        }
+        if let Some((rule, why)) = policy.cut.get(&i) {
+            c.lost
+                .push(lost(i, Some(*rule), format!("line {}: {why}", r.line)));
+            continue;
+        }
+        match placed(r, policy.edits.get(&i), c.events, &map) {
+            Ok(p) => keep(&mut c, &mut map, r, i, p),
+            Err(why) => c
+                .lost
+                .push(lost(i, None, format!("line {}: {why}", r.line))),
+        }
+    }
+    c
+}
+
+/// At a defect, the turn it breaks is closed and the session goes on with the next whole
+/// turn.
+fn assemble_by_turns(
     stored: &Stored,
     records: &[usize],
     policy: &Policy,
@@ -280,6 +353,7 @@ pub fn assemble(
                 cause: why,
                 expect: ends + 1,
                 resumed: false,
+                alone: false,
             });
         }
         if let Mode::Skipping { expect } = mode {

@@ -125,6 +125,11 @@ fn first_finding(
 ///
 /// # Errors
 /// Why nothing of the branch can be recovered, in one sentence; a scan error as such.
+///
+/// Two sessions are planned: one that goes on after a defect with the next whole turn, one
+/// that goes on with the very next record ([`Policy::go_on`]); the one that keeps more
+/// messages (user, assistant, system messages and tool results) is taken, then the one
+/// that keeps more records, then the one by whole turns.
 pub fn recover_branch(
     stored: &Stored,
     records: &[usize],
@@ -132,7 +137,46 @@ pub fn recover_branch(
     provider: Option<Provider>,
     note: &dyn Fn(&Candidate, &Policy) -> Option<String>,
 ) -> Result<Result<Recovered, String>, ScanError> {
-    let mut policy = Policy::default();
+    let header = target.header.clone();
+    let by_turns = recover_branch_with(stored, records, target, provider, note, false)?;
+    let turns_header = std::mem::replace(&mut target.header, header);
+    let going_on = recover_branch_with(stored, records, target, provider, note, true)?;
+    let score = |r: &Recovered| {
+        let messages = (r.candidate.kept.iter())
+            .filter(|(i, _)| {
+                stored
+                    .record(*i)
+                    .is_some_and(|x| x.ty.ends_with("/message") || x.ty == "tool/result")
+            })
+            .count();
+        (messages, r.candidate.kept.len())
+    };
+    Ok(match (by_turns, going_on) {
+        (Ok(a), Ok(b)) if score(&b) > score(&a) => Ok(b),
+        (Ok(a), _) => {
+            target.header = turns_header;
+            Ok(a)
+        }
+        (Err(_), Ok(b)) => Ok(b),
+        (Err(why), Err(_)) => {
+            target.header = turns_header;
+            Err(why)
+        }
+    })
+}
+
+fn recover_branch_with(
+    stored: &Stored,
+    records: &[usize],
+    target: &mut Target<'_>,
+    provider: Option<Provider>,
+    note: &dyn Fn(&Candidate, &Policy) -> Option<String>,
+    go_on: bool,
+) -> Result<Result<Recovered, String>, ScanError> {
+    let mut policy = Policy {
+        go_on,
+        ..Policy::default()
+    };
     let mut changes: Vec<Change> = Vec::new();
     let mut drops: Vec<(usize, Finding)> = Vec::new();
     let path = target.path;

@@ -7,12 +7,14 @@
 //!    seq that starts over where a writer resumes): one session per branch, each the
 //!    common history plus its own, never one of them silently.
 //! 3. [`branch`] assembles each session ([`assemble`]: the records before the first defect
-//!    as stored, then whole turns renumbered, [`refs`]) and checks it in memory as DSH
+//!    as stored, then — planned both ways, the one keeping more messages taken — every
+//!    record that still loads, or whole turns, renumbered, [`refs`]) and checks it in memory as DSH
 //!    0.1.5 and later and DSH 0.1.1 load it, where it would be stored; on each finding it
 //!    drops a type no DSH loads, makes the one change the frozen edge admits
 //!    ([`shapes`], [`edit`]), or cuts the record out as a defect, and checks again. Then it
 //!    is finished as `repair` finishes a log (DSH's closers; with a provider, its heals) and
-//!    ends with a [`note`] that cites the original.
+//!    ends with a [`note`] that cites the original and quotes each message record it
+//!    could not hold ([`message_quotes`]); [`Recovery::lines`] says where each line went.
 //!
 //! A recovery never invents a tool result, a message or an id: besides the stored records,
 //! a session holds only DSH's own closers (FORMAT.md §5.2), heals when asked for
@@ -178,6 +180,27 @@ pub struct Recovery {
     pub failed: Vec<String>,
     /// The stored records the sessions hold.
     pub kept: KeptCount,
+    /// Where each line of the original went, in order (the header first).
+    pub lines: Vec<LineFate>,
+}
+
+/// Where one line of the original went (`recover --format json`, `lines[]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineFate {
+    /// Its line in the original (1: the header); `None` for bytes whose line cannot be
+    /// told (a zstd frame that does not decode).
+    pub line: Option<u64>,
+    /// Its seq there, for a record.
+    pub seq: Option<u64>,
+    /// What became of it: `kept` (byte for byte), `renumbered` (new seqs only), `changed`
+    /// (see `changed[]`), `noted` (left out, its messages quoted in the note), `left out`
+    /// (a type no DSH loads, see `dropped[]`), `copy` (a retried write of a line the
+    /// sessions hold), `torn tail` (DSH drops it on load too), `lost`.
+    pub went: &'static str,
+    /// The sessions that hold it (for `kept`, `renumbered`, `changed`) or lack it.
+    pub sessions: Vec<String>,
+    /// Why, when it is not kept as it is.
+    pub why: Option<String>,
 }
 
 impl Recovery {
@@ -278,6 +301,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
         unrecoverable: Vec::new(),
         failed: Vec::new(),
         kept: KeptCount::default(),
+        lines: Vec::new(),
     };
     if recovery.valid() {
         return Ok(recovery);
@@ -529,6 +553,20 @@ fn note_text(
             show_ranges(&ranges(lost.into_iter()))
         ));
     }
+    let mut quoted = String::new();
+    for &i in candidate.lost.iter().flat_map(|l| l.items.iter()) {
+        let Some(r) = stored.record(i) else { continue };
+        let quotes = message_quotes(r);
+        if !quotes.is_empty() {
+            quoted.push_str(&format!(
+                " Line {} ({}) is not here; it said: {}.",
+                r.line,
+                r.ty,
+                quotes.join("; ")
+            ));
+        }
+    }
+    text.push_str(&quoted);
     if !policy.dropped.is_empty() {
         let types: BTreeSet<&str> = (policy.dropped.iter())
             .filter_map(|&i| stored.record(i).map(|r| r.ty.as_str()))
@@ -546,6 +584,48 @@ fn note_text(
         ));
     }
     text
+}
+
+/// What a record of a message type (`*/message`, `tool/result`) says, for the note that
+/// quotes a record the session cannot hold: each text (a message's, a reasoning's, a tool
+/// result's) and each tool call as `call ID NAME ARGUMENTS`, in order; empty for any
+/// other record.
+pub fn message_quotes(r: &stored::Record) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let (Some(serde_json::Value::String(name)), Some(args)) =
+                    (map.get("name"), map.get("arguments"))
+                {
+                    let id = map.get("id").and_then(|i| i.as_str()).unwrap_or("");
+                    let args = match args {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    out.push(format!("call {id} {name} {args}"));
+                }
+                for key in ["text", "reasoning", "thinking"] {
+                    if let Some(serde_json::Value::String(t)) = map.get(key) {
+                        out.push(t.clone());
+                    }
+                }
+                for (k, x) in map {
+                    if k != "text" && k != "arguments" {
+                        walk(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(list) => list.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if (r.ty.ends_with("/message") || r.ty == "tool/result")
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text)
+    {
+        walk(&v["data"], &mut out);
+    }
+    out
 }
 
 /// Fills in what was dropped, changed and lost, across the sessions.
@@ -683,6 +763,110 @@ fn describe(
     }
     recovery.dropped = dropped.into_values().collect();
     recovery.changed = changed.into_values().collect();
+    recovery.lines = fates(recovery, stored, split, results);
+}
+
+/// Where each line of the original went ([`LineFate`]).
+fn fates(
+    recovery: &Recovery,
+    stored: &Stored,
+    split: &writers::Split,
+    results: &[(usize, String, PathBuf, Recovered)],
+) -> Vec<LineFate> {
+    let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
+    let header_changed = recovery.changed.iter().any(|c| c.seq.is_none());
+    let mut out = vec![LineFate {
+        line: Some(1),
+        seq: None,
+        went: if header_changed { "changed" } else { "kept" },
+        sessions: all.clone(),
+        why: header_changed.then(|| "its new id, and the changes in changed[]".to_owned()),
+    }];
+    for (i, item) in stored.items.iter().enumerate() {
+        let r = match item {
+            Item::Hole(h) => {
+                let torn = matches!(h.rule, Rule::J2 | Rule::Z3);
+                out.push(LineFate {
+                    line: h.line,
+                    seq: None,
+                    went: if torn { "torn tail" } else { "lost" },
+                    sessions: all.clone(),
+                    why: Some(format!("{} {}", h.rule.id(), h.why)),
+                });
+                continue;
+            }
+            Item::Record(r) => r,
+        };
+        let holders: Vec<(&String, Kept)> = results
+            .iter()
+            .filter_map(|(_, id, _, rec)| {
+                (rec.candidate.kept.iter())
+                    .find(|(k, _)| *k == i)
+                    .map(|(_, how)| (id, *how))
+            })
+            .collect();
+        let fate = |went, sessions, why| LineFate {
+            line: Some(r.line),
+            seq: Some(r.seq),
+            went,
+            sessions,
+            why,
+        };
+        if let Some(&(_, how)) = holders.first() {
+            let went = if holders.iter().any(|(_, h)| *h == Kept::Changed) {
+                "changed"
+            } else if holders.iter().any(|(_, h)| *h == Kept::Renumbered) {
+                "renumbered"
+            } else {
+                match how {
+                    Kept::Verbatim => "kept",
+                    Kept::Renumbered => "renumbered",
+                    Kept::Changed => "changed",
+                }
+            };
+            out.push(fate(
+                went,
+                holders.iter().map(|(id, _)| (*id).clone()).collect(),
+                None,
+            ));
+            continue;
+        }
+        if let Some(d) = recovery.dropped.iter().find(|d| d.line == r.line) {
+            out.push(fate("left out", d.sessions.clone(), Some(d.why.clone())));
+            continue;
+        }
+        if let Some(stray) = split.strays.iter().find(|x| x.item == i) {
+            let went = if stray.copy_of.is_some() {
+                "copy"
+            } else {
+                "lost"
+            };
+            out.push(fate(went, all.clone(), Some(stray.why.clone())));
+            continue;
+        }
+        let lost: Vec<(&String, &Recovered, String)> = results
+            .iter()
+            .filter_map(|(_, id, _, rec)| {
+                (rec.candidate.lost.iter())
+                    .find(|l| l.items.contains(&i))
+                    .map(|l| (id, rec, l.why()))
+            })
+            .collect();
+        let why = lost.first().map(|(_, _, why)| why.clone());
+        let noted = !message_quotes(r).is_empty()
+            && !lost.is_empty()
+            && lost.iter().all(|(_, rec, _)| rec.note.is_some());
+        out.push(fate(
+            if noted { "noted" } else { "lost" },
+            if lost.is_empty() {
+                all.clone()
+            } else {
+                lost.iter().map(|(id, _, _)| (*id).clone()).collect()
+            },
+            why.or_else(|| Some("no session holds it".to_owned())),
+        ));
+    }
+    out
 }
 
 /// Adds `line` to the unrecoverable entry just before it with the same reason and
