@@ -235,20 +235,20 @@ const EXACT: &[(&str, &str, &str)] = &[
     (
         "P1-call-unanswered-in-closed-turn.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":13,"time":1760000000112,"data":{"id":"dsh-session-heal-P1-13","role":"user","content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P1: a tool call without a result). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. No result was recorded."}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
+        r#"{"type":"user/message","seq":13,"time":1760000000112,"data":{"content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P1: a tool call without a result). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. No result was recorded."}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P1-13"},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
 "#,
     ),
     (
         "P2-result-without-call.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":7,"time":1760000000106,"data":{"id":"dsh-session-heal-P2-7","role":"user","content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P2: a tool result without its call). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nResult of an unrecorded tool (call id call_9), whose call is not in this history (never recorded, or removed by an earlier replacement):\ndone"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
+        r#"{"type":"user/message","seq":7,"time":1760000000106,"data":{"content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P2: a tool result without its call). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nResult of an unrecorded tool (call id call_9), whose call is not in this history (never recorded, or removed by an earlier replacement):\ndone"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P2-7"},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
 "#,
     ),
     (
         "P3-user-message-between-call-and-result.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":9,"time":1760000000108,"data":{"id":"dsh-session-heal-P3-9","role":"user","content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P3: a tool result that does not follow its call). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result came back later and is given below."}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
-{"type":"user/message","seq":10,"time":1760000000108,"data":{"id":"dsh-session-heal-P3-10","role":"user","content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P3: a tool result that does not follow its call). dsh-session replaced it with this note; the log keeps the original at seq 6.\n\nResult of the tool bash (call id call_1), which came back after the messages above:\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[6],"surfaceOp":{"op":"replace","start":6,"end":6}}
+        r#"{"type":"user/message","seq":9,"time":1760000000108,"data":{"content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P3: a tool result that does not follow its call). dsh-session replaced it with this note; the log keeps the original at seq 3.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result came back later and is given below."}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P3-9"},"sourceEventSeqs":[3],"surfaceOp":{"op":"replace","start":3,"end":3}}
+{"type":"user/message","seq":10,"time":1760000000108,"data":{"content":[{"type":"text","text":"[dsh-session heal] The message recorded here would make the provider refuse the history (P3: a tool result that does not follow its call). dsh-session replaced it with this note; the log keeps the original at seq 6.\n\nResult of the tool bash (call id call_1), which came back after the messages above:\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P3-10"},"sourceEventSeqs":[6],"surfaceOp":{"op":"replace","start":6,"end":6}}
 "#,
     ),
     (
@@ -261,25 +261,25 @@ const EXACT: &[(&str, &str, &str)] = &[
     (
         "P4-reasoning-tokens-but-no-reasoning.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":14,"time":1760000000113,"data":{"id":"dsh-session-heal-P4-14","role":"user","content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P4: a tool call without the reasoning that thinking mode requires). dsh-session replaced them with this note; the log keeps the originals at seq 9 and 11.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[9,11],"surfaceOp":{"op":"replace","start":9,"end":11}}
+        r#"{"type":"user/message","seq":14,"time":1760000000113,"data":{"content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P4: a tool call without the reasoning that thinking mode requires). dsh-session replaced them with this note; the log keeps the originals at seq 9 and 11.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P4-14"},"sourceEventSeqs":[9,11],"surfaceOp":{"op":"replace","start":9,"end":11}}
 "#,
     ),
     (
         "P5-lone-surrogate.jsonl",
         "deepseek",
-        r#"{"type":"user/message","seq":6,"time":1760000000105,"data":{"id":"dsh-session-heal-P5-6","role":"user","content":[{"type":"text","text":"broken � text"}],"source":{"kind":"user"}},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}
+        r#"{"type":"user/message","seq":6,"time":1760000000105,"data":{"content":[{"type":"text","text":"broken � text"}],"source":{"kind":"user"},"role":"user","id":"dsh-session-heal-P5-6"},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}
 "#,
     ),
     (
         "P6-duplicate-call-id.jsonl",
         "anthropic",
-        r#"{"type":"user/message","seq":13,"time":1760000000112,"data":{"id":"dsh-session-heal-P6-13","role":"user","content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P6: a tool call id used twice). dsh-session replaced them with this note; the log keeps the originals at seq 8 and 10.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"}},"sourceEventSeqs":[8,10],"surfaceOp":{"op":"replace","start":8,"end":10}}
+        r#"{"type":"user/message","seq":13,"time":1760000000112,"data":{"content":[{"type":"text","text":"[dsh-session heal] The messages recorded here would make the provider refuse the history (P6: a tool call id used twice). dsh-session replaced them with this note; the log keeps the originals at seq 8 and 10.\n\nThe assistant called the tool bash (call id call_1) with the arguments {\"command\":\"ls\"}. Its result follows.\n\nResult of the tool bash (call id call_1):\na.txt"}],"source":{"kind":"plugin","plugin":"dsh-session-heal"},"role":"user","id":"dsh-session-heal-P6-13"},"sourceEventSeqs":[8,10],"surfaceOp":{"op":"replace","start":8,"end":10}}
 "#,
     ),
     (
         "P7-empty-text-block.jsonl",
         "anthropic",
-        r#"{"type":"user/message","seq":6,"time":1760000000105,"data":{"id":"dsh-session-heal-P7-6","role":"user","content":[{"type":"text","text":"hi"}],"source":{"kind":"user"}},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}
+        r#"{"type":"user/message","seq":6,"time":1760000000105,"data":{"content":[{"type":"text","text":"hi"}],"source":{"kind":"user"},"role":"user","id":"dsh-session-heal-P7-6"},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}
 "#,
     ),
 ];

@@ -486,20 +486,14 @@ pub fn heal_rules(id: &str) -> Option<Vec<Rule>> {
     parts.into_iter().map(Rule::from_id).collect()
 }
 
-/// A `user/message`'s `data` (the message itself) in the key order the generation's DSH
-/// writes: `id, role, content, source` up to v2, the message constructor's
-/// `content, source, role, id` from v3.
-pub(crate) fn user_message(era: Era, id: &str, content: &str, source: &str) -> String {
+/// A `user/message`'s `data` (the message itself) in the key order DSH's message
+/// constructor writes in every generation: `content, source, role, id` (84 of the 89 user
+/// messages of the v0 samples DSH 0.1.1 wrote, and every one of the real v3 and v4 logs;
+/// issue 44.6: the notes of v0 sessions were written `id, role, content, source`).
+pub(crate) fn user_message(_era: Era, id: &str, content: &str, source: &str) -> String {
     let mut id_json = String::new();
     write_js_string(&mut id_json, id);
-    match era {
-        Era::V3 | Era::V4 => format!(
-            "{{\"content\":{content},\"source\":{source},\"role\":\"user\",\"id\":{id_json}}}"
-        ),
-        _ => format!(
-            "{{\"id\":{id_json},\"role\":\"user\",\"content\":{content},\"source\":{source}}}"
-        ),
-    }
+    format!("{{\"content\":{content},\"source\":{source},\"role\":\"user\",\"id\":{id_json}}}")
 }
 
 /// A `user/message` event replacing the surface entries `shadowed` (in surface order;

@@ -39,7 +39,13 @@ mod tests {
     fn a_note_is_a_user_message_of_the_generation() {
         assert_eq!(
             note_record(Era::Head, 7, 100, "From s-1."),
-            r#"{"type":"user/message","seq":7,"time":100,"data":{"id":"dsh-session-recover-7","role":"user","content":[{"type":"text","text":"[dsh-session recover] From s-1."}],"source":{"kind":"plugin","plugin":"dsh-session-recover"}},"surfaceOp":"append"}"#
+            r#"{"type":"user/message","seq":7,"time":100,"data":{"content":[{"type":"text","text":"[dsh-session recover] From s-1."}],"source":{"kind":"plugin","plugin":"dsh-session-recover"},"role":"user","id":"dsh-session-recover-7"},"surfaceOp":"append"}"#
+        );
+        // DSH's message constructor writes `content, source, role, id` in every generation
+        // (issue 44.6: v0 notes were `id, role, content, source`, v3 ones DSH's order).
+        assert_eq!(
+            note_record(Era::V3, 7, 100, "From s-1."),
+            note_record(Era::Head, 7, 100, "From s-1.")
         );
         assert!(
             note_record(Era::V4, 7, 100, "x")
