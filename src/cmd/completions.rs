@@ -211,7 +211,7 @@ mod tests {
             .filter_map(|l| l.strip_prefix("        ")?.strip_suffix(')'))
             .filter(|l| !l.starts_with(' '))
             .collect();
-        assert_eq!(arms.len(), 43, "{arms:?}");
+        assert_eq!(arms.len(), 47, "{arms:?}");
         for arm in arms {
             assert!(set.contains(&arm), "no word leads to the arm {arm}");
         }
