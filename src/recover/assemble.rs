@@ -252,12 +252,16 @@ fn assemble_going_on(
         if policy.dropped.contains(&i) {
             continue;
         }
-        if let Some((rule, why)) = policy.cut.get(&i) {
+        // A turn/start refused because the turn before it is still open (F6) is kept, the
+        // open turn closed before it as DSH closes it on load.
+        let reopens =
+            r.ty == "turn/start" && (policy.cut.get(&i)).is_some_and(|(rule, _)| *rule == Rule::F6);
+        if let Some((rule, why)) = policy.cut.get(&i).filter(|_| !reopens) {
             c.lost
                 .push(lost(i, Some(*rule), format!("line {}: {why}", r.line)));
             continue;
         }
-        if r.ty == "turn/start" && c.kept.last().is_some_and(|(k, _)| *k + 1 != i) {
+        if r.ty == "turn/start" && (reopens || c.kept.last().is_some_and(|(k, _)| *k + 1 != i)) {
             // Something was left out before it: the turn it leaves open is closed first.
             let closers = closers_of(&c.text);
             for line in &closers {
