@@ -214,7 +214,7 @@ pub fn assemble(
     closers_of: &mut ClosersOf<'_>,
 ) -> Candidate {
     if policy.go_on {
-        assemble_going_on(stored, records, policy, header)
+        assemble_going_on(stored, records, policy, header, closers_of)
     } else {
         assemble_by_turns(stored, records, policy, header, closers_of)
     }
@@ -223,13 +223,15 @@ pub fn assemble(
 /// After a defect the session goes on with the next record: a seq that jumps or repeats
 /// is renumbered (the record is kept, [`Kept::Renumbered`]), a record cut out or one that
 /// cites an event the session does not hold is left out alone (a [`Lost`] of that one
-/// record), and the planner's next check says whether what follows still loads. No closer
-/// is written in the middle.
+/// record), and the planner's next check says whether what follows still loads. A
+/// `turn/start` that comes while a turn is still open (its end was left out) is preceded by
+/// the closers DSH writes on load for the open turn.
 fn assemble_going_on(
     stored: &Stored,
     records: &[usize],
     policy: &Policy,
     header: &str,
+    closers_of: &mut ClosersOf<'_>,
 ) -> Candidate {
     let mut c = Candidate {
         text: format!("{header}\n").into_bytes(),
@@ -250,10 +252,28 @@ fn assemble_going_on(
         if policy.dropped.contains(&i) {
             continue;
         }
-        if let Some((rule, why)) = policy.cut.get(&i) {
+        // A turn/start refused because the turn before it is still open (F6) is kept, the
+        // open turn closed before it as DSH closes it on load.
+        let reopens =
+            r.ty == "turn/start" && (policy.cut.get(&i)).is_some_and(|(rule, _)| *rule == Rule::F6);
+        if let Some((rule, why)) = policy.cut.get(&i).filter(|_| !reopens) {
             c.lost
                 .push(lost(i, Some(*rule), format!("line {}: {why}", r.line)));
             continue;
+        }
+        if r.ty == "turn/start" && (reopens || c.kept.last().is_some_and(|(k, _)| *k + 1 != i)) {
+            // Something was left out before it: the turn it leaves open is closed first.
+            let closers = closers_of(&c.text);
+            for line in &closers {
+                c.text.extend_from_slice(line.as_bytes());
+                c.text.push(b'\n');
+                c.origins.push(Origin::Closer(Some(i)));
+                c.events += 1;
+            }
+            if !closers.is_empty() {
+                let after = c.kept.last().map_or(i, |(k, _)| *k);
+                c.closers.push((after, closers));
+            }
         }
         match placed(r, policy.edits.get(&i), c.events, &map) {
             Ok(p) => keep(&mut c, &mut map, r, i, p),
