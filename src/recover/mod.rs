@@ -408,28 +408,6 @@ fn new_identity(
     Some((header, text_id, path))
 }
 
-/// True when `path` exists, or a session of its id is stored in any project of `root`
-/// (DSH refuses a root that holds one id twice, FORMAT.md §7.1).
-fn taken(path: &Path, root: &Path) -> bool {
-    if path.exists() {
-        return true;
-    }
-    let Some(session_dir) = path.parent().and_then(Path::file_name) else {
-        return false;
-    };
-    let holds_a_log = |dir: PathBuf| {
-        std::fs::read_dir(dir).is_ok_and(|files| {
-            files
-                .flatten()
-                .any(|f| crate::load::layout::generation_of_path(&f.path()).is_some())
-        })
-    };
-    std::fs::read_dir(root).is_ok_and(|dirs| {
-        dirs.flatten()
-            .any(|d| holds_a_log(d.path().join(session_dir)))
-    })
-}
-
 #[allow(clippy::too_many_arguments)]
 fn new_session(
     stored: &Stored,
@@ -467,7 +445,7 @@ fn new_session(
         heals: r.heals.clone(),
         unhealed: r.unhealed.clone(),
         note: r.note.clone(),
-        exists: taken(path, root),
+        exists: crate::lineage::taken(path, root),
     }
 }
 
