@@ -115,6 +115,29 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// A candidate holding only `header` (its line 1).
+    fn started(header: &str) -> Candidate {
+        Candidate {
+            text: format!("{header}\n").into_bytes(),
+            origins: vec![Origin::Header],
+            ..Candidate::default()
+        }
+    }
+
+    /// Appends `closers` (the records DSH writes on load for the open turn), each marked
+    /// `origin`, and notes them as appended after item `after`.
+    fn close_turn(&mut self, closers: Vec<String>, origin: Origin, after: usize) {
+        for line in &closers {
+            self.text.extend_from_slice(line.as_bytes());
+            self.text.push(b'\n');
+            self.origins.push(origin);
+            self.events += 1;
+        }
+        if !closers.is_empty() {
+            self.closers.push((after, closers));
+        }
+    }
+
     /// What line `line` (1-based) of the text is.
     pub fn origin(&self, line: u64) -> Option<Origin> {
         usize::try_from(line)
@@ -233,11 +256,7 @@ fn assemble_going_on(
     header: &str,
     closers_of: &mut ClosersOf<'_>,
 ) -> Candidate {
-    let mut c = Candidate {
-        text: format!("{header}\n").into_bytes(),
-        origins: vec![Origin::Header],
-        ..Candidate::default()
-    };
+    let mut c = Candidate::started(header);
     let mut map = SeqMap::default();
     let lost = |i: usize, rule: Option<Rule>, cause: String| Lost {
         items: vec![i],
@@ -264,16 +283,8 @@ fn assemble_going_on(
         if r.ty == "turn/start" && (reopens || c.kept.last().is_some_and(|(k, _)| *k + 1 != i)) {
             // Something was left out before it: the turn it leaves open is closed first.
             let closers = closers_of(&c.text);
-            for line in &closers {
-                c.text.extend_from_slice(line.as_bytes());
-                c.text.push(b'\n');
-                c.origins.push(Origin::Closer(Some(i)));
-                c.events += 1;
-            }
-            if !closers.is_empty() {
-                let after = c.kept.last().map_or(i, |(k, _)| *k);
-                c.closers.push((after, closers));
-            }
+            let after = c.kept.last().map_or(i, |(k, _)| *k);
+            c.close_turn(closers, Origin::Closer(Some(i)), after);
         }
         match placed(r, policy.edits.get(&i), c.events, &map) {
             Ok(p) => keep(&mut c, &mut map, r, i, p),
@@ -294,11 +305,7 @@ fn assemble_by_turns(
     header: &str,
     closers_of: &mut ClosersOf<'_>,
 ) -> Candidate {
-    let mut c = Candidate {
-        text: format!("{header}\n").into_bytes(),
-        origins: vec![Origin::Header],
-        ..Candidate::default()
-    };
+    let mut c = Candidate::started(header);
     let mut map = SeqMap::default();
     let mut mode = Mode::Keeping;
     let mut ends = 0i64;
@@ -357,15 +364,7 @@ fn assemble_by_turns(
             {
                 ends += 1;
             }
-            for line in &closers {
-                c.text.extend_from_slice(line.as_bytes());
-                c.text.push(b'\n');
-                c.origins.push(Origin::Closer(None));
-                c.events += 1;
-            }
-            if !closers.is_empty() {
-                c.closers.push((last_kept.unwrap_or(i), closers));
-            }
+            c.close_turn(closers, Origin::Closer(None), last_kept.unwrap_or(i));
             mode = Mode::Skipping { expect: ends + 1 };
             c.lost.push(Lost {
                 items: Vec::new(),
