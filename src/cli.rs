@@ -621,6 +621,16 @@ pub enum RecoverEncoding {
     Zstd,
 }
 
+impl RecoverEncoding {
+    /// The encoding it names.
+    pub fn encoding(self) -> dsh_session::load::Encoding {
+        match self {
+            RecoverEncoding::Plain => dsh_session::load::Encoding::Plain,
+            RecoverEncoding::Zstd => dsh_session::load::Encoding::Zstd,
+        }
+    }
+}
+
 /// Formats for `repair`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RepairFormat {

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use dsh_session::edge::DshLine;
 use dsh_session::lineage::fork::{self, Fork};
 use dsh_session::lineage::trim::{self, Trim, TrimOptions};
-use dsh_session::lineage::{Derived, LineageError, Source, new_id, now_ms, would_not_load};
+use dsh_session::lineage::{Derived, LineageError, Source, file_would_not_load, new_id, now_ms};
 use dsh_session::load::Encoding;
 use dsh_session::wording::count;
 use dsh_session::write::new_session::{NewFile, publish};
@@ -17,7 +17,7 @@ use dsh_session::write::plan::WriteError;
 use serde_json::json;
 
 use crate::cli::lineage::NewSessionArgs;
-use crate::cli::{ForkArgs, RecoverEncoding, RepairFormat, TrimArgs};
+use crate::cli::{ForkArgs, RepairFormat, TrimArgs};
 use crate::cmd::Rejected;
 
 fn source(file: &Path, args: &NewSessionArgs) -> Result<Source> {
@@ -33,8 +33,7 @@ fn source(file: &Path, args: &NewSessionArgs) -> Result<Source> {
 
 fn encoding(source: &Source, args: &NewSessionArgs) -> Encoding {
     match args.encoding {
-        Some(RecoverEncoding::Plain) => Encoding::Plain,
-        Some(RecoverEncoding::Zstd) => Encoding::Zstd,
+        Some(e) => e.encoding(),
         None if source.stored.encoding == Encoding::Zstd => Encoding::Zstd,
         None => Encoding::Plain,
     }
@@ -63,13 +62,7 @@ fn write(d: &Derived, lines: &[DshLine]) -> Result<()> {
         Err(e @ WriteError::Exists(_)) => return Err(Rejected(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     }
-    let text = std::fs::read(&d.path)
-        .and_then(|bytes| match d.encoding {
-            Encoding::Zstd => zstd::decode_all(&bytes[..]),
-            _ => Ok(bytes),
-        })
-        .map_err(|e| anyhow::anyhow!("{}: reading it back: {e}", d.path.display()))?;
-    if let Some(problem) = would_not_load(&d.path, &text, lines) {
+    if let Some(problem) = file_would_not_load(&d.path, lines) {
         let _ = std::fs::remove_file(&d.path);
         bail!(
             "{}: {problem}; the file was removed again (please report this)",
@@ -97,19 +90,12 @@ fn publish_or_plan(
     Ok((done, ExitCode::SUCCESS))
 }
 
-fn encoding_name(e: Encoding) -> &'static str {
-    match e {
-        Encoding::Zstd => "zstd",
-        _ => "none",
-    }
-}
-
 fn session_json(d: &Derived) -> serde_json::Value {
     json!({
         "session": d.id,
         "path": d.path.display().to_string(),
         "exists": d.exists,
-        "encoding": encoding_name(d.encoding),
+        "encoding": d.encoding.name(),
         "events": d.events,
     })
 }

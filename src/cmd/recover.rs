@@ -251,10 +251,7 @@ pub fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = recover::Options {
         session: args.session.clone(),
         root: args.out.clone(),
-        encoding: args.encoding.map(|e| match e {
-            RecoverEncoding::Plain => Encoding::Plain,
-            RecoverEncoding::Zstd => Encoding::Zstd,
-        }),
+        encoding: args.encoding.map(RecoverEncoding::encoding),
         provider: args.provider.map(ProviderName::profile),
     };
     let name = path.display().to_string();

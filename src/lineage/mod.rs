@@ -21,7 +21,7 @@ use crate::edge::{DshLine, Judge};
 use crate::event::Era;
 use crate::json::{Json, write_js_string};
 use crate::load::Encoding;
-use crate::load::layout::{encode_segment, project_key};
+use crate::load::layout::{encode_segment_units, project_key_units};
 use crate::recover::stored::{self, Item, Record, Stored, Unreadable};
 use crate::scan::{self, ScanOptions, Status};
 
@@ -154,17 +154,21 @@ pub fn new_id() -> String {
     format!("session-{}", uuid::Uuid::new_v4())
 }
 
-/// The path of session `id` of a log of `version` whose header has `cwd`, under `root`
-/// (FORMAT.md §7.1: `--<project>--/<encoded id>/session[.vN].jsonl[.zstd]`).
+/// The path of a session under `root` (FORMAT.md §7.1:
+/// `--<project>--/<encoded id>/session[.vN].jsonl[.zstd]`): `cwd` and `id` are the header's
+/// JSON string values (their UTF-16 code units are encoded, so a lone surrogate is encoded
+/// as DSH encodes it); no or an empty `cwd` is the project `_no-cwd`.
 pub fn session_path(
     root: &Path,
-    cwd: Option<&str>,
-    id: &str,
+    cwd: Option<Json<'_>>,
+    id: Json<'_>,
     version: i64,
     encoding: Encoding,
 ) -> PathBuf {
     let project = match cwd {
-        Some(cwd) if !cwd.is_empty() => project_key(cwd),
+        Some(cwd) if cwd.as_str().is_some_and(|c| !c.is_empty()) => {
+            project_key_units(&cwd.code_units().collect::<Vec<u16>>())
+        }
         _ => "_no-cwd".to_owned(),
     };
     let mut name = match version {
@@ -174,7 +178,10 @@ pub fn session_path(
     if encoding == Encoding::Zstd {
         name.push_str(".zstd");
     }
-    root.join(project).join(encode_segment(id)).join(name)
+    let id: Vec<u16> = id.code_units().collect();
+    root.join(project)
+        .join(encode_segment_units(&id))
+        .join(name)
 }
 
 /// True when `path` exists, or a session directory named as its own holds a log in any
@@ -237,15 +244,8 @@ pub fn child_header(
     };
     let mut id_text = String::new();
     write_js_string(&mut id_text, id);
-    let mut parent = String::new();
-    write_js_string(
-        &mut parent,
-        &json
-            .as_ref()
-            .and_then(|j| j.get("id"))
-            .and_then(|v| v.as_str().map(|s| s.into_owned()))
-            .unwrap_or_default(),
-    );
+    // The parent's id as stored (its escapes and any lone surrogate kept).
+    let parent = raw("id").unwrap_or_else(|| "\"\"".to_owned());
     let mut out = String::from("{");
     let member = |out: &mut String, key: &str, value: &str| {
         if out.len() > 1 {
@@ -321,6 +321,21 @@ pub fn now_ms() -> i64 {
 
 /// Why `text`, stored at `path`, is not a session each of `lines` loads; `None` when it is.
 pub fn would_not_load(path: &Path, text: &[u8], lines: &[DshLine]) -> Option<String> {
+    not_loaded_by(lines, |options| {
+        scan::scan_text_with(path, text.to_vec(), options, &mut [])
+    })
+}
+
+/// Why the session written at `path` is not one each of `lines` loads; `None` when it is.
+pub fn file_would_not_load(path: &Path, lines: &[DshLine]) -> Option<String> {
+    not_loaded_by(lines, |options| scan::scan_path(path, options))
+}
+
+/// The first of `lines` under which `scan` does not give a valid session, and why.
+fn not_loaded_by(
+    lines: &[DshLine],
+    scan: impl Fn(&ScanOptions) -> Result<scan::Report, scan::ScanError>,
+) -> Option<String> {
     lines.iter().find_map(|&line| {
         let options = ScanOptions {
             dsh: Judge {
@@ -329,7 +344,7 @@ pub fn would_not_load(path: &Path, text: &[u8], lines: &[DshLine]) -> Option<Str
             },
             ..ScanOptions::default()
         };
-        match scan::scan_text_with(path, text.to_vec(), &options, &mut []) {
+        match scan(&options) {
             Err(e) => Some(e.to_string()),
             Ok(r) if r.status == Status::Valid => None,
             Ok(r) => Some(format!(
@@ -357,10 +372,13 @@ pub fn derived(
     encoding: Encoding,
 ) -> Result<Derived, LineageError> {
     let version = source.stored.header.version.unwrap_or(0);
+    let source_header = Json::parse(&source.stored.header_text).ok();
+    let mut id_token = String::new();
+    write_js_string(&mut id_token, id);
     let path = session_path(
         root,
-        source.stored.header.cwd.as_deref(),
-        id,
+        source_header.as_ref().and_then(|h| h.get("cwd")),
+        Json::from_valid(&id_token),
         version,
         encoding,
     );

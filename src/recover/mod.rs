@@ -35,7 +35,6 @@ use std::path::{Path, PathBuf};
 use crate::event::Era;
 use crate::json::Json;
 use crate::load::Encoding;
-use crate::load::layout::{encode_segment_units, project_key_units};
 use crate::provider::Provider;
 use crate::rules::{Finding, Rule};
 use crate::scan::{self, ScanError, ScanOptions, Status};
@@ -386,25 +385,14 @@ fn new_identity(
         vec![splice(&stored.header_text, &edit)?],
     );
     let new = Json::parse(&token).ok()?;
-    let units: Vec<u16> = new.code_units().collect();
     let text_id = new.as_str()?.into_owned();
-    let project = match json.get("cwd") {
-        Some(cwd) if cwd.as_str().is_some_and(|c| !c.is_empty()) => {
-            project_key_units(&cwd.code_units().collect::<Vec<u16>>())
-        }
-        _ => "_no-cwd".to_owned(),
-    };
-    let mut name = match stored.header.version.unwrap_or(0) {
-        0 => "session.jsonl".to_owned(),
-        v => format!("session.v{v}.jsonl"),
-    };
-    if encoding == Encoding::Zstd {
-        name.push_str(".zstd");
-    }
-    let path = root
-        .join(project)
-        .join(encode_segment_units(&units))
-        .join(name);
+    let path = crate::lineage::session_path(
+        root,
+        json.get("cwd"),
+        new,
+        stored.header.version.unwrap_or(0),
+        encoding,
+    );
     Some((header, text_id, path))
 }
 
