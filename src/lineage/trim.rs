@@ -162,16 +162,14 @@ fn bytes_per_token(source: &Source) -> (f64, bool) {
     let mut bytes = 0usize;
     let mut best = None;
     for r in &source.records {
-        if r.ty == "assistant/message" {
-            let usage = Json::parse(&r.text)
-                .ok()
-                .and_then(|j| j.get("data")?.get("usage").map(|u| u.raw().to_owned()));
-            if let Some(u) = usage.as_deref().and_then(|u| Json::parse(u).ok()) {
-                let n = |k: &str| u.get(k).and_then(|v| v.as_seq()).unwrap_or(0);
-                let tokens = n("inputTokens") + n("cacheReadTokens");
-                if tokens > 0 && bytes > 0 {
-                    best = Some((bytes as f64 / tokens as f64).clamp(1.0, 16.0));
-                }
+        if r.ty == "assistant/message"
+            && let Ok(json) = Json::parse(&r.text)
+            && let Some(usage) = json.get("data").and_then(|d| d.get("usage"))
+        {
+            let n = |k: &str| usage.get(k).and_then(|v| v.as_seq()).unwrap_or(0);
+            let tokens = n("inputTokens") + n("cacheReadTokens");
+            if tokens > 0 && bytes > 0 {
+                best = Some((bytes as f64 / tokens as f64).clamp(1.0, 16.0));
             }
         }
         if is_message(&r.ty) {
@@ -203,14 +201,17 @@ pub fn plan(
         Some((a, b)) => Some(drop_span(source, a, b)?),
         None => None,
     };
-    let dropped_events = span.map_or(0, |(i, j)| records[j].end() - records[i].seq);
+    // The seqs left out, and what a kept seq becomes.
+    let dropped = span.map_or(0..0, |(i, j)| records[i].seq..records[j].end());
+    let dropped_events = dropped.end - dropped.start;
     let shift_turns = options.drop_turns.map_or(0, |(a, b)| b - a + 1);
-    let first_dropped = span.map(|(i, _)| records[i].seq);
     let map = |seq: u64| -> Option<u64> {
-        match (span, first_dropped) {
-            (Some(_), Some(from)) if seq >= from + dropped_events => Some(seq - dropped_events),
-            (Some(_), Some(from)) if seq >= from => None,
-            _ => Some(seq),
+        if dropped.contains(&seq) {
+            None
+        } else if seq >= dropped.end && dropped_events > 0 {
+            Some(seq - dropped_events)
+        } else {
+            Some(seq)
         }
     };
     let mut cuts = Vec::new();
