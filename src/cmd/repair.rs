@@ -121,11 +121,12 @@ fn outcome<'a>(
     planned: &'a Repair,
     status: &'static str,
     provider: Option<ProviderName>,
+    shown: &Path,
 ) -> Outcome<'a> {
     let plan = &planned.plan;
     Outcome {
         schema_version: 1,
-        file: plan.path.display().to_string(),
+        file: shown.display().to_string(),
         session: plan.session.as_deref(),
         status,
         cut: planned.cut.as_ref().map(|t| Cut {
@@ -161,7 +162,7 @@ pub fn run(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.file == Path::new("-") {
         return dry_run_of_stdin(args, out);
     }
-    run_on(args, &args.file, out)
+    run_on(args, &args.file, &args.file, out)
 }
 
 /// `repair --dry-run -`: the plan for the log read from standard input, which a dry run
@@ -186,27 +187,18 @@ fn dry_run_of_stdin(args: &RepairArgs, out: &mut dyn Write) -> Result<ExitCode> 
     let dir = tempfile::tempdir()?;
     let path = dir.path().join(name);
     std::fs::write(&path, &bytes)?;
-    let mut shown = Vec::new();
-    let code = run_on(args, &path, &mut shown).map_err(|e| {
-        let text = format!("{e:#}").replace(&path.display().to_string(), "-");
-        match e.downcast_ref::<Rejected>() {
-            Some(_) => Rejected(text).into(),
-            None => anyhow::anyhow!(text),
-        }
-    })?;
-    let text = String::from_utf8_lossy(&shown).replace(&path.display().to_string(), "-");
-    out.write_all(text.as_bytes())?;
-    Ok(code)
+    run_on(args, &path, Path::new("-"), out)
 }
 
-fn run_on(args: &RepairArgs, path: &Path, out: &mut dyn Write) -> Result<ExitCode> {
+/// `repair` of the log at `path`, named `shown` in every output.
+fn run_on(args: &RepairArgs, path: &Path, shown: &Path, out: &mut dyn Write) -> Result<ExitCode> {
     let provider = args.provider.map(ProviderName::profile);
     let mut planned = match repair::plan(path, args.session.as_deref(), provider) {
         Ok(planned) => planned,
         Err(e @ (RepairError::Refused { .. } | RepairError::Heal(_))) => {
-            return Err(Rejected(format!("{}: {e}", path.display())).into());
+            return Err(Rejected(format!("{}: {e}", shown.display())).into());
         }
-        Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+        Err(e) => return Err(anyhow::Error::new(e).context(shown.display().to_string())),
     };
     let status = if planned.is_empty() {
         "nothing to repair"
@@ -246,7 +238,7 @@ fn run_on(args: &RepairArgs, path: &Path, out: &mut dyn Write) -> Result<ExitCod
             }
         }
     };
-    let o = outcome(&planned, status, args.provider);
+    let o = outcome(&planned, status, args.provider, shown);
     match args.format {
         RepairFormat::Json => {
             serde_json::to_writer_pretty(&mut *out, &o)?;
