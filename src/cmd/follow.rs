@@ -43,6 +43,8 @@ struct Printer<'a> {
     prefixed: bool,
     /// A corrupt or refused finding was printed.
     failed: bool,
+    /// The columns a `said` line may take ([`said_width`], read once).
+    said_width: usize,
 }
 
 impl Printer<'_> {
@@ -539,7 +541,9 @@ impl Followed {
                 } else {
                     0
                 };
-                let room = said_width().saturating_sub(prefix + who.len() + 2 + at.len());
+                let room = printer
+                    .said_width
+                    .saturating_sub(prefix + who.len() + 2 + at.len());
                 (
                     "said",
                     format!(
@@ -686,6 +690,7 @@ pub fn run(args: &FollowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         format: args.format,
         prefixed: matches!(target, Target::Root(_)),
         failed: false,
+        said_width: said_width(),
     };
     let (wake, woken) = mpsc::channel::<bool>();
     let stop = Arc::new(AtomicBool::new(false));
