@@ -185,12 +185,19 @@ impl SessionList {
     pub fn render(&mut self, frame: &mut Frame<'_>, area: Rect, theme: Theme) {
         let header = Row::new(["", "title", "project", "last activity", "turns", "model"])
             .style(theme.heading());
-        let model_width = 16;
-        let project_width = 12;
-        // Every column is cut with `…` (never mid-word by the table): the title takes
-        // what the fixed columns and the five gaps between the six leave.
-        let title_width =
-            usize::from(area.width).saturating_sub(1 + project_width + 16 + 5 + model_width + 5);
+        // Columns: mark, title, project, last activity, turns, model. Every one is cut
+        // with `…` (never mid-word by the table): the title takes what the fixed columns
+        // and the five gaps between the six leave.
+        let [
+            mark_width,
+            project_width,
+            time_width,
+            turns_width,
+            model_width,
+        ] = [1, 12, 16, 5, 16];
+        let title_width = usize::from(area.width).saturating_sub(
+            mark_width + project_width + time_width + turns_width + model_width + 5,
+        );
         let rows: Vec<Row<'_>> = self
             .shown
             .iter()
@@ -229,11 +236,11 @@ impl SessionList {
             })
             .collect();
         let widths = [
-            Constraint::Length(1),
+            Constraint::Length(mark_width as u16),
             Constraint::Fill(1),
             Constraint::Max(project_width as u16),
-            Constraint::Length(16),
-            Constraint::Length(5),
+            Constraint::Length(time_width as u16),
+            Constraint::Length(turns_width as u16),
             Constraint::Max(model_width as u16),
         ];
         let table = Table::new(rows, widths)
