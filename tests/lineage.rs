@@ -474,3 +474,49 @@ fn dropping_turns_renumbers_the_rest() {
         .collect();
     assert_eq!(seqs, (0..157).collect::<Vec<u64>>());
 }
+
+/// Found by running fork and trim on every sample: DSH's own crash-repair results are never
+/// cut (the edges check their exact text), and a SQLite session is judged in the JSONL form
+/// the new session takes (a store is read without the edges DSH 0.1.5+ run on files).
+#[test]
+fn what_every_sample_showed() {
+    if !common::have_samples() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let twin = samples().join("crashed/examples__acp-agent__tests__snapshots__hook-cc-pretool-deny__session.b-cut-after-assistant-tool-calls.expected.jsonl");
+    // Its one tool result is DSH's TOOL_NOT_STARTED repair (seq 58): nothing to cut.
+    let (text, _) = run(
+        &[
+            "trim",
+            twin.to_str().unwrap(),
+            "--tool-output-max",
+            "20",
+            "--id",
+            "t",
+        ],
+        tmp.path(),
+        0,
+    );
+    assert_eq!(
+        text,
+        format!(
+            "{}: nothing to trim: no tool result holds more than 20 bytes; nothing written\n",
+            twin.display()
+        )
+    );
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    let store = samples().join("sqlite/apps__web__tests__snapshots__minimal-preset__session.db");
+    let (_, err) = run(
+        &["fork", store.to_str().unwrap(), "--at", "3", "--id", "f"],
+        tmp.path(),
+        1,
+    );
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: {}: its JSONL form (what fork and trim write) would not load: as DSH 0.1.7+ reads it, it is refused: F8 at line 2 (seq 0): DSH 0.1.5 and later refuse to migrate it (the v2→v3 edge): format v2 surface before first step cannot acquire a system head without changing chronology; only a log DSH loads is forked or trimmed (`dsh-session recover` makes one of it)\n",
+            store.display()
+        )
+    );
+}

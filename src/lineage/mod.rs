@@ -82,20 +82,12 @@ impl Source {
     /// # Errors
     /// [`LineageError::Unreadable`], [`LineageError::NotLoaded`] with the verdict.
     pub fn read(path: &Path, session: Option<&str>) -> Result<Source, LineageError> {
-        let options = |line: DshLine| ScanOptions {
+        let options = ScanOptions {
             session: session.map(str::to_owned),
-            dsh: Judge {
-                line,
-                both_lines: false,
-            },
             ..ScanOptions::default()
         };
-        let judged = DshLine::process_default();
-        let scan = |line: DshLine| {
-            scan::scan_path(path, &options(line))
-                .map_err(|scan::ScanError::Load(e)| LineageError::Unreadable(e.into()))
-        };
-        let report = scan(judged)?;
+        let report = scan::scan_path(path, &options)
+            .map_err(|scan::ScanError::Load(e)| LineageError::Unreadable(e.into()))?;
         let session = session.map(str::to_owned).or(report.session.clone());
         match report.status {
             Status::Valid | Status::TornTail => {}
@@ -110,22 +102,42 @@ impl Source {
                 )));
             }
         }
-        let mut lines = vec![judged];
-        if judged != DshLine::Writer
-            && matches!(
-                scan(DshLine::Writer)?.status,
-                Status::Valid | Status::TornTail
-            )
-        {
-            lines.push(DshLine::Writer);
-        }
         let stored = stored::read(path, session.as_deref())?;
-        let records = (stored.items.iter())
+        let records: Vec<Record> = (stored.items.iter())
             .map_while(|item| match item {
                 Item::Record(r) if r.end() <= report.events => Some(r.clone()),
                 _ => None,
             })
             .collect();
+        // What fork and trim write is a JSONL log: the lines that must load the new session
+        // are those that load the source in that form (a SQLite store is judged without the
+        // edges DSH 0.1.5+ run on files, its JSONL form with them).
+        let mut text = format!("{}\n", stored.header_text).into_bytes();
+        for r in &records {
+            text.extend_from_slice(r.bytes());
+            text.push(b'\n');
+        }
+        let at = Json::parse(&stored.header_text).ok().and_then(|h| {
+            Some(session_path(
+                Path::new("/"),
+                h.get("cwd"),
+                h.get("id")?,
+                stored.header.version.unwrap_or(0),
+                Encoding::Plain,
+            ))
+        });
+        let at = at.unwrap_or_else(|| PathBuf::from("session.jsonl"));
+        let judged = DshLine::process_default();
+        if let Some(why) = would_not_load(&at, &text, &[judged]) {
+            return Err(LineageError::NotLoaded(format!(
+                "{}: its JSONL form (what fork and trim write) would not load: {why}",
+                path.display()
+            )));
+        }
+        let mut lines = vec![judged];
+        if judged != DshLine::Writer && would_not_load(&at, &text, &[DshLine::Writer]).is_none() {
+            lines.push(DshLine::Writer);
+        }
         Ok(Source {
             stored,
             records,

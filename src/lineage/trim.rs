@@ -89,6 +89,18 @@ fn call_of(text: &str) -> Option<String> {
         .and_then(|v| v.as_str().map(|s| s.into_owned()))
 }
 
+/// True for a result DSH itself wrote for a call that has none (`data.error.code`
+/// `TOOL_NOT_STARTED` or `TOOL_OUTCOME_UNKNOWN`: crash repair, fork seeds; FORMAT.md §5.2):
+/// the edges check its exact text, so it is never cut.
+fn is_dsh_repair(record: &str) -> bool {
+    Json::parse(record).ok().is_some_and(|j| {
+        j.get("data")
+            .and_then(|d| d.get("error"))
+            .and_then(|e| e.get("code"))
+            .is_some_and(|c| c.str_eq("TOOL_NOT_STARTED") || c.str_eq("TOOL_OUTCOME_UNKNOWN"))
+    })
+}
+
 /// The `text` members of `record`'s message, as paths and decoded strings.
 fn texts(record: &str) -> Vec<(MemberPath, String)> {
     let within = MemberPath::of(&["data", "message", "content"]);
@@ -230,6 +242,7 @@ pub fn plan(
         let mut text = r.text.clone();
         let mut changed = false;
         if r.ty == "tool/result"
+            && !is_dsh_repair(&r.text)
             && let Some(max) = options.tool_output_max
             && let Some((new, bytes, cut)) = cut_result(&text, max)
         {
