@@ -379,7 +379,7 @@ fn show_and_version_say_what_both_release_lines_do() {
 fn the_reading_commands_read_a_log_only_the_edges_refuse_as_dsh_0_1_1_loads_it() {
     let path = edge_fixture("F2-permission-preset-with-origin.jsonl");
     let warning = format!(
-        "dsh-session: {}: warning: refused F2 at line 5 (seq 3): DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): permission/preset 3 data has unexpected member \"origin\"; shown as DSH 0.1.1 loads it\n",
+        "dsh-session: {}: warning: refused F2 at line 5 (seq 3): DSH 0.1.5 and later refuse to migrate it (the v0→v1 edge): permission/preset 3 data has unexpected member \"origin\"; shown whole, as DSH 0.1.1 loads it\n",
         path.display()
     );
     for args in [

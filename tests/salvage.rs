@@ -1,6 +1,11 @@
 //! `--salvage` on the read commands (issue 27 §2): a corrupt log is read up to its first
 //! defect, the defect is named at the top (text), in a `salvaged` field (JSON) or on
 //! standard error (`messages --format jsonl`), and the exit code stays 1.
+//!
+//! Issue 44.1: one rule for every command that reads a damaged log (`--salvage`, `export`,
+//! `stats`): the lines before the line the verdict names — also when the defect is found
+//! only after later lines were read —, the whole log for an edge refusal; each output says
+//! which lines it read.
 
 mod common;
 
@@ -54,6 +59,7 @@ fn j5_at_22() -> Value {
         "row": null,
         "seq": null,
         "message": "seq repeats or goes back (expected 20, got 14) in the committed region; a turn/end follows at line 33",
+        "read": {"lines": [1, 21]},
     })
 }
 
@@ -126,7 +132,7 @@ fn surface_stops_at_the_defect_and_names_it_first() {
     assert_eq!(
         lines.next(),
         Some(
-            "salvaged: corrupt J5 at line 22: seq repeats or goes back (expected 20, got 14) in the committed region; a turn/end follows at line 33; what follows is what the log held before it"
+            "salvaged: corrupt J5 at line 22: seq repeats or goes back (expected 20, got 14) in the committed region; a turn/end follows at line 33; what follows is what the log held before it (lines 1–21 read)"
         )
     );
     let out = run(&["surface", "--salvage", "--format", "json", path(&log)]);
@@ -236,4 +242,139 @@ fn a_broken_header_has_nothing_to_salvage() {
             "{command}"
         );
     }
+}
+
+/// A v3 log whose turn 1 ends inside its open step (G9 at line 10), found when the log
+/// ends: a second turn follows on lines 11–16, which no reader may show.
+fn g9_then_a_turn() -> PathBuf {
+    fixture("salvage/G9-v3-found-when-the-log-ends-with-a-turn-after-it.jsonl")
+}
+
+fn g9_at_10() -> Value {
+    json!({
+        "status": "corrupt",
+        "rule": "G9",
+        "line": 10,
+        "row": null,
+        "seq": 8,
+        "message": "turn/end 1 crosses an open step (the check of a v3 log, as DSH 0.1.5 and later read it)",
+        "read": {"lines": [1, 9]},
+    })
+}
+
+#[test]
+fn a_defect_found_when_the_log_ends_stops_every_reader_at_its_line() {
+    let log = g9_then_a_turn();
+    // messages: the surface of lines 2–9 (turn 1's replaces), never turn 2's.
+    let out = run(&["messages", "--salvage", path(&log)]);
+    assert_eq!(out.status.code(), Some(1));
+    let value: Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+    assert_eq!(value["salvaged"], g9_at_10());
+    let ids: Vec<&str> = value["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["sys-2", "u-sum"]);
+
+    // The text form names the lines read.
+    let text = run(&["show", "--salvage", path(&log)]);
+    assert_eq!(
+        stdout(&text).lines().next(),
+        Some(
+            "salvaged: corrupt G9 at line 10 (seq 8): turn/end 1 crosses an open step (the check of a v3 log, as DSH 0.1.5 and later read it); what follows is what the log held before it (lines 1–9 read)"
+        )
+    );
+    let show = run(&["show", "--salvage", "--format", "json", path(&log)]);
+    let show: Value = serde_json::from_slice(&show.stdout).expect("json");
+    assert_eq!(
+        (show["events"].as_u64(), show["turns"].as_u64()),
+        (Some(8), Some(1))
+    );
+
+    // export, with or without --salvage: the same lines, said in its verdict.
+    for flags in [
+        &["--format", "markdown"][..],
+        &["--salvage", "--format", "markdown"],
+    ] {
+        let out = run(&[&["export"][..], flags, &[path(&log)]].concat());
+        assert_eq!(out.status.code(), Some(1));
+        let md = stdout(&out);
+        assert!(
+            md.contains("what follows is what was read before the failure (lines 1–9)"),
+            "{md}"
+        );
+        assert!(md.contains("(summary)"));
+        assert!(
+            !md.contains("after the defect"),
+            "line 13 follows the defect"
+        );
+        assert!(!md.contains("Read past it."), "line 14 follows the defect");
+    }
+
+    // stats: one turn and one step counted, and the note says which lines.
+    let stats = run(&["stats", "--format", "json", path(&log)]);
+    let stats: Value = serde_json::from_slice(&stats.stdout).expect("json");
+    assert_eq!(stats["total"]["turns"], 1);
+    assert_eq!(stats["total"]["steps"], 1);
+    assert_eq!(stats["not_valid"][0]["rule"], "G9");
+    assert_eq!(stats["not_valid"][0]["read"], json!({"lines": [1, 9]}));
+    let text = run(&["stats", path(&log)]);
+    assert!(
+        stdout(&text).contains("as DSH 0.1.5 and later read it) (counted: lines 1–9)"),
+        "{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn a_log_only_the_edges_refuse_is_read_whole_by_every_reader() {
+    // Intact: DSH 0.1.1 loads it whole, and every reader shows it whole, saying so.
+    let log = fixture("edges/F3-todo-status-outside-its-list.jsonl");
+    let whole = run(&[
+        "--dsh",
+        "0.1.1",
+        "messages",
+        "--format",
+        "jsonl",
+        path(&log),
+    ]);
+    assert_eq!(whole.status.code(), Some(0));
+    let salvaged = run(&["messages", "--salvage", "--format", "jsonl", path(&log)]);
+    assert_eq!(stdout(&salvaged), stdout(&whole));
+    assert!(String::from_utf8_lossy(&salvaged.stderr).contains(
+        "status must be one of pending, in_progress, completed; shown whole, as DSH 0.1.1 loads it"
+    ));
+    let md = run(&["export", "--format", "markdown", path(&log)]);
+    assert!(stdout(&md).contains(
+        "DSH 0.1.5 and later refuse to load this session; DSH 0.1.1 loads it, and what follows is the whole log as it loads it"
+    ));
+    assert!(
+        String::from_utf8_lossy(&md.stderr).contains("; exported whole, as DSH 0.1.1 loads it")
+    );
+    let stats = run(&["stats", "--format", "json", path(&log)]);
+    let stats: Value = serde_json::from_slice(&stats.stdout).expect("json");
+    assert_eq!(stats["not_valid"][0]["rule"], "F3");
+    assert_eq!(
+        stats["not_valid"][0]["read"],
+        Value::Null,
+        "counted in full"
+    );
+}
+
+#[test]
+fn standard_input_is_salvaged_as_the_file_is() {
+    let log = restart();
+    let from_file = run(&["messages", "--salvage", "--format", "jsonl", path(&log)]);
+    let from_stdin = dsh()
+        .args(["messages", "--salvage", "--format", "jsonl", "-"])
+        .write_stdin(std::fs::read(&log).expect("readable"))
+        .output()
+        .expect("runs");
+    assert_eq!(from_stdin.status.code(), Some(1));
+    assert_eq!(from_stdin.stdout, from_file.stdout);
+    let first = String::from_utf8_lossy(&from_stdin.stderr);
+    let first: Value = serde_json::from_str(first.lines().next().expect("a line")).expect("json");
+    assert_eq!(first, json!({ "salvaged": j5_at_22() }));
 }

@@ -679,7 +679,7 @@ fn a_corrupt_log_is_counted_up_to_its_defect_listed_and_exits_1() {
     assert_eq!(code, 1);
     assert!(
         text.ends_with(&format!(
-            "\n1 log not valid, counted up to its defect:\n  {}: corrupt J5 at line 14: unparsable committed event; a turn/end follows at line 37\n",
+            "\n1 log not valid, counted up to its defect:\n  {}: corrupt J5 at line 14: unparsable committed event; a turn/end follows at line 37 (counted: lines 1–13)\n",
             bad.display()
         )),
         "{text}"

@@ -40,35 +40,43 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "--out ROOT is for --format dsh-jsonl; a transcript goes to standard output or -o FILE"
         );
     }
-    // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
-    let mut stats = UpToDefect::new(Stats::with_turn_rows());
-    let mut provider = ProviderRules::default();
-    let mut facts = UpToDefect::new(TranscriptFacts::default());
-    let mut replacements = Replacements::default();
-    let mut keep = Keep {
-        messages: true,
-        shadowed: true,
-        ..Keep::NOTHING
-    };
     // A corrupt or refused log is exported too, with its verdict at the top (it is what a
-    // bug report needs), and the command then exits 1 as the other readers do.
-    let report = scan::scan_path_with(
-        &args.file,
-        &ScanOptions {
-            session: args.session.clone(),
-            salvage: args.salvage,
-            ..ScanOptions::default()
-        },
-        &mut [
-            &mut stats,
-            &mut provider,
-            &mut facts,
-            &mut replacements,
-            // The transcript copies what it shows; the fold's own texts wait on disk.
-            &mut keep,
-        ],
-    )
-    .with_context(|| args.file.display().to_string())?;
+    // bug report needs), read up to its defect as every command reads one (`scan::defect`),
+    // and the command then exits 1 as the other readers do.
+    let options = ScanOptions {
+        session: args.session.clone(),
+        ..ScanOptions::default()
+    };
+    // A damaged log may be read twice: standard input is kept in a temporary file.
+    let spooled = crate::cmd::spool_stdin(&args.file)?;
+    let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
+    let (report, (stats, facts, replacements)) =
+        scan::defect::read_up_to_defect(&options, |options| {
+            // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
+            let mut stats = UpToDefect::new(Stats::with_turn_rows());
+            let mut provider = ProviderRules::default();
+            let mut facts = UpToDefect::new(TranscriptFacts::default());
+            let mut replacements = Replacements::default();
+            let mut keep = Keep {
+                messages: true,
+                shadowed: true,
+                ..Keep::NOTHING
+            };
+            let report = scan::scan_path_with(
+                path,
+                options,
+                &mut [
+                    &mut stats,
+                    &mut provider,
+                    &mut facts,
+                    &mut replacements,
+                    // The transcript copies what it shows; the fold's own texts wait on disk.
+                    &mut keep,
+                ],
+            )?;
+            Ok::<_, scan::ScanError>((report, (stats, facts, replacements)))
+        })
+        .with_context(|| args.file.display().to_string())?;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
         // Another harness's file: no DSH transcript to show, not even an empty one.
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
@@ -97,12 +105,13 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let (Status::Refused, Some(f)) = (report.status, &report.finding)
         && f.rule.is_edge()
     {
-        stderr!("dsh-session: {file}: warning: refused {f}; exported as DSH 0.1.1 loads it");
+        stderr!("dsh-session: {file}: warning: refused {f}; exported whole, as DSH 0.1.1 loads it");
     } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {
         out.flush()?;
         stderr!(
-            "dsh-session: {file}: {} {f} (the transcript shows what was read before it)",
-            report.status.name()
+            "dsh-session: {file}: {} {f} (the transcript shows what was read before it: {})",
+            report.status.name(),
+            scan::defect::read_text(&report)
         );
         return Ok(ExitCode::from(1));
     }

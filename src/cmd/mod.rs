@@ -106,7 +106,7 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
         // Intact, and read as DSH 0.1.1 loads it: the command goes on, and says what the
         // later DSH does with the log.
         stderr!(
-            "dsh-session: {}: warning: refused {f}; shown as DSH 0.1.1 loads it",
+            "dsh-session: {}: warning: refused {f}; shown whole, as DSH 0.1.1 loads it",
             path.display()
         );
     } else if let (Status::Corrupt | Status::Refused, Some(f)) = (report.status, &report.finding) {

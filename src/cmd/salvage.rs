@@ -1,6 +1,8 @@
 //! `--salvage` on `show`, `surface`, `messages`, `provenance`, `replacements` and
-//! `export` (issue 27): a corrupt or refused log is read up to its first defect
-//! ([`ScanOptions::salvage`]) and what it held there is printed, with the defect named at
+//! `export` (issue 27): a corrupt or refused log is read up to its defect by the one rule
+//! every command follows ([`dsh_session::scan::defect`]: the lines before the line its
+//! verdict names; a log only the frozen edges refuse is read whole, as DSH 0.1.1 loads it),
+//! and what it held there is printed, with the defect and the lines read named at
 //! the top (text), in a `salvaged` field (JSON; an array output becomes an object that
 //! holds it), or on standard error (`jsonl`, as one JSON line). The exit code stays 1, so a
 //! script cannot take a salvaged read for a healthy log. A log whose header is broken, and
@@ -12,11 +14,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use dsh_session::rules::Finding;
-use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::scan::defect::{self, Reach};
+use dsh_session::scan::{Report, ScanOptions, Status};
 use dsh_session::view::View;
 use serde_json::{Value, json};
 
-use crate::cmd::{readable, scan_readable_as};
+use crate::cmd::{readable, scan_readable_as, spool_stdin};
 
 /// The defect a salvaged read stopped at.
 #[derive(Debug, Clone)]
@@ -25,10 +28,14 @@ pub struct Salvaged {
     pub status: Status,
     /// The finding, as `validate` reports it.
     pub finding: Finding,
+    /// What was read, in words ([`defect::read_text`]).
+    pub read: String,
+    /// What was read, as JSON ([`defect::read_json`]).
+    pub read_json: Value,
 }
 
 impl Salvaged {
-    /// `{status, rule, line, row, seq, message}`.
+    /// `{status, rule, line, row, seq, message, read}` (`read`: [`defect::read_json`]).
     pub fn json(&self) -> Value {
         let f = &self.finding;
         json!({
@@ -38,15 +45,17 @@ impl Salvaged {
             "row": f.row,
             "seq": f.seq,
             "message": f.message,
+            "read": self.read_json,
         })
     }
 
     /// The line that names the defect above a salvaged read.
     pub fn text(&self) -> String {
         format!(
-            "salvaged: {} {}; what follows is what the log held before it",
+            "salvaged: {} {}; what follows is what the log held before it ({} read)",
             self.status.name(),
-            self.finding
+            self.finding,
+            self.read
         )
     }
 }
@@ -60,9 +69,10 @@ pub fn exit_code(salvaged: Option<&Salvaged>) -> ExitCode {
     }
 }
 
-/// [`scan_readable_as`], and with `salvage` a corrupt or refused log read up to its first
-/// defect instead of refused: the report then holds what the log held there, and the
-/// defect comes back beside it.
+/// [`scan_readable_as`], and with `salvage` a corrupt or refused log read up to its defect
+/// instead of refused ([`defect`]: the one rule every command follows): the report then
+/// holds what the log held before it, and the defect comes back beside it. A log only the
+/// frozen edges refuse is read whole, as DSH 0.1.1 loads it, as without the flag.
 ///
 /// # Errors
 /// As [`scan_readable_as`], for a log with nothing to salvage (a broken header, another
@@ -77,23 +87,18 @@ pub fn scan_salvaging(
     if !salvage {
         return scan_readable_as(path, shown, options, views).map(|r| (r, None));
     }
-    let options = ScanOptions {
-        salvage: true,
-        ..options.clone()
-    };
-    let report =
-        scan::scan_path_with(path, &options, views).with_context(|| shown.display().to_string())?;
-    let salvaged = match (report.status, &report.finding) {
-        // An edge's refusal is read as DSH 0.1.1 loads it, whole; a broken header leaves
-        // nothing to read.
-        (Status::Corrupt | Status::Refused, Some(f))
-            if !(f.rule.is_edge() || (f.line == Some(1) && f.seq.is_none())) =>
-        {
-            Some(Salvaged {
-                status: report.status,
-                finding: f.clone(),
-            })
-        }
+    // The verdict comes first, then the reading: standard input is read twice from a file.
+    let spooled = spool_stdin(path)?;
+    let path = spooled.as_ref().map_or(path, |s| s.path());
+    let report = defect::scan_up_to_defect(path, options, views)
+        .with_context(|| shown.display().to_string())?;
+    let salvaged = match (defect::reach(&report), &report.finding) {
+        (Reach::UpTo(_), Some(f)) => Some(Salvaged {
+            status: report.status,
+            finding: f.clone(),
+            read: defect::read_text(&report),
+            read_json: defect::read_json(&report),
+        }),
         _ => None,
     };
     match salvaged {

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::prices::{self, Prices};
-use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::scan::{self, Report, ScanOptions, Status, defect};
 use dsh_session::view::View;
 use dsh_session::view::usage::{Counts, GroupBy, LogUsage, RowKey, UsageOptions, UsageView};
 use rayon::prelude::*;
@@ -38,6 +38,8 @@ struct Note {
     row: Option<u64>,
     seq: Option<u64>,
     message: String,
+    /// A log read up to its defect: the lines counted (`scan::defect::read_text`, JSON).
+    read: Option<(String, Value)>,
 }
 
 impl Note {
@@ -51,15 +53,14 @@ impl Note {
             row,
             seq,
             message,
+            read: None,
         };
         if let (false, Some(f)) = (report.is_ok(), &report.finding) {
-            return Some(base(
-                Some(f.rule.id()),
-                f.line,
-                f.row,
-                f.seq,
-                f.message.clone(),
-            ));
+            let mut note = base(Some(f.rule.id()), f.line, f.row, f.seq, f.message.clone());
+            if let defect::Reach::UpTo(_) = defect::reach(report) {
+                note.read = Some((defect::read_text(report), defect::read_json(report)));
+            }
+            return Some(note);
         }
         let t = report.torn.as_ref()?;
         let loss = match t.counted() {
@@ -93,8 +94,12 @@ impl Note {
         if let Some(seq) = self.seq {
             place.push_str(&format!(" (seq {seq})"));
         }
+        let read = match &self.read {
+            Some((text, _)) => format!(" (counted: {text})"),
+            None => String::new(),
+        };
         format!(
-            "{}: {} {}{place}: {}",
+            "{}: {} {}{place}: {}{read}",
             log_name(&self.file, self.session.as_deref()),
             self.status,
             self.rule.unwrap_or("-"),
@@ -112,6 +117,7 @@ impl Note {
             "row": self.row,
             "seq": self.seq,
             "message": self.message,
+            "read": self.read.as_ref().map_or(Value::Null, |(_, json)| json.clone()),
         })
     }
 }
@@ -174,7 +180,12 @@ impl Totals {
         let views = || -> Vec<Box<dyn View>> {
             vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]
         };
-        match scan::scan_all(path, &ScanOptions::default(), &views) {
+        // A damaged log is counted up to its defect, as every command reads one.
+        let options = ScanOptions {
+            salvage: Some(u64::MAX),
+            ..ScanOptions::default()
+        };
+        match scan::scan_all(path, &options, &views) {
             Ok(reports) if reports.is_empty() => {
                 stderr!("dsh-session: {file}: store holds no sessions");
             }

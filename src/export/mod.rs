@@ -405,9 +405,15 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
 fn verdict(report: &Report) -> String {
     let status = report.status.name();
     if let Some(f) = &report.finding {
-        return format!(
-            "{status} {f}. DSH refuses to load this session; what follows is what was read before the failure"
-        );
+        return match crate::scan::defect::reach(report) {
+            crate::scan::defect::Reach::Whole => format!(
+                "{status} {f}. DSH 0.1.5 and later refuse to load this session; DSH 0.1.1 loads it, and what follows is the whole log as it loads it"
+            ),
+            _ => format!(
+                "{status} {f}. DSH refuses to load this session; what follows is what was read before the failure ({})",
+                crate::scan::defect::read_text(report)
+            ),
+        };
     }
     match &report.torn {
         Some(t) => format!(

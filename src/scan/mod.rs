@@ -8,6 +8,7 @@
 //! (the stages' findings, §5.2's open-turn state, the torn-tail bookkeeping). The file is
 //! read once and never held in memory.
 
+pub mod defect;
 pub mod framing;
 mod gate;
 pub mod live;
@@ -72,10 +73,13 @@ pub struct ScanOptions {
     /// Which DSH the verdict is that of: DSH 0.1.1, which loads a v0 log as it is, or DSH
     /// 0.1.5 and later, which migrate it through the frozen edges ([`crate::edge`]) first.
     pub dsh: crate::edge::Judge,
-    /// Read a damaged log up to its first defect (`--salvage`): once a check fails, the
-    /// views are told of no further event, so what they show is what the log held before
-    /// the defect. The verdict is the same as without.
-    pub salvage: bool,
+    /// Read a damaged log up to its defect (`--salvage`, [`defect::read_up_to_defect`]):
+    /// `Some(before)` tells the views of no record after a check failed, nor of any on a
+    /// line (SQLite: a row) numbered `before` or later, where the reading stops, so what they
+    /// show is what the log held before the defect; [`Report::read_through`] says the last
+    /// line they were told of. With `Some(u64::MAX)` the whole log is read and the verdict
+    /// is the same as without; with a line, the verdict is that of the lines read.
+    pub salvage: Option<u64>,
 }
 
 impl std::fmt::Debug for ScanOptions {
@@ -101,7 +105,9 @@ pub enum ScanError {
 
 /// Scans every session at `path`: one report for a JSONL log; one per session for a
 /// SQLite store (none for a store without sessions; one refused report when the store
-/// itself is refused).
+/// itself is refused). With [`ScanOptions::salvage`], each is read up to its defect
+/// ([`defect`]): `views` then makes the views of a second pass too, after a first whose
+/// views were told of records past the defect ([`defect::read_again`] tells them so).
 ///
 /// # Errors
 /// As [`scan_path`].
@@ -110,13 +116,19 @@ pub fn scan_all(
     options: &ScanOptions,
     views: &dyn Fn() -> Vec<Box<dyn View>>,
 ) -> Result<Vec<Report>, ScanError> {
-    let scan_one = |options: &ScanOptions| {
+    let read = |options: &ScanOptions| {
         let mut owned = views();
         let mut borrowed: Vec<&mut dyn View> = owned
             .iter_mut()
             .map(|v| &mut **v as &mut dyn View)
             .collect();
-        scan_path_with(path, options, &mut borrowed)
+        scan_path_with(path, options, &mut borrowed).map(|report| (report, ()))
+    };
+    // With `salvage`, a damaged session is read up to its defect, anew when the views were
+    // told of what came after it ([`defect::read_up_to_defect`]).
+    let scan_one = |options: &ScanOptions| match options.salvage {
+        Some(_) => defect::read_up_to_defect(options, read).map(|(report, ())| report),
+        None => read(options).map(|(report, ())| report),
     };
     if options.session.is_some() || !crate::load::store_file::looks_like_store(path) {
         return Ok(vec![scan_one(options)?]);
@@ -287,6 +299,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
                     edge: None,
                     dsh: options.dsh.line,
                     notes: Vec::new(),
+                    read_through: None,
                 },
                 dialect: &crate::event::HEAD,
                 id_body: String::new(),
@@ -601,6 +614,10 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// One record line after the header (§5.5.1 J2–J7). Returns false when the load stops.
     fn record_line(&mut self, line: &Line, prepared: &Prepared, torn: &mut TornScan) -> bool {
         let options = self.options;
+        if options.salvage.is_some_and(|before| line.number >= before) {
+            // A salvaged read stops at the line of its defect.
+            return false;
+        }
         let context = FrameContext {
             recoverable: self.state.report.dsh.migrates(),
             expected: self.state.next_index,
@@ -640,10 +657,13 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             self.state.next_index += row.len() as u64;
             return;
         }
-        if self.options.salvage && self.state.stages.any_failed() {
+        if self.options.salvage.is_some() && self.state.stages.any_failed() {
             // A salvaged read ends at the first defect.
             self.state.next_index += row.len() as u64;
             return;
+        }
+        if self.options.salvage.is_some() {
+            self.state.report.read_through = Some(line);
         }
         if wanted {
             let Some(Ok(members)) = packed_row(json) else {
@@ -735,9 +755,12 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
     /// The scan's own bookkeeping of an event (its count, §5.2's state, G8's end seeds),
     /// then the views are told of it.
     fn record(&mut self, seq: u64, line: u64, logical: &Logical<'_>) {
-        if self.options.salvage && self.state.stages.any_failed() {
-            // A salvaged read ends at the first defect: nothing after it is counted or told.
-            return;
+        if self.options.salvage.is_some() {
+            if self.state.stages.any_failed() {
+                // A salvaged read ends at the first defect: nothing after it is counted or told.
+                return;
+            }
+            self.state.report.read_through = Some(line);
         }
         self.state.report.events += 1;
         self.state

@@ -81,6 +81,9 @@ pub struct Report {
     /// a Windows log loads on, known defects of single DSH builds that refuse a log of this
     /// shape (`validate` prints them as notes).
     pub notes: Vec<String>,
+    /// A salvaged read only ([`crate::scan::ScanOptions::salvage`]): the last line (SQLite:
+    /// the row's `seq` column) whose record the views were told of; `None` when none was.
+    pub read_through: Option<u64>,
 }
 
 impl Report {

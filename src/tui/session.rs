@@ -348,9 +348,13 @@ impl SessionView {
                 _ => String::new(),
             };
             let shown = if v.edge {
-                "shown as DSH 0.1.1 loads it".to_owned()
+                "shown whole, as DSH 0.1.1 loads it".to_owned()
             } else {
-                format!("shown: the {} read before it", count(v.events, "event"))
+                format!(
+                    "shown: the {} read before it ({})",
+                    count(v.events, "event"),
+                    v.read
+                )
             };
             let text = format!(
                 "{} {}{at}: {} · {shown}",
@@ -358,9 +362,7 @@ impl SessionView {
                 v.rule.as_deref().unwrap_or("?"),
                 one_line(v.message.as_deref().unwrap_or("")),
             );
-            let height = (text.chars().count() + 10)
-                .div_ceil(width.max(1))
-                .clamp(1, 3);
+            let height = crate::tui::text::wrapped_rows(&text, width).clamp(1, 3);
             return (Line::styled(text, theme.error()), height as u16);
         }
         let surface = self.seqs.iter().filter(|m| m.shadowed_by.is_none()).count() as u64;

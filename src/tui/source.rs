@@ -4,9 +4,9 @@
 //! search index ([`crate::index`]) or the types below, so a change of the scan's API is
 //! met here alone.
 //!
-//! A log the scan finds corrupt or refused is still read up to its defect, as `export`
-//! reads it: [`Details::verdict`] names the defect and the views hold what came before it
-//! (the `--salvage` reading of issue 29).
+//! A log the scan finds corrupt or refused is still read up to its defect, as every
+//! command reads one ([`crate::scan::defect`]): [`Details::verdict`] names the defect and
+//! the views hold what came before it (the `--salvage` reading of issue 29).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -51,6 +51,9 @@ pub struct Verdict {
     /// Refused only by DSH 0.1.5 and later's frozen migration edges (GENERATIONS.md §14):
     /// the log is intact and shown whole, as DSH 0.1.1 loads it.
     pub edge: bool,
+    /// The lines read before the defect, in words (`lines 1–9`,
+    /// [`crate::scan::defect::read_text`]).
+    pub read: String,
 }
 
 impl Verdict {
@@ -319,38 +322,60 @@ fn options(target: &Target) -> ScanOptions {
 /// The file cannot be opened or read (a corrupt or refused log is not an error: see the
 /// module docs).
 pub fn read_details(target: &Target) -> Result<Details, String> {
-    let mut stats = Stats::with_turn_rows();
-    let mut facts = TranscriptFacts::default();
-    let mut provider = ProviderRules::default();
-    let mut inspect = Inspect::default();
-    let mut citations = ProvenanceIndex::default();
-    let mut replacements = Replacements::default();
-    let mut keep = Keep {
-        messages: true,
-        shadowed: true,
-        ..Keep::NOTHING
-    };
-    let report = scan::scan_path_with(
-        &target.file,
-        &options(target),
-        &mut [
-            &mut stats,
-            &mut facts,
-            &mut provider,
-            &mut inspect,
-            &mut citations,
-            &mut replacements,
-            &mut keep,
-        ],
-    )
+    let (report, views) = scan::defect::read_up_to_defect(&options(target), |options| {
+        let mut views = SessionViews::default();
+        let mut keep = Keep {
+            messages: true,
+            shadowed: true,
+            ..Keep::NOTHING
+        };
+        let v = &mut views;
+        let report = scan::scan_path_with(
+            &target.file,
+            options,
+            &mut [
+                &mut v.stats,
+                &mut v.facts,
+                &mut v.provider,
+                &mut v.inspect,
+                &mut v.citations,
+                &mut v.replacements,
+                &mut keep,
+            ],
+        )?;
+        Ok::<_, scan::ScanError>((report, views))
+    })
     .map_err(|e| crate::wording::without_os_error(&e.to_string()))?;
     let kept = Kept {
         report,
-        inspect,
-        citations,
-        replacements: replacements.list,
+        inspect: views.inspect,
+        citations: views.citations,
+        replacements: views.replacements.list,
     };
-    Ok(details(kept, &stats, &facts))
+    Ok(details(kept, &views.stats, &views.facts))
+}
+
+/// The views [`read_details`] composes, made anew for each pass.
+struct SessionViews {
+    stats: Stats,
+    facts: TranscriptFacts,
+    provider: ProviderRules,
+    inspect: Inspect,
+    citations: ProvenanceIndex,
+    replacements: Replacements,
+}
+
+impl Default for SessionViews {
+    fn default() -> Self {
+        SessionViews {
+            stats: Stats::with_turn_rows(),
+            facts: TranscriptFacts::default(),
+            provider: ProviderRules::default(),
+            inspect: Inspect::default(),
+            citations: ProvenanceIndex::default(),
+            replacements: Replacements::default(),
+        }
+    }
 }
 
 fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
@@ -484,6 +509,7 @@ fn verdict(report: &Report) -> Verdict {
         message,
         events: report.events,
         edge: report.finding.as_ref().is_some_and(|f| f.rule.is_edge()),
+        read: scan::defect::read_text(report),
     }
 }
 

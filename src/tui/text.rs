@@ -51,6 +51,32 @@ pub fn project_name(cwd: &str) -> &str {
         .unwrap_or(cwd)
 }
 
+/// The rows `text` takes at `width` columns when wrapped at spaces, as a paragraph with
+/// `Wrap { trim: true }` lays it out (a word wider than a row is broken across rows).
+pub fn wrapped_rows(text: &str, width: usize) -> usize {
+    let width = width.max(1);
+    let mut rows = 1;
+    let mut used = 0;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let w = word.width();
+        let needed = if used == 0 { w } else { used + 1 + w };
+        if needed <= width {
+            used = needed;
+        } else if w <= width {
+            rows += 1;
+            used = w;
+        } else {
+            // A word wider than a row fills rows of its own.
+            if used > 0 {
+                rows += 1;
+            }
+            rows += (w - 1) / width;
+            used = w - (w - 1) / width * width;
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +89,14 @@ mod tests {
         assert_eq!(one_line("\n  a\tb\nc"), "a b");
         assert_eq!(project_name("/home/ana/proj/"), "proj");
         assert_eq!(minute(1_760_000_000_100), "2025-10-09 08:53");
+    }
+
+    #[test]
+    fn wrapped_rows_counts_rows_as_a_word_wrap_lays_them_out() {
+        assert_eq!(wrapped_rows("", 10), 1);
+        assert_eq!(wrapped_rows("aaaa bbbb", 9), 1);
+        assert_eq!(wrapped_rows("aaaa bbbb", 8), 2);
+        assert_eq!(wrapped_rows("aaaa bbbbbbbbbbbbbbbbbbbb", 8), 4);
+        assert_eq!(wrapped_rows("指南针 指南针", 6), 2);
     }
 }

@@ -446,6 +446,10 @@ impl View for UsageView {
     }
 
     fn finish(&mut self, report: &mut Report) {
+        if crate::scan::defect::read_again(report) {
+            // Told of records past the defect: a second pass counts the log.
+            return;
+        }
         // A turn still open at the end (a crash) is counted with what it holds.
         self.close_turn();
         let log_key = || match self.options.by {
