@@ -58,16 +58,22 @@ impl Context {
             .iter()
             .map(|p| std::fs::canonicalize(p).with_context(|| p.display().to_string()))
             .collect::<Result<Vec<PathBuf>>>()?;
-        let context = Context {
+        let mut context = Context {
             roots: args.roots.clone(),
             under,
             index: args.index.file.clone(),
         };
         let index = crate::cmd::index::open(&context.location())?;
         if context.roots.is_empty() && index.roots()?.is_empty() {
-            bail!(
-                "nothing to serve: name the JSONL roots, logs or stores with --root (`dsh-session mcp --root ~/.dsh/sessions`)"
-            );
+            // Nothing given and nothing indexed yet: DSH's default root, as `tui` reads it.
+            let Some(root) = crate::cmd::default_root() else {
+                bail!(
+                    "nothing to serve: no --root given, nothing indexed yet and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores with --root (`dsh-session mcp --root ~/.dsh/sessions`)"
+                );
+            };
+            context.under =
+                vec![std::fs::canonicalize(&root).with_context(|| root.display().to_string())?];
+            context.roots = vec![root];
         }
         Ok(context)
     }
@@ -313,6 +319,7 @@ pub fn show(cx: &Context, p: SessionName) -> Result<String> {
         format: TableFormat::Json,
         session: store_session(&row),
         salvage: false,
+        seq: None,
     };
     printed(|out| crate::cmd::show::run(&args, out))
 }
