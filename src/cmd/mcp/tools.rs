@@ -324,6 +324,33 @@ pub fn show(cx: &Context, p: SessionName) -> Result<String> {
     printed(|out| crate::cmd::show::run(&args, out))
 }
 
+/// Arguments of `get_message`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetMessage {
+    /// The session: its id, or a unique prefix of it.
+    pub session: String,
+    /// The seq of the event whose message to read (a search hit's seq, a messages entry's).
+    pub seq: u64,
+}
+
+/// `get_message`: the one message event `seq` derives, on the history or shadowed, with
+/// where it stands (what `show FILE --seq N --format json` prints, and the session).
+pub fn get_message(cx: &Context, p: GetMessage) -> Result<String> {
+    let row = cx.find(&cx.index()?, &p.session)?;
+    let session = store_session(&row);
+    let one = crate::cmd::messages::one_message(&row.file, session.as_deref(), p.seq)?;
+    let message: Value = serde_json::from_str(&one.message)?;
+    Ok(serde_json::json!({
+        "session": row.session,
+        "seq": one.seq,
+        "type": one.ty,
+        "role": one.role,
+        "on_surface": one.on_surface,
+        "message": message,
+    })
+    .to_string())
+}
+
 /// Arguments of `validate`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Validate {
@@ -398,6 +425,22 @@ pub struct Messages {
     /// At most about this many bytes of messages (default 100000, at most 1000000); the
     /// answer's `next` gives the range to ask for next.
     pub max_bytes: Option<usize>,
+    /// The `revision` of the answer whose `next` range this asks for (`next` carries it):
+    /// when the log changed since, the answer is the error `source_changed` instead of a
+    /// page that may not follow the one before.
+    pub revision: Option<String>,
+}
+
+/// The revision of the log a page was read from: its size and modification time
+/// (`SIZE-MTIME_NS`); any write to the log changes it.
+fn revision(file: &std::path::Path) -> Result<String> {
+    let meta = std::fs::metadata(file).with_context(|| file.display().to_string())?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(format!("{}-{mtime}", meta.len()))
 }
 
 #[derive(Debug, Serialize)]
@@ -412,6 +455,8 @@ struct MessageJson {
 struct SeqRange {
     from_seq: u64,
     to_seq: u64,
+    /// The revision of the log this range belongs to (give it back with the range).
+    revision: String,
 }
 
 /// The `messages` tool's layout (README "JSON outputs").
@@ -429,6 +474,8 @@ struct MessagesJson<'a> {
     history_messages: usize,
     messages: Vec<MessageJson>,
     bytes: usize,
+    /// The revision of the log read ([`revision`]).
+    revision: String,
     /// The range holding the rest, when the answer was cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     next: Option<SeqRange>,
@@ -481,6 +528,15 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         bail!("max_bytes is {max_bytes}: give 1 to {MAX_BYTES_LIMIT}");
     }
     let row = cx.find(&cx.index()?, &p.session)?;
+    let now = revision(&row.file)?;
+    if let Some(asked) = &p.revision
+        && *asked != now
+    {
+        bail!(
+            "source_changed: the log of {} changed since the page that gave revision {asked} (now {now}); ask again without a revision, from the start or from a seq",
+            row.session
+        );
+    }
     // As `messages` scans (every derived message kept, past 2 MiB in a temporary file),
     // with the turn rows `show` reads for a range by turns.
     let mut keep = Keep::MESSAGES;
@@ -583,9 +639,12 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         history_messages: items.len(),
         messages: shown,
         bytes: w.bytes,
-        next: w
-            .next
-            .map(|(from_seq, to_seq)| SeqRange { from_seq, to_seq }),
+        revision: now.clone(),
+        next: w.next.map(|(from_seq, to_seq)| SeqRange {
+            from_seq,
+            to_seq,
+            revision: now.clone(),
+        }),
         notes,
     };
     Ok(serde_json::to_string(&json)?)
