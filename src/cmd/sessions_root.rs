@@ -129,8 +129,9 @@ pub fn run(args: &SessionsArgs, path: &Path, out: &mut dyn Write) -> Result<Exit
     }
     let root = std::fs::canonicalize(path).with_context(|| path.display().to_string())?;
     // What DSH left beside its logs is named on standard error, as a walk of the root
-    // names it (the walk that updated the index passed over it: it is not listed).
-    if path.is_dir() {
+    // names it (the walk that updated the index said it already; with --no-update there
+    // was none).
+    if args.no_update && path.is_dir() {
         crate::cmd::sessions::jsonl_sessions(path).with_context(|| path.display().to_string())?;
     }
     let sessions = index.sessions(&SessionFilter {
