@@ -1121,21 +1121,21 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --seq --format --session --salvage --color --verbose --dsh --platform --help"
+            opts="-v -h --format --session --seq --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --seq)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json jsonl" -- "${cur}"))
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seq)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -192,11 +192,11 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -l salvage -d 'Read a corrupt or refused log up to its first defect and print what it held there, the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error). The exit code stays 1'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand replacements" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l seq -d 'Show only the message the event with this seq derives (on the surface or shadowed by a replace): its seq, type, role and whether it is on the surface, then the stored message, indented (json: those fields and `message`)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format -d 'Output format' -r -f -a "text\t'A text table that fits the terminal (`table` is an alias)'
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l seq -d 'Show only the message the event with this seq derives (on the surface or shadowed by a replace): its seq, type, role and whether it is on the surface, then the stored message, indented (json: those fields and `message`)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"

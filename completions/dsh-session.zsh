@@ -239,11 +239,11 @@ never\:"Never colour"))' \
 ;;
 (show)
 _arguments "${_arguments_options[@]}" : \
-'(--salvage)--seq=[Show only the message the event with this seq derives (on the surface or shadowed by a replace)\: its seq, type, role and whether it is on the surface, then the stored message, indented (json\: those fields and \`message\`)]:SEQ:_default' \
 '--format=[Output format]:FORMAT:((text\:"A text table that fits the terminal (\`table\` is an alias)"
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'(--salvage)--seq=[Show only the message the event with this seq derives (on the surface or shadowed by a replace)\: its seq, type, role and whether it is on the surface, then the stored message, indented (json\: those fields and \`message\`)]:SEQ:_default' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \

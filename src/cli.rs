@@ -655,12 +655,6 @@ pub struct ShowArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
-    /// Show only the message the event with this seq derives (on the surface or shadowed
-    /// by a replace): its seq, type, role and whether it is on the surface, then the
-    /// stored message, indented (json: those fields and `message`).
-    #[arg(long, value_name = "SEQ", conflicts_with = "salvage")]
-    pub seq: Option<u64>,
-
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Text)]
     pub format: TableFormat,
@@ -669,6 +663,12 @@ pub struct ShowArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Show only the message the event with this seq derives (on the surface or shadowed
+    /// by a replace): its seq, type, role and whether it is on the surface, then the
+    /// stored message, indented (json: those fields and `message`).
+    #[arg(long, value_name = "SEQ", conflicts_with = "salvage")]
+    pub seq: Option<u64>,
 
     /// Read a corrupt or refused log up to its first defect and print what it held there,
     /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
