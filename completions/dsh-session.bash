@@ -789,13 +789,17 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__messages)
-            opts="-v -h --at --format --provider --session --salvage --color --verbose --dsh --platform --help"
+            opts="-v -h --at --seq --format --provider --session --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seq)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1117,7 +1121,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__show)
-            opts="-v -h --format --session --salvage --color --verbose --dsh --platform --help"
+            opts="-v -h --format --session --seq --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1128,6 +1132,10 @@ _dsh__session() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seq)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -87,6 +87,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -l salv
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s v -l verbose -d 'Also print the cause chain of an error'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand surface" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l at -d 'Derive the messages of the surface right after the event with this seq' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l seq -d 'Print only the message the event with this seq derives, on the surface or shadowed by a replace (what a `search` hit\'s `open` runs): the stored message itself, one line, with either --format' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l format -d 'Output format: json (one array) or jsonl (one message per line)' -r -f -a "json\t'One JSON array of messages'
 jsonl\t'One message per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand messages" -l provider -d 'The history this provider would receive after `repair --provider NAME`: DSH\'s closers and the heals, computed in memory (nothing is written). The same output as `messages`; each change is a note on standard error (as data: `repair --dry-run --provider NAME --format json`)' -r -f -a "anthropic\t'Anthropic Messages API: P1, P2, P3, P5, P6, P7'
@@ -195,6 +196,7 @@ complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l format 
 json\t'One JSON value'
 jsonl\t'One JSON object per line'"
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one)' -r
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l seq -d 'Show only the message the event with this seq derives (on the surface or shadowed by a replace): its seq, type, role and whether it is on the surface, then the stored message, indented (json: those fields and `message`)' -r
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand show" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"

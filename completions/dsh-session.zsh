@@ -57,7 +57,7 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-'*::files -- Session logs, SQLite stores, or directories to walk for DSH'\''s log names (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`) and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input:_files' \
+'*::files -- Session logs, SQLite stores, or directories to walk for DSH'\''s log names (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`), other `*.jsonl` / `*.jsonl.zstd` files whose first line is a DSH session header, and stores (`*.db`, `*.sqlite`, `*.sqlite3`); `-` reads standard input. None\: DSH'\''s default root, ~/.dsh/sessions:_files' \
 && ret=0
 ;;
 (surface)
@@ -83,10 +83,11 @@ never\:"Never colour"))' \
 ;;
 (messages)
 _arguments "${_arguments_options[@]}" : \
-'--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
+'(--seq)--at=[Derive the messages of the surface right after the event with this seq]:SEQ:_default' \
+'(--salvage)--seq=[Print only the message the event with this seq derives, on the surface or shadowed by a replace (what a \`search\` hit'\''s \`open\` runs)\: the stored message itself, one line, with either --format]:SEQ:_default' \
 '--format=[Output format\: json (one array) or jsonl (one message per line)]:FORMAT:((json\:"One JSON array of messages"
 jsonl\:"One message per line"))' \
-'(--at)--provider=[The history this provider would receive after \`repair --provider NAME\`\: DSH'\''s closers and the heals, computed in memory (nothing is written). The same output as \`messages\`; each change is a note on standard error (as data\: \`repair --dry-run --provider NAME --format json\`)]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
+'(--at --seq)--provider=[The history this provider would receive after \`repair --provider NAME\`\: DSH'\''s closers and the heals, computed in memory (nothing is written). The same output as \`messages\`; each change is a note on standard error (as data\: \`repair --dry-run --provider NAME --format json\`)]:NAME:((anthropic\:"Anthropic Messages API\: P1, P2, P3, P5, P6, P7"
 openai\:"OpenAI chat completions and OpenAI-compatible gateways\: P1, P2, P3, P5"
 deepseek\:"DeepSeek, DSH'\''s default provider (OpenAI-compatible plus thinking mode)\: P1-P5"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
@@ -242,6 +243,7 @@ _arguments "${_arguments_options[@]}" : \
 json\:"One JSON value"
 jsonl\:"One JSON object per line"))' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one)]:ID:_default' \
+'(--salvage)--seq=[Show only the message the event with this seq derives (on the surface or shadowed by a replace)\: its seq, type, role and whether it is on the surface, then the stored message, indented (json\: those fields and \`message\`)]:SEQ:_default' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
@@ -278,7 +280,7 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-'*::files -- Session logs, session directories, SQLite stores (every session in them), or directories to walk as `validate` walks them; `-` reads standard input:_files' \
+'*::files -- Session logs, session directories, SQLite stores (every session in them), or directories to walk as `validate` walks them; `-` reads standard input. None\: DSH'\''s default root, ~/.dsh/sessions:_files' \
 && ret=0
 ;;
 (version)
@@ -316,7 +318,7 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`):_files' \
+'::store -- A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl\[.zstd\]`, walked as `validate` walks it). None\: DSH'\''s default root, ~/.dsh/sessions:_files' \
 && ret=0
 ;;
 (index)

@@ -352,9 +352,11 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     /// Session logs, SQLite stores, or directories to walk for DSH's log names
-    /// (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`) and stores (`*.db`,
-    /// `*.sqlite`, `*.sqlite3`); `-` reads standard input.
-    #[arg(required = true, value_name = "PATH")]
+    /// (`session.jsonl`, `session.vN.jsonl`, either with `.zstd`), other `*.jsonl` /
+    /// `*.jsonl.zstd` files whose first line is a DSH session header, and stores (`*.db`,
+    /// `*.sqlite`, `*.sqlite3`); `-` reads standard input. None: DSH's default root,
+    /// ~/.dsh/sessions.
+    #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
     /// Output format: text (one line per log and a summary), json (an array of objects),
@@ -450,8 +452,14 @@ pub struct MessagesArgs {
     pub file: PathBuf,
 
     /// Derive the messages of the surface right after the event with this seq.
-    #[arg(long, value_name = "SEQ")]
+    #[arg(long, value_name = "SEQ", conflicts_with = "seq")]
     pub at: Option<u64>,
+
+    /// Print only the message the event with this seq derives, on the surface or shadowed
+    /// by a replace (what a `search` hit's `open` runs): the stored message itself, one
+    /// line, with either --format.
+    #[arg(long, value_name = "SEQ", conflicts_with = "salvage")]
+    pub seq: Option<u64>,
 
     /// Output format: json (one array) or jsonl (one message per line).
     #[arg(long, value_enum, default_value_t = MessageFormat::Json)]
@@ -461,7 +469,7 @@ pub struct MessagesArgs {
     /// closers and the heals, computed in memory (nothing is written). The same output as
     /// `messages`; each change is a note on standard error (as data: `repair --dry-run
     /// --provider NAME --format json`).
-    #[arg(long, value_enum, value_name = "NAME", conflicts_with = "at")]
+    #[arg(long, value_enum, value_name = "NAME", conflicts_with_all = ["at", "seq"])]
     pub provider: Option<ProviderName>,
 
     /// The session to read from a SQLite store: its id or a unique prefix of it (optional
@@ -656,6 +664,12 @@ pub struct ShowArgs {
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
+    /// Show only the message the event with this seq derives (on the surface or shadowed
+    /// by a replace): its seq, type, role and whether it is on the surface, then the
+    /// stored message, indented (json: those fields and `message`).
+    #[arg(long, value_name = "SEQ", conflicts_with = "salvage")]
+    pub seq: Option<u64>,
+
     /// Read a corrupt or refused log up to its first defect and print what it held there,
     /// the defect named at the top (JSON: a `salvaged` field; jsonl: on standard error).
     /// The exit code stays 1.
@@ -667,8 +681,9 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Session logs, session directories, SQLite stores (every session in them), or
-    /// directories to walk as `validate` walks them; `-` reads standard input.
-    #[arg(required = true, value_name = "PATH")]
+    /// directories to walk as `validate` walks them; `-` reads standard input. None: DSH's
+    /// default root, ~/.dsh/sessions.
+    #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
     /// One row per: day (of each turn's start, in --tz), session (a log, or a session of a
@@ -750,9 +765,10 @@ pub struct VersionArgs {
 /// Arguments of `sessions`.
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
-    /// A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl[.zstd]`).
+    /// A SQLite store, or a JSONL root directory (`<root>/<project>/<session>/session.jsonl[.zstd]`,
+    /// walked as `validate` walks it). None: DSH's default root, ~/.dsh/sessions.
     #[arg(value_name = "STORE")]
-    pub store: PathBuf,
+    pub store: Option<PathBuf>,
 
     /// Output format: text (a table), json (an array), jsonl (an object per line) or csv
     /// (with a header line).

@@ -205,29 +205,66 @@ where
 pub enum Give {
     /// Kept whole: ids, dates, numbers, whatever a user copies.
     Never,
-    /// Free text: cut to fit, ending in `…`, before any column is left out; left out at
-    /// this rank if cutting is not enough.
-    Shorten(u8),
     /// Left out when shortening the free text is not enough; lower ranks go first (the
     /// rightmost of a rank first).
     Drop(u8),
+    /// Free text that stays (a session's title and project): cut to fit, ending in `…`,
+    /// down to its header or 10 columns before any column is left out, and when every
+    /// column that can be left out is, cut further, down to its header.
+    Squeeze,
 }
 
-/// The terminal's width in columns, when standard output is one.
+/// The terminal's width in columns, when standard output is one: `$COLUMNS` when it is set
+/// to a number, else the width the terminal reports.
 pub fn terminal_columns() -> Option<usize> {
     if !std::io::stdout().is_terminal() {
         return None;
     }
-    Table::new().width().map(usize::from)
+    let set = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    set.or_else(|| Table::new().width().map(usize::from))
+}
+
+/// `text` in at most `columns` terminal columns (a CJK character takes two): as it is when
+/// it fits, else its start and `…`.
+pub fn cut_end(text: &str, columns: usize) -> String {
+    if text.width() <= columns {
+        return text.to_owned();
+    }
+    let (start, _) = cut_to_width(text, columns.saturating_sub(1));
+    format!("{start}…")
+}
+
+/// `text` in at most `columns` terminal columns: as it is when it fits, else `…` and its
+/// end (a path keeps its file name).
+pub fn cut_start(text: &str, columns: usize) -> String {
+    if text.width() <= columns {
+        return text.to_owned();
+    }
+    let room = columns.saturating_sub(1);
+    let mut used = 0;
+    let mut from = text.len();
+    for (i, c) in text.char_indices().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        from = i;
+    }
+    format!("…{}", &text[from..])
 }
 
 /// Writes a table in the layout [`table`] gives when piped, fitted to `columns` terminal
 /// columns (`None`: piped, every row whole on one line). An id, a date or a number is never
-/// broken: free text ([`Give::Shorten`]) is cut first, down to its header or 10 columns;
-/// if the table is still too wide, columns are left out by rank ([`Give::Drop`], then
-/// free text), lowest first, until it fits; what is [`Give::Never`] stays, even wider
-/// than the terminal. A header cell may hold several lines (`tool\ncalls`). Returns the
-/// headers left out (one line each), for the caller to say so under the table.
+/// broken: free text ([`Give::Squeeze`]) is cut first, down to its header or 10 columns;
+/// if the table is still too wide, columns are left out by rank ([`Give::Drop`]), lowest
+/// first, until it fits; then free text is cut down to its header; what is
+/// [`Give::Never`] stays, even wider than the terminal. A header cell may hold several
+/// lines (`tool\ncalls`). Returns the headers left out (one line each), for the caller to
+/// say so under the table.
 ///
 /// # Errors
 /// Writing failed.
@@ -264,7 +301,7 @@ pub fn write_fitted(
                 let floor = |i: usize| head_width(header[i]).max(10).min(natural[i]);
                 let Some(&i) = kept
                     .iter()
-                    .filter(|&&i| matches!(give(i), Give::Shorten(_)) && widths[i] > floor(i))
+                    .filter(|&&i| give(i) == Give::Squeeze && widths[i] > floor(i))
                     .max_by_key(|&&i| widths[i])
                 else {
                     break;
@@ -277,14 +314,30 @@ pub fn write_fitted(
             let lowest = kept
                 .iter()
                 .filter_map(|&i| match give(i) {
-                    Give::Drop(rank) | Give::Shorten(rank) => Some((rank, std::cmp::Reverse(i))),
-                    Give::Never => None,
+                    Give::Drop(rank) => Some((rank, std::cmp::Reverse(i))),
+                    Give::Never | Give::Squeeze => None,
                 })
                 .min();
             match lowest {
                 Some((_, std::cmp::Reverse(i))) => kept.retain(|&k| k != i),
-                // Nothing left to give: wider than the terminal, but nothing broken.
-                None => break,
+                None => {
+                    // Nothing left to leave out: what stays is cut down to its header.
+                    while total(&widths, &kept) > columns {
+                        let Some(&i) = kept
+                            .iter()
+                            .filter(|&&i| {
+                                give(i) == Give::Squeeze
+                                    && widths[i] > head_width(header[i]).min(natural[i])
+                            })
+                            .max_by_key(|&&i| widths[i])
+                        else {
+                            break;
+                        };
+                        widths[i] -= 1;
+                    }
+                    // Wider than the terminal only when ids alone are: nothing broken.
+                    break;
+                }
             }
         }
     }

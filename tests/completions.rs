@@ -201,6 +201,7 @@ fn elvish_completes_option_values() {
             &[
                 "--format",
                 "--session",
+                "--seq",
                 "--color",
                 "--dsh",
                 "--platform",

@@ -956,7 +956,7 @@ fn sessions_of_a_file_that_is_not_a_store() {
         assert_eq!(
             String::from_utf8(out.stderr).unwrap(),
             format!(
-                "dsh-session: {}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log\n",
+                "dsh-session: {}: not a SQLite store (no SQLite header), a DSH log nor a directory; `sessions` lists a store, a JSONL root or a log, `show` describes one log\n",
                 path.display()
             )
         );

@@ -24,6 +24,16 @@ fn run(index: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Runs `dsh-session ARGS` (a command with no index): exit code, standard output and error.
+fn bare(args: &[&str]) -> (i32, String, String) {
+    let out = dsh().args(args).output().expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
 /// The hits of `search --format jsonl`, and the exit code.
 fn search(index: &Path, args: &[&str]) -> (i32, Vec<Value>) {
     let mut all = vec!["search", "--format", "jsonl"];
@@ -117,7 +127,7 @@ fn a_planted_word_is_found_in_exactly_its_session_and_seq() {
     assert_eq!(hit["file"], file.display().to_string());
     assert_eq!(
         hit["open"],
-        format!("dsh-session messages {} --at 20", file.display())
+        format!("dsh-session messages {} --seq 20", file.display())
     );
     // The shadowed message is found only on request, with the replace that shadowed it.
     let (_, hits) = search(&index, &["--include-shadowed", "zebracorn42"]);
@@ -136,11 +146,14 @@ fn a_planted_word_is_found_in_exactly_its_session_and_seq() {
     let (code, text, _) = run(&index, &["search", "zebracorn42"]);
     assert_eq!(code, 0);
     assert!(
-        text.contains(&format!("{}  seq 20  turn 1  user", file.display())),
+        text.contains(&format!(
+            "seq 20  turn 1  user  2025-10-09 08:53 UTC  {}\n",
+            file.display()
+        )),
         "{text}"
     );
-    assert!(text.contains("  session s-b\n"), "{text}");
-    assert!(text.contains(&format!("dsh-session messages {} --at 20", file.display())));
+    assert!(text.contains("  session s-b  (/home/ana/proj)\n"), "{text}");
+    assert!(text.contains(&format!("dsh-session messages {} --seq 20", file.display())));
 }
 
 #[test]
@@ -288,7 +301,17 @@ fn no_hit_exits_1_and_a_bad_query_2() {
     assert_eq!((code, out.as_str(), err.as_str()), (1, "", ""));
     let (code, _, err) = run(&index, &["search", "files AND"]);
     assert_eq!(code, 2);
-    assert!(err.contains("is not valid FTS5 syntax"), "{err}");
+    assert_eq!(
+        err,
+        "dsh-session: the query \"files AND\" cannot be read: `AND` has nothing after it: put a word on each side, or write it in lower case to search for the word (plain words need no quotes; a phrase is \"in double quotes\")\n"
+    );
+    // An unbalanced quote is the query's own mistake, said in its words (not SQLite's).
+    let (code, out, err) = run(&index, &["search", "\"unbalanced"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "dsh-session: the query \"\\\"unbalanced\" cannot be read: the phrase opened by the `\"` at character 1 is never closed: add a closing `\"`, or drop the quote to search for the words (plain words need no quotes; a phrase is \"in double quotes\")\n"
+    );
     let (code, _, err) = run(&index, &["search", "x", "/no/such/root"]);
     assert_eq!(code, 2);
     assert!(
@@ -972,5 +995,376 @@ fn refused_and_foreign_logs_keep_their_verdict_under_both_judges() {
         );
         let sessions: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(sessions[0]["status"].as_str(), Some(status_a));
+    }
+}
+
+/// The real samples copied under their own names into `dir` (one of them a level down,
+/// as logs gathered from two machines), beside a `.jsonl` that is not DSH's.
+fn real_logs_under_their_own_names(dir: &Path) {
+    let real = common::samples().join("real");
+    std::fs::create_dir_all(dir.join("machine-b")).unwrap();
+    for (name, to) in [
+        ("capital-generation.session.v4.jsonl", ""),
+        ("dumen.prefix.session.v3.jsonl", ""),
+        ("tolik-benchmark.prefix.session.v4.jsonl", "machine-b"),
+    ] {
+        std::fs::copy(real.join(name), dir.join(to).join(name)).unwrap();
+    }
+    std::fs::write(dir.join("notes.jsonl"), "{\"note\":\"not a session\"}\n").unwrap();
+}
+
+#[test]
+fn a_folder_of_real_logs_under_their_own_names_is_walked_by_every_command() {
+    if !common::have_samples() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
+    real_logs_under_their_own_names(&logs);
+    let l = logs.to_str().unwrap();
+    let note = |_command: &str| {
+        format!(
+            "dsh-session: {l}: 1 file not DSH (ending in .jsonl or .jsonl.zstd, no DSH session header on the first line): not read; name one to read it anyway\n"
+        )
+    };
+    let (code, out, err) = bare(&["validate", l]);
+    assert_eq!((code, err), (0, note("validate")));
+    assert_eq!(
+        out.lines().last(),
+        Some("3 valid, 0 torn-tail, 0 corrupt, 0 refused")
+    );
+    let (code, out, err) = bare(&["stats", "--by", "session", "--format", "json", l]);
+    assert_eq!((code, err), (0, note("stats")));
+    let stats: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&stats["total"]["sessions"], &stats["total"]["turns"]),
+        (&json!(3), &json!(13)),
+        "{out}"
+    );
+    let (code, out, err) = run(&index, &["index", "--format", "json", l]);
+    assert_eq!((code, err), (0, note("index")));
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (s["files"].as_u64(), s["added"].as_u64()),
+        (Some(3), Some(3))
+    );
+    let (code, out, err) = run(&index, &["sessions", "--format", "jsonl", l]);
+    assert_eq!((code, err), (0, note("sessions")));
+    let mut ids: Vec<String> = out
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["session"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            "session-4aebf00d-30c2-4810-852e-cf4205306939",
+            "session-904b047f-eb01-493f-b98a-391ecfae5b66",
+            "session-b34ec611-ab29-4459-9687-cea3088cd560",
+        ]
+    );
+    // One loose log is listed as a root of one.
+    let dumen = format!("{l}/dumen.prefix.session.v3.jsonl");
+    let (code, out, _) = run(&index, &["sessions", "--format", "jsonl", &dumen]);
+    assert_eq!(code, 0);
+    let row: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        row["session"],
+        "session-904b047f-eb01-493f-b98a-391ecfae5b66"
+    );
+    let (code, out, err) = run(&index, &["search", "-l", "TOLIK_Harness", l]);
+    assert_eq!((code, err), (0, note("search")));
+    assert_eq!(
+        out,
+        format!("{l}/machine-b/tolik-benchmark.prefix.session.v4.jsonl\n")
+    );
+}
+
+#[test]
+fn with_no_path_every_walking_command_reads_the_default_root() {
+    if !common::have_samples() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let root = home.join(".dsh/sessions");
+    real_logs_under_their_own_names(&root);
+    let index = dir.path().join("index.db");
+    let with_home = |args: &[&str]| {
+        let mut cmd = dsh();
+        cmd.env("HOME", &home).args(args);
+        if args[0] != "validate" {
+            cmd.arg("--index").arg(&index);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    let (code, out) = with_home(&["validate"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.lines().last(),
+        Some("3 valid, 0 torn-tail, 0 corrupt, 0 refused")
+    );
+    let (code, out) = with_home(&["search", "-l", "77-Dumen"]);
+    assert_eq!(code, 0, "{out}");
+    let file = root
+        .canonicalize()
+        .unwrap()
+        .join("dumen.prefix.session.v3.jsonl");
+    assert_eq!(out, format!("{}\n", file.display()));
+    let (code, out) = with_home(&["sessions", "--format", "jsonl"]);
+    assert_eq!((code, out.lines().count()), (0, 3));
+    // An empty home: a usage error that says what to name.
+    let (code, _, err) = bare(&["stats"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "dsh-session: no path given and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to read (`dsh-session stats ~/.dsh/sessions`)\n"
+    );
+}
+
+#[test]
+fn a_title_a_project_and_a_tool_name_are_found_and_ranked() {
+    if !common::have_samples() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
+    real_logs_under_their_own_names(&logs);
+    let l = logs.to_str().unwrap();
+    let file = format!("{l}/capital-generation.session.v4.jsonl");
+    // The title of the real log: found, and first, as the session's own words.
+    let (code, hits) = search(&index, &["指南针下周操作重点分析", l]);
+    assert_eq!(code, 0);
+    let first = &hits[0];
+    assert_eq!(
+        (
+            &first["field"],
+            &first["session"],
+            &first["seq"],
+            &first["open"]
+        ),
+        (
+            &json!("title"),
+            &json!("session-b34ec611-ab29-4459-9687-cea3088cd560"),
+            &Value::Null,
+            &json!(format!("dsh-session show {file}"))
+        )
+    );
+    assert_eq!(first["snippet"], "指南针下周操作重点分析");
+    // The project path: found as the session's project, beside the messages naming it.
+    let (code, hits) = search(&index, &["--limit", "0", "01_unicorn", l]);
+    assert_eq!(code, 0);
+    let projects: Vec<(&Value, &Value)> = hits
+        .iter()
+        .filter(|h| h["field"] == "project")
+        .map(|h| (&h["session"], &h["open"]))
+        .collect();
+    let dumen = format!("dsh-session show {l}/dumen.prefix.session.v3.jsonl");
+    assert_eq!(
+        projects,
+        [(
+            &json!("session-904b047f-eb01-493f-b98a-391ecfae5b66"),
+            &json!(dumen)
+        )]
+    );
+    // A tool's name finds its calls and results, though their text does not hold it.
+    let root = dir.path().join("root");
+    session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    let (code, hits) = search(
+        &index,
+        &[
+            "--role",
+            "tool",
+            "--include-shadowed",
+            "bash",
+            root.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0);
+    let mut found = places(&hits);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("s-a".to_owned(), 7, "tool".to_owned()),
+            ("s-a".to_owned(), 9, "tool".to_owned()),
+            ("s-a".to_owned(), 12, "tool".to_owned()),
+            ("s-a".to_owned(), 17, "tool".to_owned()),
+            ("s-a".to_owned(), 19, "tool".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn a_run_of_assistant_hits_is_one_and_a_subagent_ranks_below_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let log = compaction_log("s-parent", "Let me look.", "Let me look for zorb.")
+        .replace("Two files.", "Two zorb files.");
+    session(&root, "a", &log);
+    // The same words in a subagent's session written after the parent's (newer: it would
+    // come first among equals).
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let child = log
+        .replace("\"id\":\"s-parent\"", "\"id\":\"s-child\"")
+        .replace(
+            "\"delegationDepth\":0",
+            "\"parentSession\":\"s-parent\",\"origin\":\"subagent\",\"delegationDepth\":1",
+        );
+    session(&root, "b", &child);
+    let (code, hits) = search(
+        &index,
+        &["--include-shadowed", "zorb", root.to_str().unwrap()],
+    );
+    assert_eq!(code, 0);
+    let shape: Vec<(String, Value, Value, Value)> = hits
+        .iter()
+        .map(|h| {
+            (
+                h["session"].as_str().unwrap().to_owned(),
+                h["seq"].clone(),
+                h["grouped"].clone(),
+                h["lineage"].clone(),
+            )
+        })
+        .collect();
+    // Seqs 7 and 12, the assistant's two messages of turn 1, are one hit in each session;
+    // the subagent's comes after its parent's.
+    assert_eq!(
+        shape,
+        [
+            ("s-parent".to_owned(), json!(12), json!([7]), Value::Null),
+            (
+                "s-child".to_owned(),
+                json!(12),
+                json!([7]),
+                json!("subagent")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_hit_opens_exactly_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, index) = (dir.path().join("root"), dir.path().join("index.db"));
+    let file = session(
+        &root,
+        "a",
+        &compaction_log("s-a", "a.txt says hello", "a.txt says wombat9"),
+    );
+    let (_, hits) = search(&index, &["wombat9", root.to_str().unwrap()]);
+    let open = hits[0]["open"].as_str().unwrap().to_owned();
+    let f = file.canonicalize().unwrap();
+    assert_eq!(
+        open,
+        format!("dsh-session messages {} --seq 20", f.display())
+    );
+    let args: Vec<&str> = open.split(' ').skip(1).collect();
+    let (code, out, err) = bare(&args);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "{\"content\":[{\"type\":\"text\",\"text\":\"Summary: two files; a.txt says wombat9.\"}],\"source\":{\"kind\":\"plugin\",\"plugin\":\"compaction\"},\"role\":\"user\",\"id\":\"u-3\"}\n"
+    );
+    // A shadowed message too, and `show` says where it stands.
+    let (code, out, _) = bare(&["show", f.to_str().unwrap(), "--seq", "7"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out.lines().next(),
+        Some("seq 7  assistant/message  assistant  shadowed by a replace")
+    );
+    // A seq that derives no message is a usage error naming it.
+    let (code, _, err) = bare(&["messages", f.to_str().unwrap(), "--seq", "8"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "dsh-session: {}: seq 8 derives no message (the log's events are seqs 0 to 23; `dsh-session surface {} --all` lists those that do)\n",
+            f.display(),
+            f.display()
+        )
+    );
+}
+
+#[test]
+fn search_and_sessions_fit_80_columns() {
+    if !common::have_samples() || !common::have_script() {
+        return;
+    }
+    use unicode_width::UnicodeWidthStr;
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
+    real_logs_under_their_own_names(&logs);
+    let l = logs.to_str().unwrap();
+    let i = index.to_str().unwrap();
+    // Colour on a terminal: its escapes take no columns.
+    let plain = |text: String| {
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find('\u{1b}') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at..];
+            rest = after.find('m').map_or("", |m| &after[m + 1..]);
+        }
+        out.push_str(rest);
+        out
+    };
+    let shown = plain(common::on_a_terminal(
+        80,
+        &format!("search 指南针 {l} --limit 3 --index {i}"),
+    ));
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(lines.len() >= 5, "{shown}");
+    for line in &lines {
+        // Every line fits but the command to copy, which stays whole (and the notes on
+        // standard error, prose the terminal wraps).
+        if !line.starts_with("  dsh-session ") && !line.starts_with("dsh-session: ") {
+            assert!(
+                line.width() <= 80,
+                "{} columns: {line}\n{shown}",
+                line.width()
+            );
+        }
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("指南针") && l.contains('…')),
+        "{shown}"
+    );
+    let shown = plain(common::on_a_terminal(
+        80,
+        &format!("sessions {l} --index {i}"),
+    ));
+    let lines: Vec<&str> = shown.lines().collect();
+    let lines: Vec<&str> = lines
+        .into_iter()
+        .filter(|l| !l.starts_with("dsh-session: "))
+        .collect();
+    assert!(lines[0].starts_with(" session "), "{shown}");
+    assert!(
+        lines[0].contains(" title ") && lines[0].contains(" project"),
+        "{shown}"
+    );
+    for line in lines
+        .iter()
+        .filter(|l| !l.starts_with("dsh-session: "))
+        .take_while(|l| !l.is_empty())
+    {
+        assert!(
+            line.width() <= 80,
+            "{} columns: {line}\n{shown}",
+            line.width()
+        );
     }
 }

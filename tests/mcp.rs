@@ -162,6 +162,9 @@ fn an_mcp_client_calls_every_tool() {
         ["show", {"session": "s-1"}],
         ["messages", {"session": "bench-session-7", "from_turn": 35, "to_turn": 35}],
         ["messages", {"session": "bench-session-77", "from_turn": 2, "to_turn": 2}],
+        ["get_message", {"session": "bench-session-1", "seq": call_seq}],
+        ["get_message", {"session": "bench-session-1", "seq": 0}],
+        ["messages", {"session": "bench-session-1", "revision": "0-0"}],
     ]);
     let spec = json!({
         "command": env!("CARGO_BIN_EXE_dsh-session"),
@@ -192,6 +195,7 @@ fn an_mcp_client_calls_every_tool() {
     assert_eq!(
         names,
         [
+            "get_message",
             "list_sessions",
             "messages",
             "provenance",
@@ -200,6 +204,23 @@ fn an_mcp_client_calls_every_tool() {
             "validate"
         ]
     );
+    // Every tool declares the shape of its answer (MCP 2025-06-18 `outputSchema`), and
+    // every answer that is not an error carries it as `structuredContent`, the same JSON as
+    // its text (the SDK checked it against the schema).
+    for tool in got["tools"].as_array().expect("tools") {
+        assert_eq!(tool["outputSchema"]["type"], "object", "{}", tool["name"]);
+    }
+    for (i, call) in got["calls"].as_array().expect("calls").iter().enumerate() {
+        if call["isError"] == true {
+            assert!(
+                call.get("structured").is_none_or(Value::is_null),
+                "call {i}"
+            );
+            continue;
+        }
+        let text: Value = serde_json::from_str(call["text"].as_str().expect("text")).expect("JSON");
+        assert_eq!(call["structured"], text, "call {i}");
+    }
     // Every argument has a JSON Schema with a description for the model.
     for tool in got["tools"].as_array().expect("tools") {
         assert!(tool["description"].as_str().is_some_and(|d| d.len() > 40));
@@ -419,6 +440,39 @@ fn an_mcp_client_calls_every_tool() {
             .is_some_and(|n| n.contains("include_shadowed")),
         "{gone}"
     );
+    // get_message: exactly the message `messages FILE --seq N` prints, with its place.
+    let one = ok(16);
+    assert_eq!(
+        one["message"],
+        cli_json_then(&["messages"], &small, &["--seq", &seq])
+    );
+    assert_eq!(
+        (
+            &one["session"],
+            &one["seq"],
+            &one["type"],
+            &one["on_surface"]
+        ),
+        (
+            &json!("bench-session-1"),
+            &json!(call_seq),
+            &json!("assistant/message"),
+            &json!(true)
+        )
+    );
+    let none = error(17);
+    assert!(none.contains("seq 0 derives no message"), "{none}");
+    // A page asked for with the revision of a log that changed since: source_changed.
+    let stale = error(18);
+    let now = all["revision"].as_str().expect("revision");
+    assert_eq!(
+        stale,
+        format!(
+            "source_changed: the log of bench-session-1 changed since the page that gave revision 0-0 (now {now}); ask again without a revision, from the start or from a seq"
+        )
+    );
+    // The next page of a log that did not change carries the revision it came with.
+    assert_eq!(first["next"]["revision"], first["revision"]);
 }
 
 /// Writes one JSON-RPC message as a line.

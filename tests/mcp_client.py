@@ -10,8 +10,9 @@ only argument is a JSON object:
 A call whose arguments are {"next_of": i} asks `messages` for the `next` range of call i's
 answer (same session and max_bytes). It prints one JSON object on standard output: the
 server's name and instructions, the tools (name, description, input schema), and per call
-`isError` and the text of its content. The test asserts on those; this script asserts
-nothing but that the protocol worked.
+`isError`, the text of its content and its `structuredContent` (which the SDK has checked
+against the tool's `outputSchema`). The test asserts on those; this script asserts nothing
+but that the protocol worked.
 """
 
 import asyncio
@@ -63,7 +64,11 @@ async def main():
                     c.get("text", "") for c in result["content"] if c["type"] == "text"
                 )
                 out["calls"].append(
-                    {"isError": result.get("isError", False), "text": text}
+                    {
+                        "isError": result.get("isError", False),
+                        "text": text,
+                        "structured": result.get("structuredContent"),
+                    }
                 )
     print(json.dumps(out))
 

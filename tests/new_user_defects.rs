@@ -71,7 +71,7 @@ fn search_names_files_as_given_in_every_output() {
     assert_eq!(hits[0]["file"], file.as_str());
     assert_eq!(
         hits[0]["open"],
-        format!("dsh-session messages {file} --at 3").as_str()
+        format!("dsh-session messages {file} --seq 3").as_str()
     );
     let text = dsh()
         .current_dir(env!("CARGO_MANIFEST_DIR"))

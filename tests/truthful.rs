@@ -525,11 +525,12 @@ fn terminal_tables_never_break_an_id_or_a_date() {
             "{shown}"
         );
         if columns == 80 {
-            // An id of 44 characters, the last activity and the status fit in 80 columns.
-            assert_eq!(lines[2], format!(" {id}   2025-10-09T08:53Z   valid"));
+            // An id of 44 characters and the status fit in 80 columns, and the title and
+            // project stay (the project cut): the other columns are left out.
+            assert_eq!(lines[2], format!(" {id}   -       /home/shawn/i…   valid"));
             assert_eq!(
                 lines[4],
-                "left out to fit 80 columns: title, project, created, turns, model, size (a wider terminal, a pipe or --format json shows them)"
+                "left out to fit 80 columns: created, last activity, turns, model, size (a wider terminal, a pipe or --format json shows them)"
             );
         } else {
             assert!(lines[2].contains(" 2025-10-09T08:53Z "), "{shown}");

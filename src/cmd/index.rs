@@ -69,11 +69,16 @@ impl Say {
 /// # Errors
 /// No paths and nothing indexed before; a path that cannot be read; index errors.
 pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSummary> {
-    if paths.is_empty() && index.roots()?.is_empty() {
-        bail!(
-            "nothing indexed yet: name the JSONL roots, logs or stores to index (`dsh-session index ~/.dsh/sessions`)"
-        );
-    }
+    let default;
+    let paths = if paths.is_empty() && index.roots()?.is_empty() {
+        // Nothing given and nothing indexed yet: DSH's default root, as `tui` reads it.
+        default = crate::cmd::default_root().context(
+            "nothing indexed yet and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to index (`dsh-session index ~/.dsh/sessions`)",
+        )?;
+        std::slice::from_ref(&default)
+    } else {
+        paths
+    };
     let bar = std::cell::RefCell::new(None::<indicatif::ProgressBar>);
     let show = say.progress && std::io::stderr().is_terminal();
     let progress = |p: Progress| {
@@ -117,12 +122,8 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
         for (path, why) in &summary.unreadable {
             stderr!("dsh-session: {}: not indexed: {why}", path.display());
         }
-        if !summary.passed_over.is_empty() {
-            stderr!(
-                "dsh-session: {} passed over by the walk (frozen predecessors, logs under other names); `dsh-session validate` on the same paths names them",
-                count(summary.passed_over.len() as u64, "file")
-            );
-        }
+        // In the words and order `validate` says them: one walk for every command.
+        crate::cmd::say_passed_over(summary.passed_over.clone());
         if summary.raced > 0 {
             stderr!(
                 "dsh-session: {} indexed meanwhile by another dsh-session: kept as it wrote them",

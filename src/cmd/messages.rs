@@ -18,6 +18,11 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
+    if let Some(seq) = args.seq {
+        let one = one_message(&args.file, args.session.as_deref(), seq)?;
+        writeln!(out, "{}", one.message)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // The whole surface's messages may be many times the memory a scan needs: past 2 MiB
     // they wait in a temporary file, and are printed one at a time from there.
     let options = ScanOptions {
@@ -55,6 +60,60 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         salvage::tail(out, shape)?;
     }
     Ok(salvage::exit_code(salvaged.as_ref()))
+}
+
+/// The message one event derives ([`one_message`]), with where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneMessage {
+    /// The event's seq.
+    pub seq: u64,
+    /// The event's type (`user/message`, `assistant/message`, `tool/result` …).
+    pub ty: String,
+    /// The message's role, when it has one.
+    pub role: Option<String>,
+    /// False when a replace took it off the surface (compacted or pruned).
+    pub on_surface: bool,
+    /// The derived message, byte for byte as stored (FORMAT.md §4).
+    pub message: String,
+}
+
+/// The message the event `seq` of the log at `file` derives (of `session` in a store), on
+/// the surface or shadowed by a replace: what `messages --seq` and `show --seq` print.
+///
+/// # Errors
+/// The log cannot be read, or is corrupt or refused ([`Rejected`]); `seq` is no event of
+/// the log, or an event that derives no message (a usage error naming the seq).
+pub fn one_message(file: &std::path::Path, session: Option<&str>, seq: u64) -> Result<OneMessage> {
+    let options = ScanOptions {
+        session: session.map(str::to_owned),
+        ..ScanOptions::default()
+    };
+    let mut keep = Keep {
+        shadowed: true,
+        ..Keep::MESSAGES
+    };
+    let spooled = spool_stdin(file)?;
+    let path = spooled.as_ref().map_or(file, |s| s.path());
+    let report = scan_readable_as(path, file, &options, &mut [&mut keep])?;
+    let name = file.display();
+    let Some(entry) = report.replay.entry_by_seq(seq) else {
+        bail!(
+            "{name}: seq {seq} derives no message (the log's events are seqs 0 to {}; `dsh-session surface {name} --all` lists those that do)",
+            report.events.saturating_sub(1)
+        );
+    };
+    let entry = entry.with_context(|| kept_context(&name))?;
+    let on_surface = report.replay.contains(seq);
+    let Some(message) = entry.message else {
+        bail!("{name}: seq {seq} ({}) derives no message", entry.ty);
+    };
+    Ok(OneMessage {
+        seq,
+        ty: entry.ty.into_owned(),
+        role: entry.role.map(|r| r.into_owned()),
+        on_surface,
+        message,
+    })
 }
 
 /// The derived messages of the final surface, read back one at a time.

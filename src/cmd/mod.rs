@@ -60,6 +60,34 @@ pub fn spool_stdin(path: &Path) -> Result<Option<tempfile::NamedTempFile>> {
     Ok(Some(spool))
 }
 
+/// DSH's default sessions root, `~/.dsh/sessions` (FORMAT.md §7.1), when it exists: what
+/// every walking command (validate, stats, index, search, sessions, tui, mcp) reads when
+/// it is given no path.
+pub fn default_root() -> Option<PathBuf> {
+    let root = directories::BaseDirs::new()?
+        .home_dir()
+        .join(".dsh")
+        .join("sessions");
+    root.is_dir().then_some(root)
+}
+
+/// The paths a walking command reads: those given, else DSH's default root
+/// ([`default_root`]).
+///
+/// # Errors
+/// No path given and no `~/.dsh/sessions`: a usage error naming the command.
+pub fn paths_or_default_root(paths: &[PathBuf], command: &str) -> Result<Vec<PathBuf>> {
+    if !paths.is_empty() {
+        return Ok(paths.to_vec());
+    }
+    match default_root() {
+        Some(root) => Ok(vec![root]),
+        None => anyhow::bail!(
+            "no path given and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to read (`dsh-session {command} ~/.dsh/sessions`)"
+        ),
+    }
+}
+
 /// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
 /// below it is a session log or a SQLite store.
 pub fn no_logs_in(dir: &Path) -> String {
@@ -142,12 +170,8 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 /// error, as does each directory in which nothing was found; their number is returned
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
 pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
-    let (paths, mut skipped) = dsh_session::load::layout::discover(inputs, command);
-    // Each note starts with its path: in path order, whatever order the walk met them.
-    skipped.sort();
-    for s in &skipped {
-        stderr!("dsh-session: {s}");
-    }
+    let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
+    say_passed_over(skipped);
     let mut empty_dirs = 0;
     for dir in inputs.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
@@ -156,6 +180,16 @@ pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
         }
     }
     (paths, empty_dirs)
+}
+
+/// What a walk ([`dsh_session::load::layout::discover`]) passed over, one note a line on
+/// standard error, in path order (each note starts with its path) whatever order the walk
+/// met them: every walking command says it in the same words.
+pub fn say_passed_over(mut notes: Vec<String>) {
+    notes.sort();
+    for s in &notes {
+        stderr!("dsh-session: {s}");
+    }
 }
 
 /// What each DSH release line does with a log, for `show` and `version`: `None` when the

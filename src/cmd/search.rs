@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::index::{Hit, Query, SessionFilter, SessionHits, Snippet};
+use dsh_session::index::{Field, Hit, Query, SessionFilter, SessionHits, Snippet};
 use dsh_session::view::message_rows::PartKind;
 use dsh_session::wording::utc;
 use serde::Serialize;
@@ -14,8 +14,9 @@ use serde::Serialize;
 use crate::cli::{SearchArgs, SearchRole, TableFormat};
 use crate::render::paint;
 
-/// `search --format json|jsonl` layout.
-pub const SCHEMA_VERSION: u32 = 1;
+/// `search --format json|jsonl` layout: 2 added `field`, `lineage` and `grouped`, and
+/// `open` prints the one message (`messages FILE --seq N`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Serialize)]
 struct HitJson {
@@ -27,8 +28,15 @@ struct HitJson {
     /// The session's `validate` status and the rule of its finding (`refused`, `F2`).
     status: String,
     rule: Option<String>,
+    /// What matched: `message` (a part's text or its tool's name), `title` or `project`.
+    field: &'static str,
+    /// `subagent` or `fork` for a session made by another (ranked below its parent's).
+    lineage: Option<&'static str>,
     turn: Option<i64>,
-    seq: u64,
+    /// The message's seq; `null` for a title or project hit.
+    seq: Option<u64>,
+    /// The seqs of the other hits of the same run of assistant messages, grouped here.
+    grouped: Vec<u64>,
     role: &'static str,
     message_role: String,
     source: Option<String>,
@@ -40,7 +48,7 @@ struct HitJson {
     matches: Vec<[usize; 2]>,
     /// BM25 over the candidates; higher is better.
     score: f64,
-    /// The command that shows the hit in its history.
+    /// The command that prints the hit's message (a title or project hit: the session).
     open: String,
 }
 
@@ -56,7 +64,7 @@ struct SessionJson {
     rule: Option<String>,
     last_activity: Option<String>,
     /// The newest hit: its seq, time and snippet.
-    seq: u64,
+    seq: Option<u64>,
     time: Option<String>,
     snippet: String,
     open: String,
@@ -98,17 +106,26 @@ fn shown(file: &Path) -> String {
         .to_string()
 }
 
-/// The command that shows message `seq` of a session in its derived history, naming the
-/// file as every output names it ([`shown`]).
+/// The command that prints message `seq` of a session (`messages FILE --seq N`), or with no
+/// seq the session itself (`show FILE`), naming the file as every output names it
+/// ([`shown`]).
 fn open_command(file: &str, encoding: &str, session: &str, seq: Option<u64>) -> String {
-    let mut cmd = format!("dsh-session messages {}", shell_word(file));
+    let mut cmd = match seq {
+        Some(_) => format!("dsh-session messages {}", shell_word(file)),
+        None => format!("dsh-session show {}", shell_word(file)),
+    };
     if encoding == "sqlite" {
         cmd.push_str(&format!(" --session {}", shell_word(session)));
     }
     if let Some(seq) = seq {
-        cmd.push_str(&format!(" --at {seq}"));
+        cmd.push_str(&format!(" --seq {seq}"));
     }
     cmd
+}
+
+/// The seq a hit opens at: its message's, none for a title or project hit.
+fn hit_seq(hit: &Hit) -> Option<u64> {
+    (hit.field == Field::Message).then_some(hit.part.seq)
 }
 
 fn kind(role: SearchRole) -> PartKind {
@@ -121,10 +138,15 @@ fn kind(role: SearchRole) -> PartKind {
     }
 }
 
-/// The snippet with its matches in bold red on a terminal.
-fn painted(s: &Snippet, color: bool) -> String {
+/// The snippet, cut to `columns` terminal columns (`None`: whole) so that its first match
+/// shows, with its matches in bold red on a terminal.
+fn painted(s: &Snippet, color: bool, columns: Option<usize>) -> String {
+    let s = match columns {
+        Some(c) => fit_snippet(s, c),
+        None => s.clone(),
+    };
     if !color {
-        return s.text.clone();
+        return s.text;
     }
     let mut out = String::new();
     let mut last = 0;
@@ -137,6 +159,46 @@ fn painted(s: &Snippet, color: bool) -> String {
     out
 }
 
+/// A snippet in at most `columns` terminal columns (CJK characters take two): at most a
+/// quarter of them before its first match, `…` where it is cut; its matches moved with it.
+fn fit_snippet(s: &Snippet, columns: usize) -> Snippet {
+    use unicode_width::UnicodeWidthStr;
+    if s.text.width() <= columns {
+        return s.clone();
+    }
+    let first = s.matches.first().map_or(0, |m| m.start);
+    // Start where at most a quarter of the columns precede the first match.
+    let mut start = first;
+    let mut before = 0;
+    for (i, c) in s.text[..first].char_indices().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if before + w > columns / 4 {
+            break;
+        }
+        before += w;
+        start = i;
+    }
+    let lead = if start > 0 { "…" } else { "" };
+    let room = columns.saturating_sub(lead.width());
+    let body = crate::render::cut_end(&s.text[start..], room);
+    let text = format!("{lead}{body}");
+    let shift = lead.len() as isize - start as isize;
+    let matches = s
+        .matches
+        .iter()
+        .filter(|m| m.start >= start)
+        .map(|m| {
+            let a = (m.start as isize + shift) as usize;
+            let b = ((m.end as isize + shift) as usize).min(text.len());
+            a..b
+        })
+        .filter(|m| {
+            m.start < m.end && text.is_char_boundary(m.start) && text.is_char_boundary(m.end)
+        })
+        .collect();
+    Snippet { text, matches }
+}
+
 /// `2026-11-30 14:02 UTC`: a hit's time, to the minute.
 fn minute(ms: i64) -> String {
     let t = utc(ms);
@@ -147,38 +209,71 @@ fn minute(ms: i64) -> String {
     }
 }
 
-fn write_hit(out: &mut dyn Write, hit: &Hit, color: bool) -> std::io::Result<()> {
-    let mut head = vec![
-        paint(color, "35", &shown(&hit.file)),
-        format!("seq {}", hit.part.seq),
-    ];
-    if let Some(t) = hit.part.turn {
-        head.push(format!("turn {t}"));
-    }
-    let mut what = hit.part.kind.name().to_owned();
-    if let Some(tool) = &hit.part.tool {
-        what.push_str(&format!(" ({tool})"));
-    }
-    head.push(what);
-    if let Some(t) = hit.part.time {
-        head.push(minute(t));
+/// One hit in text: a line saying where (seq, turn, part, time, file), the session (its
+/// id, title and project), the snippet, and the command that opens it; on a terminal each
+/// line but the command is cut to its width (the file from its start, the rest at the end).
+fn write_hit(
+    out: &mut dyn Write,
+    hit: &Hit,
+    color: bool,
+    columns: Option<usize>,
+) -> std::io::Result<()> {
+    use unicode_width::UnicodeWidthStr;
+    let mut head = Vec::new();
+    match hit.field {
+        Field::Message => {
+            head.push(format!("seq {}", hit.part.seq));
+            if let Some(t) = hit.part.turn {
+                head.push(format!("turn {t}"));
+            }
+            let mut what = hit.part.kind.name().to_owned();
+            if let Some(tool) = &hit.part.tool {
+                what.push_str(&format!(" ({tool})"));
+            }
+            head.push(what);
+            if let Some(t) = hit.part.time {
+                head.push(minute(t));
+            }
+        }
+        field => head.push(field.name().to_owned()),
     }
     if let Some(by) = hit.part.shadowed_by {
         head.push(format!("shadowed by seq {by}"));
     }
-    writeln!(out, "{}", head.join("  "))?;
+    if let Some(lineage) = hit.lineage {
+        head.push(lineage.to_owned());
+    }
+    if !hit.grouped.is_empty() {
+        let seqs: Vec<String> = hit.grouped.iter().map(u64::to_string).collect();
+        head.push(format!("with seq {}", seqs.join(", ")));
+    }
+    let mut head = head.join("  ");
+    let mut file = shown(&hit.file);
+    if let Some(c) = columns {
+        // The file keeps at least its last 24 columns (its name); the rest is cut.
+        let room = c.saturating_sub(head.width() + 2).max(24.min(file.width()));
+        file = crate::render::cut_start(&file, room);
+        head = crate::render::cut_end(&head, c.saturating_sub(file.width() + 2));
+    }
+    writeln!(out, "{head}  {}", paint(color, "35", &file))?;
     let mut session = format!("session {}", hit.session);
     if let Some(title) = &hit.title {
         session.push_str(&format!(": {title}"));
     }
-    writeln!(out, "  {session}")?;
-    writeln!(out, "  {}", painted(&hit.snippet, color))?;
-    let open = open_command(
-        &shown(&hit.file),
-        &hit.encoding,
-        &hit.session,
-        Some(hit.part.seq),
-    );
+    if let Some(project) = &hit.project {
+        session.push_str(&format!("  ({project})"));
+    }
+    let fit = |text: String| match columns {
+        Some(c) => crate::render::cut_end(&text, c.saturating_sub(2)),
+        None => text,
+    };
+    writeln!(out, "  {}", fit(session))?;
+    writeln!(
+        out,
+        "  {}",
+        painted(&hit.snippet, color, columns.map(|c| c.saturating_sub(2)))
+    )?;
+    let open = open_command(&shown(&hit.file), &hit.encoding, &hit.session, hit_seq(hit));
     writeln!(out, "  {}", paint(color, "2", &open))?;
     writeln!(out)
 }
@@ -253,8 +348,9 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
 
 fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: bool) -> Result<()> {
     if format == TableFormat::Text {
+        let columns = crate::render::terminal_columns();
         for hit in hits {
-            write_hit(out, hit, color)?;
+            write_hit(out, hit, color, columns)?;
         }
         return Ok(());
     }
@@ -268,8 +364,11 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             project: h.project.clone(),
             status: h.status.clone(),
             rule: h.rule.clone(),
+            field: h.field.name(),
+            lineage: h.lineage,
             turn: h.part.turn,
-            seq: h.part.seq,
+            seq: hit_seq(h),
+            grouped: h.grouped.clone(),
             role: h.part.kind.name(),
             message_role: h.part.role.clone(),
             source: h.part.source.clone(),
@@ -279,7 +378,7 @@ fn write_hits(out: &mut dyn Write, format: TableFormat, hits: &[Hit], color: boo
             snippet: h.snippet.text.clone(),
             matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
             score: h.score,
-            open: open_command(&shown(&h.file), &h.encoding, &h.session, Some(h.part.seq)),
+            open: open_command(&shown(&h.file), &h.encoding, &h.session, hit_seq(h)),
         })
         .collect();
     crate::render::write_rows(out, format, &rows, |_| Ok(()))
@@ -299,15 +398,10 @@ fn write_sessions(out: &mut dyn Write, format: TableFormat, found: &[SessionHits
                 status: s.status.clone(),
                 rule: s.rule.clone(),
                 last_activity: s.last_time.map(utc),
-                seq: f.newest.part.seq,
+                seq: hit_seq(&f.newest),
                 time: f.newest.part.time.map(utc),
                 snippet: f.newest.snippet.text.clone(),
-                open: open_command(
-                    &shown(&s.file),
-                    &s.encoding,
-                    &s.session,
-                    Some(f.newest.part.seq),
-                ),
+                open: open_command(&shown(&s.file), &s.encoding, &s.session, hit_seq(&f.newest)),
             }
         })
         .collect();

@@ -152,14 +152,16 @@ fn scan_counting(path: &std::path::Path, options: &ScanOptions) -> Option<(scan:
 
 /// Runs `sessions`.
 pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let path = &args.store;
-    if path.is_dir() {
-        return crate::cmd::sessions_root::run(args, out);
+    let given = args.store.iter().cloned().collect::<Vec<_>>();
+    let path = &crate::cmd::paths_or_default_root(&given, "sessions")?[0];
+    // A JSONL root, or one DSH log (a loose log is listed as a root of one): from the index.
+    if path.is_dir() || (path.is_file() && dsh_session::load::layout::has_dsh_header(path)) {
+        return crate::cmd::sessions_root::run(args, path, out);
     }
     let mut rows = Vec::new();
     if path.is_file() && !dsh_session::load::store_file::looks_like_store(path) {
         bail!(
-            "{}: not a SQLite store (no SQLite header) nor a directory; `sessions` lists a store or a JSONL root, `show` describes one log",
+            "{}: not a SQLite store (no SQLite header), a DSH log nor a directory; `sessions` lists a store, a JSONL root or a log, `show` describes one log",
             path.display()
         );
     }
@@ -208,18 +210,18 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "status",
         ];
         let gives = [
-            Give::Never,      // session
-            Give::Shorten(4), // title
-            Give::Drop(5),    // created at
-            Give::Shorten(4), // cwd
-            Give::Drop(2),    // parent
-            Give::Drop(0),    // seed
-            Give::Drop(0),    // origin
-            Give::Drop(1),    // depth
-            Give::Drop(3),    // events
-            Give::Drop(3),    // turns
-            Give::Drop(0),    // revision
-            Give::Never,      // status
+            Give::Never,   // session
+            Give::Squeeze, // title: stays, cut to fit
+            Give::Drop(5), // created at
+            Give::Squeeze, // cwd: stays, cut to fit
+            Give::Drop(2), // parent
+            Give::Drop(0), // seed
+            Give::Drop(0), // origin
+            Give::Drop(1), // depth
+            Give::Drop(3), // events
+            Give::Drop(3), // turns
+            Give::Drop(0), // revision
+            Give::Never,   // status
         ];
         let cells: Vec<Vec<String>> = rows
             .iter()

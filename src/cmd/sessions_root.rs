@@ -6,7 +6,7 @@
 //! file of another harness (status `foreign`) are named on standard error.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -109,9 +109,9 @@ fn minute(ms: i64) -> String {
     }
 }
 
-/// Runs `sessions ROOT`.
-pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let path = &args.store;
+/// Runs `sessions ROOT` for the root `path` (given, or DSH's default root).
+pub fn run(args: &SessionsArgs, path: &Path, out: &mut dyn Write) -> Result<ExitCode> {
+    let owned = path.to_path_buf();
     let mut index = crate::cmd::index::open(&args.index)?;
     if !args.no_update {
         // Logs that cannot be read are rows of the listing: no notes for them.
@@ -120,15 +120,20 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             notes: false,
             as_is_when_busy: true,
         };
-        let s = crate::cmd::index::update(&mut index, std::slice::from_ref(path), say)?;
+        let s = crate::cmd::index::update(&mut index, std::slice::from_ref(&owned), say)?;
+        // What the walk passed over, as `validate` says it (the same walk).
+        crate::cmd::say_passed_over(s.passed_over.clone());
         if !s.empty_dirs.is_empty() {
             return Ok(ExitCode::from(2));
         }
     }
     let root = std::fs::canonicalize(path).with_context(|| path.display().to_string())?;
     // What DSH left beside its logs is named on standard error, as a walk of the root
-    // names it (the walk that updated the index passed over it: it is not listed).
-    crate::cmd::sessions::jsonl_sessions(path).with_context(|| path.display().to_string())?;
+    // names it (the walk that updated the index said it already; with --no-update there
+    // was none).
+    if args.no_update && path.is_dir() {
+        crate::cmd::sessions::jsonl_sessions(path).with_context(|| path.display().to_string())?;
+    }
     let sessions = index.sessions(&SessionFilter {
         under: vec![root.clone()],
         jsonl_only: true,
@@ -155,7 +160,7 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     if sessions.is_empty() {
         let (found, _) =
-            dsh_session::load::layout::discover(std::slice::from_ref(path), "sessions");
+            dsh_session::load::layout::discover(std::slice::from_ref(&owned), "sessions");
         let stores: Vec<_> = found
             .iter()
             .filter(|p| dsh_session::load::store_file::looks_like_store(p))
@@ -184,8 +189,8 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     };
     write_rows(out, format, &rows, |out| {
         // On a terminal, ids, dates and counts stay whole: the title and project are cut
-        // first, then the columns of least use are left out, and the note under the table
-        // says which (as `sessions STORE` does).
+        // first, then the columns of least use are left out (the note under the table says
+        // which), and the title and project, which stay, are cut further.
         let header = [
             "session",
             "title",
@@ -198,15 +203,15 @@ pub fn run(args: &SessionsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             "size",
         ];
         let gives = [
-            Give::Never,      // session
-            Give::Shorten(4), // title
-            Give::Shorten(3), // project
-            Give::Drop(1),    // created
-            Give::Drop(5),    // last activity
-            Give::Drop(3),    // turns
-            Give::Drop(2),    // model
-            Give::Never,      // status
-            Give::Drop(0),    // size
+            Give::Never,   // session
+            Give::Squeeze, // title: stays, cut to fit
+            Give::Squeeze, // project: stays, cut to fit
+            Give::Drop(1), // created
+            Give::Drop(5), // last activity
+            Give::Drop(3), // turns
+            Give::Drop(2), // model
+            Give::Never,   // status
+            Give::Drop(0), // size
         ];
         let cells: Vec<Vec<String>> = rows
             .iter()

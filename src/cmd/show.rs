@@ -205,8 +205,51 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
     }
 }
 
+/// `show FILE --seq N`: the one message event `seq` derives, with its place.
+#[derive(Debug, Serialize)]
+struct OneJson {
+    seq: u64,
+    #[serde(rename = "type")]
+    ty: String,
+    role: Option<String>,
+    on_surface: bool,
+    message: Box<serde_json::value::RawValue>,
+}
+
+/// `show FILE --seq N`: a line naming the event (seq, type, role, on the surface or
+/// shadowed), then the stored message pretty-printed; json: one object.
+fn show_one(args: &ShowArgs, seq: u64, out: &mut dyn Write) -> Result<ExitCode> {
+    let one = crate::cmd::messages::one_message(&args.file, args.session.as_deref(), seq)?;
+    let json = OneJson {
+        seq: one.seq,
+        ty: one.ty.clone(),
+        role: one.role.clone(),
+        on_surface: one.on_surface,
+        message: serde_json::value::RawValue::from_string(one.message.clone())?,
+    };
+    let value: serde_json::Value = serde_json::from_str(&one.message)?;
+    let pretty = serde_json::to_string_pretty(&value)?;
+    write_one(out, args.format, &json, |out| {
+        let role = one.role.as_deref().unwrap_or("-");
+        let place = if one.on_surface {
+            "on the surface"
+        } else {
+            "shadowed by a replace"
+        };
+        writeln!(out, "seq {}  {}  {role}  {place}", one.seq, one.ty)?;
+        for line in pretty.lines() {
+            writeln!(out, "  {line}")?;
+        }
+        Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `show`.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if let Some(seq) = args.seq {
+        return show_one(args, seq, out);
+    }
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
     let (report, salvaged) = salvage::scan_salvaging(

@@ -362,7 +362,10 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         since,
         until,
     };
-    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(&args.files, "stats");
+    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(
+        &crate::cmd::paths_or_default_root(&args.files, "stats")?,
+        "stats",
+    );
     let mut totals = paths
         .par_iter()
         .fold(Totals::default, |t, p| t.read(p, &options))

@@ -14,15 +14,6 @@ use crate::cli::{ExportArgs, ExportFormat, TuiArgs};
 /// Why `tui` will not start without a terminal (exit 2).
 pub const NOT_A_TERMINAL: &str = "tui needs a terminal on standard input and output; in a pipe or a script use `dsh-session show FILE`, `dsh-session messages FILE` or `dsh-session export FILE --format markdown`";
 
-/// DSH's sessions root in the home directory, when it exists.
-fn dsh_root() -> Option<PathBuf> {
-    let root = directories::BaseDirs::new()?
-        .home_dir()
-        .join(".dsh")
-        .join("sessions");
-    root.is_dir().then_some(root)
-}
-
 /// Runs `tui`.
 pub fn run(args: &TuiArgs, color: bool) -> Result<ExitCode> {
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
@@ -34,7 +25,7 @@ pub fn run(args: &TuiArgs, color: bool) -> Result<ExitCode> {
     let mut index = crate::cmd::index::open(&args.index)?;
     let mut paths = args.paths.clone();
     if paths.is_empty() && index.roots()?.is_empty() {
-        match dsh_root() {
+        match crate::cmd::default_root() {
             Some(root) => paths.push(root),
             None => bail!(
                 "nothing indexed yet and no ~/.dsh/sessions: name the JSONL roots, logs or stores to browse (`dsh-session tui ~/.dsh/sessions`)"

@@ -226,7 +226,10 @@ fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
 
 /// Runs `validate`: inputs are expanded, checked in parallel, and printed in path order.
 pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
-    let (paths, empty_dirs) = crate::cmd::walk(&args.files, "validate");
+    let (paths, empty_dirs) = crate::cmd::walk(
+        &crate::cmd::paths_or_default_root(&args.files, "validate")?,
+        "validate",
+    );
     let gate = Gate {
         provider: args.provider.map(ProviderName::profile),
         strict: args.strict,

@@ -41,7 +41,10 @@ use rusqlite::Connection;
 
 pub use query::{MessagePart, MessageRow, MessageSeq, ModelUse, SessionFilter, SessionRow, Tokens};
 pub use schema::{SCHEMA_VERSION, TOKENIZER};
-pub use search::{CANDIDATES, Hit, Query, SessionHits, Snippet};
+pub use search::{
+    CANDIDATES, Field, Hit, LINEAGE_WEIGHT, PROJECT_WEIGHT, Query, SessionHits, Snippet,
+    TITLE_WEIGHT, syntax_problem,
+};
 pub use update::{Progress, UpdateOptions, UpdateSummary};
 
 /// Bytes at the end of a log's indexed part whose hash tells that a longer file only grew.
@@ -81,12 +84,12 @@ pub enum IndexError {
     Busy(PathBuf),
     /// A search query FTS5 cannot parse.
     #[error(
-        "the query {query:?} is not valid FTS5 syntax ({reason}); quote words that hold punctuation, as in '\"foo-bar\"'"
+        "the query {query:?} cannot be read: {reason} (plain words need no quotes; a phrase is \"in double quotes\")"
     )]
     Query {
         /// The query as given.
         query: String,
-        /// SQLite's words.
+        /// What is wrong, in the query's own words ([`syntax_problem`]) or SQLite's.
         reason: String,
     },
 }

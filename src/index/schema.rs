@@ -26,8 +26,8 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 pub const APPLICATION_ID: i32 = 0x4453_4849;
 
 /// `PRAGMA user_version`: the layout of the tables below. An index of another version is
-/// rebuilt (it is derived data).
-pub const SCHEMA_VERSION: i32 = 2;
+/// rebuilt (it is derived data). 3: a tool part's text is indexed after its tool's name.
+pub const SCHEMA_VERSION: i32 = 3;
 
 /// The FTS5 tokenizer of `texts`: trigrams, so that any substring of three characters or
 /// more is found, CJK text included (FTS5's default `unicode61` keeps a run of CJK

@@ -78,13 +78,64 @@ pub struct Hit {
     pub status: String,
     /// The rule of its finding (`F2` for a log the frozen edges refuse), if any.
     pub rule: Option<String>,
-    /// The part that matched.
+    /// What matched: a message part's text (or its tool's name), the session's title, or
+    /// its project.
+    pub field: Field,
+    /// `subagent` for a subagent's session (header `origin: "subagent"` or a delegation
+    /// depth above 0), `fork` for a session forked from another (`parentSession`), else
+    /// `None`: their hits rank below the parent's ([`LINEAGE_WEIGHT`]).
+    pub lineage: Option<&'static str>,
+    /// The part that matched (for a title or project hit: the session's first message
+    /// part, seq 0 when the index holds none).
     pub part: MessagePart,
+    /// The seqs of the other hits of the same run of assistant messages (one turn of the
+    /// agent's replies) grouped into this one, in seq order.
+    pub grouped: Vec<u64>,
     /// The matching text.
     pub snippet: Snippet,
     /// How well the part matches, higher is better (see [`Index::search`]).
     pub score: f64,
 }
+
+/// What a [`Hit`] matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// A message part's text, or the name of the tool of a tool part.
+    Message,
+    /// The session's title (the latest `session/title`).
+    Title,
+    /// The session's project (the header's `cwd`).
+    Project,
+}
+
+impl Field {
+    /// `message`, `title` or `project`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Message => "message",
+            Field::Title => "title",
+            Field::Project => "project",
+        }
+    }
+
+    /// How much a match here weighs against a message part's, BM25 being the same.
+    fn weight(self) -> f64 {
+        match self {
+            Field::Message => 1.0,
+            Field::Title => TITLE_WEIGHT,
+            Field::Project => PROJECT_WEIGHT,
+        }
+    }
+}
+
+/// A title's match weighs this many message parts' (a title names what the session is).
+pub const TITLE_WEIGHT: f64 = 3.0;
+/// A project path's match weighs this much of a message part's: a path is shared by every
+/// session of a project, so it says less of any one.
+pub const PROJECT_WEIGHT: f64 = 0.5;
+/// The score of a subagent's or a fork's hit is multiplied by this, so the same match
+/// ranks below its parent's.
+pub const LINEAGE_WEIGHT: f64 = 0.5;
 
 /// A session with hits ([`Index::search_sessions`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +167,54 @@ fn is_fts_syntax(text: &str) -> bool {
         || text
             .split_whitespace()
             .any(|w| matches!(w, "AND" | "OR" | "NOT") || w.starts_with("NEAR"))
+}
+
+/// What is wrong with FTS5 syntax, in the query's own words, before SQLite reads it: a
+/// phrase whose `"` is never closed, a parenthesis never closed or closing nothing, an
+/// operator with nothing on one side. Columns are counted in characters from 1.
+pub fn syntax_problem(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut open_quote = None;
+    let mut parens: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if open_quote.is_some() {
+            if c == '"' {
+                if chars.get(i + 1) == Some(&'"') {
+                    i += 2;
+                    continue;
+                }
+                open_quote = None;
+            }
+        } else if c == '"' {
+            open_quote = Some(i);
+        } else if c == '(' {
+            parens.push(i);
+        } else if c == ')' && parens.pop().is_none() {
+            return Some(format!("the `)` at character {} closes no `(`", i + 1));
+        }
+        i += 1;
+    }
+    if let Some(at) = open_quote {
+        return Some(format!(
+            "the phrase opened by the `\"` at character {} is never closed: add a closing `\"`, or drop the quote to search for the words",
+            at + 1
+        ));
+    }
+    if let Some(at) = parens.pop() {
+        return Some(format!("the `(` at character {} is never closed", at + 1));
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (n, w) in words.iter().enumerate() {
+        if matches!(*w, "AND" | "OR" | "NOT") && (n == 0 || n + 1 == words.len()) {
+            let side = if n == 0 { "before" } else { "after" };
+            return Some(format!(
+                "`{w}` has nothing {side} it: put a word on each side, or write it in lower case to search for the word"
+            ));
+        }
+    }
+    None
 }
 
 /// The strings an FTS5 expression looks for: its quoted phrases and its bare words, the
@@ -338,25 +437,124 @@ impl Index {
     /// errors.
     pub fn search(&self, query: &Query) -> Result<Vec<Hit>, IndexError> {
         let candidates = query.limit.map(|n| n.max(CANDIDATES));
-        let Matches { hits, texts, terms } = self.matches(query, candidates)?;
+        let Matches {
+            mut hits,
+            mut texts,
+            terms,
+        } = self.matches(query, candidates)?;
+        for (hit, text) in self.session_matches(query, &terms)? {
+            hits.push(hit);
+            texts.push(text);
+        }
         let scores = scores(&texts, &terms);
         let mut ranked: Vec<(Hit, f64, usize)> = hits
             .into_iter()
             .zip(scores)
             .enumerate()
-            .map(|(i, (hit, score))| (hit, score, i))
+            .map(|(i, (hit, score))| {
+                let lineage = if hit.lineage.is_some() {
+                    LINEAGE_WEIGHT
+                } else {
+                    1.0
+                };
+                let score = score * hit.field.weight() * lineage;
+                (hit, score, i)
+            })
             .collect();
         // The candidates come newest first: their order breaks ties.
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-        ranked.truncate(query.limit.unwrap_or(usize::MAX));
+        let ranked = group_runs(ranked);
         Ok(ranked
             .into_iter()
+            .take(query.limit.unwrap_or(usize::MAX))
             .map(|(mut hit, score, i)| {
                 hit.score = score;
                 hit.snippet = snippet_of(&texts[i], &terms, 40);
                 hit
             })
             .collect())
+    }
+
+    /// The sessions whose title or project holds every term of `query` (ASCII letters
+    /// without case), as hits with the text that matched; none when the query asks for
+    /// kinds of message text or a tool, or uses `OR`, `NOT` or `NEAR` (which only the
+    /// full-text index answers).
+    fn session_matches(
+        &self,
+        query: &Query,
+        terms: &[String],
+    ) -> Result<Vec<(Hit, String)>, IndexError> {
+        let operators = query
+            .text
+            .split_whitespace()
+            .any(|w| matches!(w, "OR" | "NOT") || w.starts_with("NEAR"));
+        if terms.is_empty() || operators || !query.kinds.is_empty() || query.tool.is_some() {
+            return Ok(Vec::new());
+        }
+        let mut found = Vec::new();
+        for (field, column) in [(Field::Title, "s.title"), (Field::Project, "s.cwd")] {
+            let mut w = Where::default();
+            w.add(&format!("{column} IS NOT NULL"), []);
+            for t in terms {
+                w.add(
+                    &format!("instr(lower({column}), lower(?)) > 0"),
+                    [Value::Text(t.clone())],
+                );
+            }
+            let sessions = SessionFilter {
+                since: query.since,
+                until: query.until,
+                ..query.sessions.clone()
+            };
+            w.sessions(&sessions);
+            let sql = format!(
+                "SELECT f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
+                 COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0) \
+                 FROM sessions s JOIN files f ON f.id = s.file_id WHERE {} ORDER BY s.last_time DESC LIMIT {CANDIDATES}",
+                w.sql()
+            );
+            let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
+            let rows = stmt
+                .query_map(rusqlite::params_from_iter(w.params), |r| {
+                    let text: String = r.get(5)?;
+                    let seq: i64 = r.get(11)?;
+                    let hit = Hit {
+                        file: PathBuf::from(r.get::<_, String>(0)?),
+                        encoding: r.get(1)?,
+                        session: r.get(2)?,
+                        title: r.get(3)?,
+                        project: r.get(4)?,
+                        status: r.get(6)?,
+                        rule: r.get(7)?,
+                        field,
+                        lineage: lineage(r.get(8)?, r.get(9)?, r.get(10)?),
+                        part: MessagePart {
+                            seq: seq as u64,
+                            pos: seq,
+                            turn: None,
+                            event_type: if field == Field::Title {
+                                "session/title".into()
+                            } else {
+                                "session".into()
+                            },
+                            kind: PartKind::System,
+                            role: field.name().into(),
+                            source: None,
+                            tool: None,
+                            time: None,
+                            shadowed_by: None,
+                        },
+                        grouped: Vec::new(),
+                        snippet: Snippet::default(),
+                        score: 0.0,
+                    };
+                    Ok((hit, text))
+                })
+                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+                .map_err(|e| self.error(e))?;
+            found.extend(rows);
+        }
+        Ok(found)
     }
 
     /// The sessions with hits for `query`, the one with the newest hit first, each with
@@ -373,17 +571,39 @@ impl Index {
             .map_err(|e| self.query_error(query, e))?;
         let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
+        // Sessions whose title holds the words first, the most recently active first.
+        for (mut hit, text) in self.session_matches(query, &terms)? {
+            if hit.field != Field::Title || query.limit.is_some_and(|n| found.len() >= n) {
+                continue;
+            }
+            let row = self
+                .sessions(&SessionFilter {
+                    under: vec![hit.file.clone()],
+                    session: Some(hit.session.clone()),
+                    ..SessionFilter::default()
+                })?
+                .into_iter()
+                .find(|r| r.session == hit.session);
+            let Some(row) = row else { continue };
+            if !seen.insert((hit.file.clone(), hit.session.clone())) {
+                continue;
+            }
+            hit.snippet = snippet_of(&text, &terms, 40);
+            found.push(SessionHits {
+                session: row,
+                newest: hit,
+            });
+        }
         while let Some(r) = rows.next().map_err(|e| self.query_error(query, e))? {
             if query.limit.is_some_and(|n| found.len() >= n) {
                 break;
             }
-            let id: i64 = r.get(0).map_err(|e| self.error(e))?;
-            if !seen.insert(id) {
+            let (mut newest, text) = hit_row(r, 1).map_err(|e| self.error(e))?;
+            if !seen.insert((newest.file.clone(), newest.session.clone())) {
                 continue;
             }
-            let (mut newest, text) = hit_row(r, 1).map_err(|e| self.error(e))?;
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 19).map_err(|e| self.error(e))?;
+            let session = session_row(r, 22).map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -409,6 +629,14 @@ impl Index {
         query: &Query,
         by_session: bool,
     ) -> Result<(String, Vec<Value>, Vec<String>), IndexError> {
+        if is_fts_syntax(&query.text)
+            && let Some(reason) = syntax_problem(&query.text)
+        {
+            return Err(IndexError::Query {
+                query: query.text.clone(),
+                reason,
+            });
+        }
         let t = translate(&query.text);
         if t.fts.is_none() && t.short.is_empty() {
             return Err(IndexError::Query {
@@ -475,11 +703,21 @@ impl Index {
     /// A query error for FTS5 syntax SQLite refused, else the SQLite error.
     fn query_error(&self, query: &Query, e: rusqlite::Error) -> IndexError {
         let text = e.to_string();
-        if text.contains("fts5") || text.contains("syntax error") || text.contains("no such column")
+        if text.contains("fts5")
+            || text.contains("syntax error")
+            || text.contains("no such column")
+            || text.contains("unterminated string")
         {
+            // SQLite's words without its error code ("…: Error code 1: SQL logic error").
+            let reason = text
+                .split(": Error code")
+                .next()
+                .unwrap_or(&text)
+                .trim_start_matches("fts5: ")
+                .to_owned();
             return IndexError::Query {
                 query: query.text.clone(),
-                reason: text,
+                reason,
             };
         }
         self.error(e)
@@ -497,7 +735,53 @@ struct Matches {
 }
 
 /// The columns [`hit_row`] reads.
-const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text, s.status, s.rule";
+const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth";
+
+/// `subagent` for a header with `origin: "subagent"` or a delegation depth above 0, `fork`
+/// for one with a `parentSession` (FORMAT.md §6.3), else `None`.
+fn lineage(
+    parent: Option<String>,
+    origin: Option<String>,
+    depth: Option<i64>,
+) -> Option<&'static str> {
+    if origin.as_deref() == Some("subagent") || depth.is_some_and(|d| d > 0) {
+        Some("subagent")
+    } else if parent.is_some() {
+        Some("fork")
+    } else {
+        None
+    }
+}
+
+/// Ranked hits with each run of assistant messages made one: a hit in an assistant message
+/// of a session and turn that a better hit of the same run already stands for is left out,
+/// its seq listed in that hit's [`Hit::grouped`].
+fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
+    let mut out: Vec<(Hit, f64, usize)> = Vec::with_capacity(ranked.len());
+    let mut runs: std::collections::HashMap<(PathBuf, String, i64), usize> =
+        std::collections::HashMap::new();
+    for (hit, score, i) in ranked {
+        let run = match (hit.field, hit.part.kind, hit.part.turn) {
+            (Field::Message, PartKind::Assistant, Some(turn)) => {
+                Some((hit.file.clone(), hit.session.clone(), turn))
+            }
+            _ => None,
+        };
+        if let Some(key) = run {
+            if let Some(&at) = runs.get(&key) {
+                let best = &mut out[at].0;
+                if best.part.seq != hit.part.seq && !best.grouped.contains(&hit.part.seq) {
+                    best.grouped.push(hit.part.seq);
+                    best.grouped.sort_unstable();
+                }
+                continue;
+            }
+            runs.insert(key, out.len());
+        }
+        out.push((hit, score, i));
+    }
+    out
+}
 
 /// A hit (no snippet or score yet) and its text, from [`HIT_COLUMNS`] then
 /// [`PART_COLUMNS`] at `at`.
@@ -511,7 +795,10 @@ fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> 
         project: r.get(at + 4)?,
         status: r.get(at + 6)?,
         rule: r.get(at + 7)?,
-        part: part_row(r, at + 8)?,
+        field: Field::Message,
+        lineage: lineage(r.get(at + 8)?, r.get(at + 9)?, r.get(at + 10)?),
+        part: part_row(r, at + 11)?,
+        grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,
     };
@@ -539,6 +826,31 @@ mod tests {
         assert_eq!(translate("a OR bcd").fts.as_deref(), Some("a OR bcd"));
         assert_eq!(translate("\"x y\"").fts.as_deref(), Some("\"x y\""));
         assert_eq!(translate("ab").fts, None);
+    }
+
+    #[test]
+    fn syntax_problems_in_the_query_own_words() {
+        assert_eq!(
+            syntax_problem("\"unbalanced").as_deref(),
+            Some(
+                "the phrase opened by the `\"` at character 1 is never closed: add a closing `\"`, or drop the quote to search for the words"
+            )
+        );
+        assert_eq!(
+            syntax_problem("(a OR b").as_deref(),
+            Some("the `(` at character 1 is never closed")
+        );
+        assert_eq!(
+            syntax_problem("a b)").as_deref(),
+            Some("the `)` at character 4 closes no `(`")
+        );
+        assert_eq!(
+            syntax_problem("foo OR").as_deref(),
+            Some(
+                "`OR` has nothing after it: put a word on each side, or write it in lower case to search for the word"
+            )
+        );
+        assert_eq!(syntax_problem("\"a \"\"b\"\" c\" OR (d e)"), None);
     }
 
     #[test]

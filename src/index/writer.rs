@@ -318,7 +318,15 @@ impl<'c> Writer<'c> {
                     shadowed_by.get(&row.seq).map(|&s| s as i64),
                     super::schema::pack_text(&part.text),
                 ])?;
-                text.execute(params![self.conn.last_insert_rowid(), part.text])?;
+                // The tool's name is searched with the text (`search bash` finds its
+                // calls and results); the kept text stays the part's own.
+                let searched = match &tool {
+                    Some(name) if part.kind == crate::view::message_rows::PartKind::Tool => {
+                        std::borrow::Cow::Owned(format!("{name}\n{}", part.text))
+                    }
+                    _ => std::borrow::Cow::Borrowed(part.text.as_str()),
+                };
+                text.execute(params![self.conn.last_insert_rowid(), searched])?;
                 parts += 1;
             }
         }

@@ -223,17 +223,74 @@ fn in_root(path: &std::path::Path) -> Option<InRoot> {
     })
 }
 
+/// Whether the file at `path` starts with a DSH session header (FORMAT.md §6.3): its first
+/// line (after zstd's first frame for a `.zstd` name; at most [`HEADER_BYTES`] read) is a
+/// JSON object with `"type": "session"`, a string `id` and a number `createdAt`. Another
+/// harness's `session` line (pi's, with `timestamp` and no `createdAt`) is not one. Only the
+/// first line is read; a file that cannot be read is not one.
+pub fn has_dsh_header(path: &std::path::Path) -> bool {
+    use std::io::{BufRead, Read};
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let zstd = path.to_string_lossy().ends_with(".zstd");
+    let reader: Box<dyn Read> = if zstd {
+        match zstd::stream::read::Decoder::new(file) {
+            Ok(d) => Box::new(d.single_frame()),
+            Err(_) => return false,
+        }
+    } else {
+        Box::new(file)
+    };
+    let mut line = Vec::new();
+    let mut reader = std::io::BufReader::new(reader.take(HEADER_BYTES));
+    if reader.read_until(b'\n', &mut line).is_err() {
+        return false;
+    }
+    is_dsh_header_line(&line)
+}
+
+/// The most [`has_dsh_header`] reads of a file's first line: a header is a few hundred bytes.
+pub const HEADER_BYTES: u64 = 64 * 1024;
+
+/// Whether `line` (one line, its `\n` or not) is a DSH session header: a JSON object with
+/// `"type": "session"`, a string `id` and a number `createdAt` (§6.3).
+pub fn is_dsh_header_line(line: &[u8]) -> bool {
+    let Ok(serde_json::Value::Object(header)) = serde_json::from_slice(line.trim_ascii()) else {
+        return false;
+    };
+    header.get("type").and_then(|t| t.as_str()) == Some("session")
+        && header.get("id").is_some_and(|i| i.is_string())
+        && header.get("createdAt").is_some_and(|c| c.is_number())
+}
+
+/// The note a walk gives for a directory in which `count` files ending in `.jsonl` or
+/// `.jsonl.zstd` did not start with a DSH session header: one line, never an error, the
+/// same whichever command walked.
+pub fn not_dsh_note(dir: &std::path::Path, count: usize) -> String {
+    format!(
+        "{}: {} not DSH (ending in .jsonl or .jsonl.zstd, no DSH session header on the first line): not read; name one to read it anyway",
+        dir.display(),
+        crate::wording::count(count as u64, "file")
+    )
+}
+
 /// Expands directories into the session logs and SQLite stores below them (§7.1), sorted;
-/// files are kept as given. A session directory whose highest generation is there in both
-/// encodings is given as the directory itself: no log of it is current, and reading it
-/// ([`current_generation`]) says why. Symbolic links are followed, and a link loop is reported in
-/// `skipped` instead of walked twice; so are frozen predecessors of a later generation, what
-/// DSH leaves beside a log ([`crate::load::leftovers`]) and,
-/// as one note per directory, `.jsonl`/`.jsonl.zstd` files under other names, with the
-/// `dsh-session COMMAND …` line that reads them (`command`: the subcommand walking).
+/// files are kept as given. A directory walk takes DSH's log names
+/// ([`is_session_file_name`]), SQLite stores, and any other `*.jsonl` / `*.jsonl.zstd` whose
+/// first line is a DSH session header ([`has_dsh_header`]: logs copied under names of
+/// their own, like `capital-generation.session.v4.jsonl`); the other such files are counted
+/// as not DSH, in one note per directory given ([`not_dsh_note`]). A session directory
+/// whose highest generation is there in both encodings is given as the directory itself:
+/// no log of it is current, and reading it ([`current_generation`]) says why. Symbolic
+/// links are followed, and a link loop is reported in `skipped` instead of walked twice;
+/// so are frozen predecessors of a later generation and what DSH leaves beside a log
+/// ([`crate::load::leftovers`]). Every command that walks (validate, stats, index, search,
+/// sessions, tui, mcp) walks with this, so they report the same notes; `_command` is the
+/// subcommand walking (the notes are the same for every command).
 pub fn discover(
     inputs: &[std::path::PathBuf],
-    command: &str,
+    _command: &str,
 ) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut skipped = Vec::new();
@@ -243,8 +300,8 @@ pub fn discover(
             continue;
         }
         let mut here: Vec<std::path::PathBuf> = Vec::new();
-        // Logs under other names are not walked; they are counted so the user hears of them.
-        let (mut other_plain, mut other_zstd, mut nested) = (0usize, 0usize, false);
+        // Files under other names are taken when they start with a DSH header.
+        let mut not_dsh = 0usize;
         for entry in walkdir::WalkDir::new(input).follow_links(true) {
             let entry = match entry {
                 Ok(e) => e,
@@ -264,32 +321,15 @@ pub fn discover(
             } else if let Some(kind) = crate::load::leftovers::leftover(&name) {
                 skipped.push(kind.note(entry.path()));
             } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
-                if name.ends_with(".jsonl") {
-                    other_plain += 1;
+                if has_dsh_header(entry.path()) {
+                    here.push(entry.into_path());
                 } else {
-                    other_zstd += 1;
+                    not_dsh += 1;
                 }
-                nested |= entry.depth() > 1;
             }
         }
-        if other_plain + other_zstd > 0 {
-            let dir = input.display();
-            let hint = if nested {
-                format!(
-                    "find {dir} \\( -name '*.jsonl' -o -name '*.jsonl.zstd' \\) -exec dsh-session {command} {{}} +"
-                )
-            } else {
-                let globs: Vec<String> = [(other_plain, "*.jsonl"), (other_zstd, "*.jsonl.zstd")]
-                    .iter()
-                    .filter(|(n, _)| *n > 0)
-                    .map(|(_, glob)| format!("{dir}/{glob}"))
-                    .collect();
-                format!("dsh-session {command} {}", globs.join(" "))
-            };
-            skipped.push(format!(
-                "{dir}: {} ending in .jsonl or .jsonl.zstd not checked: a directory walk takes DSH log names (session.jsonl, session.vN.jsonl, .zstd) and SQLite stores only; to check them, name them: {hint}",
-                crate::wording::count((other_plain + other_zstd) as u64, "other file"),
-            ));
+        if not_dsh > 0 {
+            skipped.push(not_dsh_note(input, not_dsh));
         }
         here.sort();
         // Only the highest generation of a session directory is current (GENERATIONS §1.1).

@@ -178,13 +178,22 @@ fn search(frame: &mut Frame<'_>, area: Rect, app: &mut App) {
         let mut head = Line::from(vec![
             Span::styled(format!("#{:<5} ", hit.part.seq), theme.dim()),
             Span::styled(
-                format!("{:<9} ", hit.part.kind.name()),
+                format!(
+                    "{:<9} ",
+                    match hit.field {
+                        crate::index::Field::Message => hit.part.kind.name(),
+                        field => field.name(),
+                    }
+                ),
                 theme.role(&hit.part.role),
             ),
             Span::raw(fit(&title, width.saturating_sub(16))),
         ]);
         if hit.part.shadowed_by.is_some() {
             head.push_span(Span::styled(" (shadowed)", theme.replace()));
+        }
+        if let Some(lineage) = hit.lineage {
+            head.push_span(Span::styled(format!(" ({lineage})"), theme.dim()));
         }
         if i == s.selected {
             head = head.patch_style(theme.selected());

@@ -16,6 +16,8 @@ pub fn dsh() -> Command {
     let dir = test_cache();
     cmd.env("DSH_SESSION_INDEX", dir.join("index.db"));
     cmd.env("XDG_CACHE_HOME", dir.join("cache"));
+    // No ~/.dsh/sessions: a command given no path reads the default root of an empty home.
+    cmd.env("HOME", dir.join("home"));
     cmd
 }
 

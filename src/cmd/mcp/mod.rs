@@ -20,6 +20,8 @@ use anyhow::Result;
 use crate::cli::McpArgs;
 
 #[cfg(feature = "mcp")]
+mod schemas;
+#[cfg(feature = "mcp")]
 mod server;
 #[cfg(feature = "mcp")]
 mod tools;

@@ -19,7 +19,8 @@ use crate::cli::McpArgs;
 const INSTRUCTIONS: &str = "Reads DeepSeek Harness (DSH) session logs: an agent's own past sessions. \
 Find a session with list_sessions (newest first) or search (full-text, with a seq per hit); \
 read it with show (summary, turns, usage), messages (the derived message history, or a range \
-of it by seq or turn, cut to about 100 KB with the next range to ask for), validate (whether \
+of it by seq or turn, cut to about 100 KB with the next range to ask for), get_message (one \
+message by seq, as a search hit names it), validate (whether \
 DSH and a provider would accept the log) and provenance (where an event came from and what \
 cites it). Sessions are named by id or a unique prefix of it. Nothing here changes a log.";
 
@@ -47,7 +48,16 @@ impl Server {
         let context = Arc::clone(&self.context);
         let done = tokio::task::spawn_blocking(move || work(&context)).await;
         Ok(match done {
-            Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            // The object as `structuredContent` (its tool's `outputSchema` describes it),
+            // and the same JSON as text for clients that read only text.
+            Ok(Ok(text)) => match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(value @ serde_json::Value::Object(_)) => {
+                    let mut result = CallToolResult::structured(value);
+                    result.content = vec![ContentBlock::text(text)];
+                    result
+                }
+                _ => CallToolResult::success(vec![ContentBlock::text(text)]),
+            },
             Ok(Err(e)) => CallToolResult::error(vec![ContentBlock::text(crate::in_our_words(&e))]),
             // A panic (the hook has said where on standard error): the server goes on.
             Err(e) => CallToolResult::error(vec![ContentBlock::text(format!(
@@ -57,6 +67,7 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::list_sessions(),
         description = "List the sessions, the most recently active first: id, title, project (cwd), created and last activity, turns, events, main model, verdict (status), file. Filters: project, since, until, status; limit (default 50)."
     )]
     async fn list_sessions(
@@ -67,6 +78,7 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::search(),
         description = "Full-text search over every session's messages (user, assistant, reasoning, tool calls and results, system). Each hit: session, title, seq, turn, role, tool, time and a snippet. Read around a hit with messages (session and a from_seq/to_seq near its seq)."
     )]
     async fn search(
@@ -77,6 +89,7 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::show(),
         description = "A session's summary: header (project, created, parent session), title, models, presets, verdict, counts of events, turns, steps and tool calls, token usage, warnings, and one row per turn (turn number, start and end seq, end reason, steps, tool calls, usage)."
     )]
     async fn show(
@@ -87,6 +100,7 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::messages(),
         description = "A session's derived message history (what the model was sent), each message with its seq: all of it, or a range by seq (from_seq, to_seq) or by turn (from_turn, to_turn). Cut to max_bytes (default 100000): when cut, `next` is the range to ask for next. A range never parts a tool call from its results: it is widened, and `notes` says so."
     )]
     async fn messages(
@@ -97,6 +111,18 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::get_message(),
+        description = "One message of a session by seq (a search hit's seq, or a messages entry's): the derived message as stored, its event type and role, and whether it is on the history or a replace (a compaction, a prune) took it off."
+    )]
+    async fn get_message(
+        &self,
+        Parameters(p): Parameters<tools::GetMessage>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.answer(move |cx| tools::get_message(cx, p)).await
+    }
+
+    #[tool(
+        output_schema = super::schemas::validate(),
         description = "A session's verdict as DSH would load it: valid, torn-tail, corrupt or refused, with the rule, seq and line of a finding, and warnings. With provider (anthropic, openai, deepseek): whether that provider would accept the derived history."
     )]
     async fn validate(
@@ -107,6 +133,7 @@ impl Server {
     }
 
     #[tool(
+        output_schema = super::schemas::provenance(),
         description = "Where an event (by seq) came from and what came of it: its ancestors (the events it cites, recursively), its descendants (the events citing it), and the replace that shadowed it, if one did."
     )]
     async fn provenance(

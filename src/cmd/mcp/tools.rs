@@ -58,16 +58,22 @@ impl Context {
             .iter()
             .map(|p| std::fs::canonicalize(p).with_context(|| p.display().to_string()))
             .collect::<Result<Vec<PathBuf>>>()?;
-        let context = Context {
+        let mut context = Context {
             roots: args.roots.clone(),
             under,
             index: args.index.file.clone(),
         };
         let index = crate::cmd::index::open(&context.location())?;
         if context.roots.is_empty() && index.roots()?.is_empty() {
-            bail!(
-                "nothing to serve: name the JSONL roots, logs or stores with --root (`dsh-session mcp --root ~/.dsh/sessions`)"
-            );
+            // Nothing given and nothing indexed yet: DSH's default root, as `tui` reads it.
+            let Some(root) = crate::cmd::default_root() else {
+                bail!(
+                    "nothing to serve: no --root given, nothing indexed yet and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores with --root (`dsh-session mcp --root ~/.dsh/sessions`)"
+                );
+            };
+            context.under =
+                vec![std::fs::canonicalize(&root).with_context(|| root.display().to_string())?];
+            context.roots = vec![root];
         }
         Ok(context)
     }
@@ -313,8 +319,36 @@ pub fn show(cx: &Context, p: SessionName) -> Result<String> {
         format: TableFormat::Json,
         session: store_session(&row),
         salvage: false,
+        seq: None,
     };
     printed(|out| crate::cmd::show::run(&args, out))
+}
+
+/// Arguments of `get_message`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetMessage {
+    /// The session: its id, or a unique prefix of it.
+    pub session: String,
+    /// The seq of the event whose message to read (a search hit's seq, a messages entry's).
+    pub seq: u64,
+}
+
+/// `get_message`: the one message event `seq` derives, on the history or shadowed, with
+/// where it stands (what `show FILE --seq N --format json` prints, and the session).
+pub fn get_message(cx: &Context, p: GetMessage) -> Result<String> {
+    let row = cx.find(&cx.index()?, &p.session)?;
+    let session = store_session(&row);
+    let one = crate::cmd::messages::one_message(&row.file, session.as_deref(), p.seq)?;
+    let message: Value = serde_json::from_str(&one.message)?;
+    Ok(serde_json::json!({
+        "session": row.session,
+        "seq": one.seq,
+        "type": one.ty,
+        "role": one.role,
+        "on_surface": one.on_surface,
+        "message": message,
+    })
+    .to_string())
 }
 
 /// Arguments of `validate`.
@@ -391,6 +425,22 @@ pub struct Messages {
     /// At most about this many bytes of messages (default 100000, at most 1000000); the
     /// answer's `next` gives the range to ask for next.
     pub max_bytes: Option<usize>,
+    /// The `revision` of the answer whose `next` range this asks for (`next` carries it):
+    /// when the log changed since, the answer is the error `source_changed` instead of a
+    /// page that may not follow the one before.
+    pub revision: Option<String>,
+}
+
+/// The revision of the log a page was read from: its size and modification time
+/// (`SIZE-MTIME_NS`); any write to the log changes it.
+fn revision(file: &std::path::Path) -> Result<String> {
+    let meta = std::fs::metadata(file).with_context(|| file.display().to_string())?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    Ok(format!("{}-{mtime}", meta.len()))
 }
 
 #[derive(Debug, Serialize)]
@@ -405,6 +455,8 @@ struct MessageJson {
 struct SeqRange {
     from_seq: u64,
     to_seq: u64,
+    /// The revision of the log this range belongs to (give it back with the range).
+    revision: String,
 }
 
 /// The `messages` tool's layout (README "JSON outputs").
@@ -422,6 +474,8 @@ struct MessagesJson<'a> {
     history_messages: usize,
     messages: Vec<MessageJson>,
     bytes: usize,
+    /// The revision of the log read ([`revision`]).
+    revision: String,
     /// The range holding the rest, when the answer was cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     next: Option<SeqRange>,
@@ -474,6 +528,15 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         bail!("max_bytes is {max_bytes}: give 1 to {MAX_BYTES_LIMIT}");
     }
     let row = cx.find(&cx.index()?, &p.session)?;
+    let now = revision(&row.file)?;
+    if let Some(asked) = &p.revision
+        && *asked != now
+    {
+        bail!(
+            "source_changed: the log of {} changed since the page that gave revision {asked} (now {now}); ask again without a revision, from the start or from a seq",
+            row.session
+        );
+    }
     // As `messages` scans (every derived message kept, past 2 MiB in a temporary file),
     // with the turn rows `show` reads for a range by turns.
     let mut keep = Keep::MESSAGES;
@@ -576,9 +639,12 @@ pub fn messages(cx: &Context, p: Messages) -> Result<String> {
         history_messages: items.len(),
         messages: shown,
         bytes: w.bytes,
-        next: w
-            .next
-            .map(|(from_seq, to_seq)| SeqRange { from_seq, to_seq }),
+        revision: now.clone(),
+        next: w.next.map(|(from_seq, to_seq)| SeqRange {
+            from_seq,
+            to_seq,
+            revision: now.clone(),
+        }),
         notes,
     };
     Ok(serde_json::to_string(&json)?)
