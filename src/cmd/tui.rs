@@ -115,6 +115,7 @@ fn export(target: &source::Target) -> Result<PathBuf> {
     }
     let args = ExportArgs {
         file: target.file.clone(),
+        more: Vec::new(),
         format: ExportFormat::Markdown,
         output: Some(path.clone()),
         out: None,
