@@ -251,7 +251,7 @@ pub fn read(unit: &Unit, redact: bool) -> Outcome {
     let s = &stats.view;
     let h = report.header.as_ref();
     let mut models: Vec<_> = s.models.iter().collect();
-    models.sort_by(|a, b| b.assistant_messages.cmp(&a.assistant_messages));
+    models.sort_by_key(|m| std::cmp::Reverse(m.assistant_messages));
     let rule = report
         .finding
         .as_ref()
