@@ -227,7 +227,7 @@ fn a_generated_root_becomes_an_index_pages_and_a_search_index() {
     assert_eq!(entry[0], alpha_page.as_str());
     let seqs = entry[2].as_array().unwrap();
     let text = entry[3].as_str().unwrap();
-    let at = text[..text.find(PLANTED).unwrap()].matches('\u{1}').count();
+    let at = text[..text.find(PLANTED).unwrap()].matches('\n').count();
     assert_eq!(seqs[at], 3, "the planted word is in seq 3's text");
     // Nothing loads from the network, every link resolves.
     assert!(check_links(&site) > 10);

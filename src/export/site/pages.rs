@@ -174,7 +174,7 @@ function load(){
     document.head.appendChild(s);
   }));
 }
-function starts(s){if(!s.st){const st=[0];for(let i=s.x.indexOf('\x01');i>=0;i=s.x.indexOf('\x01',i+1))st.push(i+1);s.st=st;}return s.st;}
+function starts(s){if(!s.st){const st=[0];for(let i=s.x.indexOf('\n');i>=0;i=s.x.indexOf('\n',i+1))st.push(i+1);s.st=st;}return s.st;}
 function find(idx,q,max){
   q=q.toLowerCase().replace(/\s+/g,' ').trim();const hits=[];if(!q)return hits;
   for(const s of idx){
@@ -195,6 +195,8 @@ function find(idx,q,max){
 }
 window.dshSearch=(q,max)=>load().then(idx=>find(idx,q,max||200));
 const out=document.getElementById('hits'),said=document.getElementById('found');
+// The index is read while the user types the first query, not when it is sent.
+document.getElementById('q').addEventListener('focus',()=>load().catch(()=>{}),{once:true});
 document.getElementById('search').addEventListener('submit',e=>{
   e.preventDefault();const q=document.getElementById('q').value;
   window.dshSearch(q).then(hits=>{

@@ -1,6 +1,6 @@
 //! The site's search index (`search.js`, loaded by `index.html` when a search starts, no
 //! server): per session its page, title, and the text of each message on its surface,
-//! lower-cased and cut, joined with U+0001, with the messages' seqs. The page scans the
+//! lower-cased and cut, joined with newlines (a message's own line breaks are spaces), with the messages' seqs. The page scans the
 //! text for the query as a substring (CJK included: no word splitting to get wrong) and
 //! opens a hit at its message (`PAGE#seq-N`, the id each message has on its page).
 
@@ -19,7 +19,8 @@ pub struct Doc {
     /// The seq of each message, in the order of `text`'s parts.
     pub seqs: Vec<u64>,
     /// Each message's text, lower-cased, whitespace runs made one space, cut at
-    /// [`MESSAGE_CHARS`], joined with U+0001.
+    /// [`MESSAGE_CHARS`], joined with `\n` (within a message every whitespace run is one
+    /// space, so the newlines part the messages).
     pub text: String,
 }
 
@@ -32,7 +33,7 @@ pub fn doc(t: &Transcript) -> Doc {
             continue;
         }
         if !d.seqs.is_empty() {
-            d.text.push('\u{1}');
+            d.text.push('\n');
         }
         d.seqs.push(m.seq);
         d.text.push_str(&text);
@@ -65,7 +66,6 @@ fn message_text(m: &Message) -> String {
         if chars >= MESSAGE_CHARS {
             break;
         }
-        let c = if c == '\u{1}' { ' ' } else { c };
         if c.is_whitespace() {
             if space {
                 continue;
