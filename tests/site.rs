@@ -34,7 +34,7 @@ fn index_rows(dir: &Path) -> Vec<(String, String)> {
         .filter(|l| l.starts_with("<tr class=\"session\""))
         .map(|l| {
             let status = between(l, "data-status=\"", "\"").to_owned();
-            let page = between(l, "<td><a href=\"", "\"").to_owned();
+            let page = between(l, "<td class=\"title\"><a href=\"", "\"").to_owned();
             (page, status)
         })
         .collect()

@@ -124,6 +124,10 @@ th{cursor:pointer;user-select:none;white-space:nowrap;background:var(--card)}
 th[aria-sort=ascending]::after{content:' ▲'}
 th[aria-sort=descending]::after{content:' ▼'}
 td.n{text-align:right;white-space:nowrap}
+td.title{min-width:16rem}
+td.p{max-width:16rem;overflow-wrap:anywhere}
+td.st{min-width:8rem}
+td.title .id{font:.75rem ui-monospace,monospace;color:var(--muted);display:block;word-break:break-all}
 td.t{white-space:nowrap}
 tr.group th{background:var(--bg);cursor:default;font-size:.95rem;padding-top:.8rem;text-align:left}
 .st-corrupt,.st-refused,.st-unreadable{color:var(--err);font-weight:600}
@@ -131,7 +135,7 @@ tr.group th{background:var(--bg);cursor:default;font-size:.95rem;padding-top:.8r
 .muted{color:var(--muted)}
 ol#hits{padding-left:1.6rem}
 ol#hits li{margin:.3rem 0}
-ol#hits .snippet{color:var(--muted);font-size:.85rem;display:block}
+ol#hits .snippet{color:var(--muted);font-size:.85rem;display:block;overflow-wrap:anywhere}
 ";
 
 const SCRIPT: &str = r#"
@@ -276,7 +280,7 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
             };
             let _ = writeln!(
                 out,
-                "<tr class=\"session\" data-project=\"{}\" data-title=\"{}\" data-created=\"{}\" data-last=\"{}\" data-turns=\"{}\" data-models=\"{}\" data-tokens=\"{}\" data-status=\"{}\"><td><a href=\"{}\">{}</a><br><span class=\"muted\">{}</span></td><td>{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"st-{}\">{}</td></tr>",
+                "<tr class=\"session\" data-project=\"{}\" data-title=\"{}\" data-created=\"{}\" data-last=\"{}\" data-turns=\"{}\" data-models=\"{}\" data-tokens=\"{}\" data-status=\"{}\"><td class=\"title\"><a href=\"{}\">{}</a>{}</td><td class=\"p\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"st st-{}\">{}</td></tr>",
                 attr(p),
                 attr(&title.to_lowercase()),
                 r.created.unwrap_or(-1),
@@ -287,7 +291,10 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
                 attr(&r.status),
                 attr(&r.page),
                 text(&title),
-                text(r.id.as_deref().unwrap_or(&r.file)),
+                match (&r.title, &r.id) {
+                    (Some(_), Some(id)) => format!("<span class=\"id\">{}</span>", text(id)),
+                    _ => String::new(),
+                },
                 text(p),
                 r.created.map(minute).unwrap_or_default(),
                 r.last.map(minute).unwrap_or_default(),

@@ -70,7 +70,8 @@ pub struct Row {
     pub tokens: u64,
     /// `valid`, `torn-tail`, `corrupt`, `refused` or `unreadable`.
     pub status: String,
-    /// The rule behind a corrupt, refused or torn-tail verdict, with its line.
+    /// The rule behind a corrupt, refused or torn-tail verdict, with its line
+    /// (`J5 at line 4`); for an unreadable file, why.
     pub rule: Option<String>,
 }
 
@@ -252,10 +253,17 @@ pub fn read(unit: &Unit, redact: bool) -> Outcome {
     let h = report.header.as_ref();
     let mut models: Vec<_> = s.models.iter().collect();
     models.sort_by_key(|m| std::cmp::Reverse(m.assistant_messages));
+    // The rule and where, without the message (the page's banner has it).
     let rule = report
         .finding
         .as_ref()
-        .map(ToString::to_string)
+        .map(|f| {
+            let mut s = f.rule.to_string();
+            if let Some(line) = f.line {
+                s.push_str(&format!(" at line {line}"));
+            }
+            s
+        })
         .or_else(|| {
             report
                 .torn
