@@ -432,3 +432,41 @@ fn header_id(log: &Path) -> String {
     let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     v["id"].as_str().unwrap().to_owned()
 }
+
+#[test]
+fn a_log_named_twice_is_one_session_and_no_redact_writes_every_page_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let alpha = site_root::place(
+        &root,
+        "v4-tool-result-error.jsonl",
+        "site-alpha",
+        "/home/ana/alpha",
+        &[],
+    );
+    let site = tmp.path().join("site");
+    let out = export(&[&root, &alpha], &site);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with(&format!(
+            "{}: 1 session in the site; 1 page written",
+            site.display()
+        )),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(index_rows(&site).len(), 1);
+    // Redaction off: the manifest says the pages were redacted, so each is written again.
+    let out = dsh()
+        .arg("export")
+        .arg(&root)
+        .args(["--format", "site", "--no-redact", "--out"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 page written, 0 unchanged"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(read(&site.join("index.html")).contains("/home/ana/alpha"));
+}

@@ -107,16 +107,20 @@ pub fn build(inputs: &[PathBuf], dir: &Path, redact: bool) -> Result<Summary, Si
     if old.is_none() && std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
         return Err(SiteError::NotASite(dir.to_path_buf()));
     }
-    let same_kind = |m: &Manifest| {
-        m.layout == LAYOUT && m.version == env!("CARGO_PKG_VERSION") && m.redact == redact
+    // A manifest of another layout, version or redaction: every page is written again
+    // (the pages it names are still removed when their sessions are gone).
+    let (old_entries, same_kind) = match old {
+        Some(m) => {
+            let same =
+                m.layout == LAYOUT && m.version == env!("CARGO_PKG_VERSION") && m.redact == redact;
+            (m.entries, same)
+        }
+        None => (Vec::new(), false),
     };
-    let old_entries: Vec<Entry> = old.map(|m| m.entries).unwrap_or_default();
-    let usable: HashMap<&str, &Entry> = match std::fs::read(&manifest_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
-    {
-        Some(m) if same_kind(&m) => old_entries.iter().map(|e| (e.key.as_str(), e)).collect(),
-        _ => HashMap::new(),
+    let usable: HashMap<&str, &Entry> = if same_kind {
+        old_entries.iter().map(|e| (e.key.as_str(), e)).collect()
+    } else {
+        HashMap::new()
     };
     let (units, mut notes) = read::units(inputs);
     if units.is_empty() {

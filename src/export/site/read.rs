@@ -80,9 +80,14 @@ pub struct Row {
 pub fn units(inputs: &[PathBuf]) -> (Vec<Unit>, Vec<String>) {
     let (paths, mut notes) = crate::load::layout::discover(inputs, "export --format site");
     let mut units = Vec::new();
+    // A log named twice (a root and a file in it) is one session of the site.
+    let mut seen = std::collections::HashSet::new();
     for path in paths {
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         let key = canonical.display().to_string();
+        if !seen.insert(key.clone()) {
+            continue;
+        }
         if path.is_dir() {
             let why = match crate::load::layout::current_generation(&path) {
                 Ok(_) => "a session directory given whole".to_owned(),
