@@ -448,6 +448,23 @@ fn a_site_lists_searches_and_opens_messages_in_a_browser() {
         assert!(t["text"].as_str().unwrap().contains(word), "{t}");
         assert_eq!(t["violations"], serde_json::json!([]), "{t}");
     }
+    // The index in light and dark: drawn, on the background of each.
+    for (mode, flags) in [("light", &[][..]), ("dark", &["--force-dark-mode"][..])] {
+        let shot = tmp.path().join(format!("site-{mode}.png"));
+        let screenshot = format!("--screenshot={}", shot.display());
+        let mut args = vec!["--window-size=1000,700", screenshot.as_str()];
+        args.extend_from_slice(flags);
+        headless(&browser, &site.join("index.html"), &args);
+        let (_, _, px) = pixels(&shot);
+        let background = px[0];
+        let covered = px.iter().filter(|p| **p != background).count();
+        assert!(covered * 20 > px.len(), "{mode}: {covered} pixels drawn");
+        let lum = |p: [u8; 3]| p.iter().map(|&c| c as u32).sum::<u32>() / 3;
+        match mode {
+            "light" => assert!(lum(background) > 200, "light background {background:?}"),
+            _ => assert!(lum(background) < 60, "dark background {background:?}"),
+        }
+    }
     drop(placed);
 }
 

@@ -470,3 +470,42 @@ fn a_log_named_twice_is_one_session_and_no_redact_writes_every_page_again() {
     );
     assert!(read(&site.join("index.html")).contains("/home/ana/alpha"));
 }
+
+#[test]
+fn a_recovered_session_links_to_the_damaged_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let damaged = common::fixture("recover/garbage-line-inside-turn-2.jsonl");
+    let out = dsh()
+        .arg("recover")
+        .arg(&damaged)
+        .arg("--out")
+        .arg(&root)
+        .output()
+        .unwrap();
+    // The garbage line is not recovered (exit 1, listed); the session is written.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let site = tmp.path().join("site");
+    let out = export(&[&root, &damaged], &site);
+    // The damaged log is corrupt (J5): exit 1, its page written with the banner.
+    assert_eq!(out.status.code(), Some(1));
+    let (source, recovered) = (page_of(&site, "s-1"), page_of(&site, "s-1-recovered"));
+    let page = read(&site.join(&recovered));
+    assert!(
+        page.contains(&format!(
+            "<li>Recovered from <a href=\"../{source}\">s-1</a></li>"
+        )),
+        "{page}"
+    );
+    let page = read(&site.join(&source));
+    assert!(page.contains(&format!(
+        "<li>Recovered as <a href=\"../{recovered}\">s-1-recovered</a></li>"
+    )));
+    assert!(page.contains("DSH does not load this log: corrupt J5 at line 14"));
+    check_links(&site);
+}
