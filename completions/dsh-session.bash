@@ -220,7 +220,7 @@ _dsh__session() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "markdown html dsh-jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "markdown html dsh-jsonl site" -- "${cur}"))
                     return 0
                     ;;
                 --output)

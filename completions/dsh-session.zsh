@@ -397,10 +397,11 @@ never\:"Never colour"))' \
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((markdown\:"A Markdown transcript (GitHub-flavoured, \`<details>\` for collapsed parts)"
 html\:"One self-contained HTML page (no network request), light and dark"
-dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under --out"))' \
+dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under --out"
+site\:"A browsable static site of every session under the paths, in --out DIR\: an index by project, a page per session, search; a second run rewrites only what changed"))' \
 '(--out)-o+[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
 '(--out)--output=[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
-'--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl; required there)]:ROOT:_files' \
+'--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl), or the directory of the site (site); required for both]:DIR:_files' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)]:ID:_default' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
@@ -413,7 +414,8 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':file -- The session log (`-` reads standard input), a session directory, or a SQLite store:_files' \
+':file -- The session log (`-` reads standard input), a session directory, or a SQLite store; with --format site, any number of roots, session directories, logs and stores:_files' \
+'*::more -- More paths, for --format site:_files' \
 && ret=0
 ;;
 (tui)
