@@ -176,7 +176,8 @@ fn a_generated_root_becomes_an_index_pages_and_a_search_index() {
     assert_eq!(statuses["site-beta"], "valid");
     assert_eq!(statuses["site-broken"], "corrupt");
     assert_eq!(statuses[&placed[3].id], "valid");
-    // Grouped by project: beta (newer, 1788… vs 1760…? no: alpha is v4, 1788) first.
+    // Grouped by project, the most recently active first: alpha (its v4 log is of 2026)
+    // before beta (logs of 2025).
     let index = read(&site.join("index.html"));
     let alpha_group = index.find("data-project=\"~/alpha\"><th").unwrap();
     let beta_group = index.find("data-project=\"~/beta\"><th").unwrap();
