@@ -1054,6 +1054,12 @@ pub struct ExportArgs {
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
+    /// Prices per million tokens by provider/model, a JSON or TOML file (README: "stats"):
+    /// the site's index shows each session's cost (site only). A session with a model
+    /// without a price, or a turn of two models, gets no cost, never a guess.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+
     /// Export a corrupt or refused log up to its first defect (markdown, html), the defect
     /// named at the top; the exit code stays 1. A store's damaged session becomes a session
     /// DSH loads with `dsh-session recover`.

@@ -510,3 +510,56 @@ fn a_recovered_session_links_to_the_damaged_one() {
     assert!(page.contains("DSH does not load this log: corrupt J5 at line 14"));
     check_links(&site);
 }
+
+#[test]
+fn with_prices_the_index_shows_each_sessions_cost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    site_root::place(
+        &root,
+        "v4-tool-result-error.jsonl",
+        "site-priced",
+        "/home/ana/alpha",
+        &[(
+            "\"usage\":{\"inputTokens\":120,\"outputTokens\":11}",
+            "\"usage\":{\"inputTokens\":1200000,\"outputTokens\":100000}",
+        )],
+    );
+    let site = tmp.path().join("site");
+    let out = dsh()
+        .arg("export")
+        .arg(&root)
+        .args(["--format", "site", "--prices"])
+        .arg(common::fixture("prices.toml"))
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // deepseek/deepseek-chat: 1.2 M input at 0.27, 0.1 M output at 1.10 per million.
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("<td class=\"n\">1300000</td><td class=\"n\">0.434000</td>"),
+        "{index}"
+    );
+    // Without prices, no cost (and the rows are made again).
+    let out = export(&[&root], &site);
+    assert!(out.status.success());
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("<td class=\"n\">1300000</td><td class=\"n\"></td>"),
+        "{index}"
+    );
+    // --prices is for the site only.
+    let out = dsh()
+        .args(["export", "--prices"])
+        .arg(common::fixture("prices.toml"))
+        .arg(common::fixture("v4-tool-result-error.jsonl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

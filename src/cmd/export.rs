@@ -30,6 +30,9 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if args.format == ExportFormat::Site {
         return run_site(args, out);
     }
+    if args.prices.is_some() {
+        bail!("--prices is for --format site (its index shows each session's cost)");
+    }
     if !args.more.is_empty() {
         bail!("export reads one PATH for markdown, html and dsh-jsonl; --format site takes many");
     }
@@ -156,7 +159,20 @@ fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             bail!("{}: no such file or directory", p.display());
         }
     }
-    let summary = dsh_session::export::site::build(&inputs, dir, !args.no_redact)?;
+    let prices = match &args.prices {
+        Some(p) => Some(
+            dsh_session::prices::read(p).with_context(|| format!("--prices {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let summary = dsh_session::export::site::build(
+        &inputs,
+        dir,
+        &dsh_session::export::site::Options {
+            redact: !args.no_redact,
+            prices,
+        },
+    )?;
     for note in &summary.notes {
         stderr!("dsh-session: {note}");
     }

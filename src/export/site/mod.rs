@@ -51,6 +51,16 @@ pub enum SiteError {
     },
 }
 
+/// How a site is written.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Redact secrets and home directories ([`crate::export::redact`]).
+    pub redact: bool,
+    /// Prices by `provider/model`: each session's cost in the index, where every turn
+    /// with tokens has one model with a price ([`crate::prices`]).
+    pub prices: Option<crate::prices::Prices>,
+}
+
 /// What a site export did.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
@@ -86,16 +96,21 @@ struct Manifest {
     layout: u32,
     version: String,
     redact: bool,
+    /// The prices the costs were computed with, if any.
+    #[serde(default)]
+    prices: Option<String>,
     entries: Vec<Entry>,
 }
 
-/// Writes the site of the sessions under `inputs` into `dir` (created if needed),
-/// redacting when `redact`, as the module documentation says.
+/// Writes the site of the sessions under `inputs` into `dir` (created if needed), as the
+/// module documentation says, with `options`.
 ///
 /// # Errors
 /// [`SiteError`]: `dir` is not a site's directory, nothing was found, or a file could not
 /// be written.
-pub fn build(inputs: &[PathBuf], dir: &Path, redact: bool) -> Result<Summary, SiteError> {
+pub fn build(inputs: &[PathBuf], dir: &Path, options: &Options) -> Result<Summary, SiteError> {
+    let redact = options.redact;
+    let prices_key = options.prices.as_ref().map(|p| format!("{p:?}"));
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |error| SiteError::Io { path, error }
@@ -107,12 +122,14 @@ pub fn build(inputs: &[PathBuf], dir: &Path, redact: bool) -> Result<Summary, Si
     if old.is_none() && std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
         return Err(SiteError::NotASite(dir.to_path_buf()));
     }
-    // A manifest of another layout, version or redaction: every page is written again
+    // A manifest of another layout, version, redaction or prices: every page is written again
     // (the pages it names are still removed when their sessions are gone).
     let (old_entries, same_kind) = match old {
         Some(m) => {
-            let same =
-                m.layout == LAYOUT && m.version == env!("CARGO_PKG_VERSION") && m.redact == redact;
+            let same = m.layout == LAYOUT
+                && m.version == env!("CARGO_PKG_VERSION")
+                && m.redact == redact
+                && m.prices == prices_key;
             (m.entries, same)
         }
         None => (Vec::new(), false),
@@ -168,7 +185,7 @@ pub fn build(inputs: &[PathBuf], dir: &Path, redact: bool) -> Result<Summary, Si
                     written: false,
                 }));
             }
-            let (row, html, doc) = match read::read(unit, redact) {
+            let (row, html, doc) = match read::read(unit, redact, options.prices.as_ref()) {
                 Outcome::Foreign(_) => return Ok(None),
                 Outcome::Unreadable(why) => {
                     let row = Row {
@@ -278,6 +295,7 @@ pub fn build(inputs: &[PathBuf], dir: &Path, redact: bool) -> Result<Summary, Si
         layout: LAYOUT,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         redact,
+        prices: prices_key,
         entries,
     };
     let bytes = serde_json::to_vec(&manifest).unwrap_or_default();

@@ -258,12 +258,12 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
         "<div class=\"bar\"><input type=\"search\" id=\"filter\" placeholder=\"Filter sessions\" aria-label=\"filter\"><select id=\"status\" aria-label=\"status\"><option value=\"\">any status</option><option>valid</option><option>torn-tail</option><option>corrupt</option><option>refused</option><option>unreadable</option></select><button type=\"button\" id=\"grouped\">By project</button><span class=\"muted\"><span id=\"shown\">{}</span> shown</span></div>",
         rows.len()
     );
-    out.push_str("<div class=\"table-wrap\"><table id=\"sessions\"><thead><tr><th data-key=\"title\">title</th><th data-key=\"project\">project</th><th data-key=\"created\" data-num=\"1\">created</th><th data-key=\"last\" data-num=\"1\">last activity</th><th data-key=\"turns\" data-num=\"1\">turns</th><th data-key=\"models\">models</th><th data-key=\"tokens\" data-num=\"1\">tokens</th><th data-key=\"status\">status</th></tr></thead>\n<tbody>\n");
+    out.push_str("<div class=\"table-wrap\"><table id=\"sessions\"><thead><tr><th data-key=\"title\">title</th><th data-key=\"project\">project</th><th data-key=\"created\" data-num=\"1\">created</th><th data-key=\"last\" data-num=\"1\">last activity</th><th data-key=\"turns\" data-num=\"1\">turns</th><th data-key=\"models\">models</th><th data-key=\"tokens\" data-num=\"1\">tokens</th><th data-key=\"cost\" data-num=\"1\">cost</th><th data-key=\"status\">status</th></tr></thead>\n<tbody>\n");
     for (project, rs) in &groups {
         let p = project.unwrap_or("(no cwd)");
         let _ = writeln!(
             out,
-            "<tr class=\"group\" data-project=\"{}\"><th colspan=\"8\">{} <span class=\"muted\">({})</span></th></tr>",
+            "<tr class=\"group\" data-project=\"{}\"><th colspan=\"9\">{} <span class=\"muted\">({})</span></th></tr>",
             attr(p),
             text(p),
             crate::wording::count(rs.len() as u64, "session")
@@ -280,7 +280,7 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
             };
             let _ = writeln!(
                 out,
-                "<tr class=\"session\" data-project=\"{}\" data-title=\"{}\" data-created=\"{}\" data-last=\"{}\" data-turns=\"{}\" data-models=\"{}\" data-tokens=\"{}\" data-status=\"{}\"><td class=\"title\"><a href=\"{}\">{}</a>{}</td><td class=\"p\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"st st-{}\">{}</td></tr>",
+                "<tr class=\"session\" data-project=\"{}\" data-title=\"{}\" data-created=\"{}\" data-last=\"{}\" data-turns=\"{}\" data-models=\"{}\" data-tokens=\"{}\" data-cost=\"{}\" data-status=\"{}\"><td class=\"title\"><a href=\"{}\">{}</a>{}</td><td class=\"p\">{}</td><td class=\"t\">{}</td><td class=\"t\">{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"st st-{}\">{}</td></tr>",
                 attr(p),
                 attr(&title.to_lowercase()),
                 r.created.unwrap_or(-1),
@@ -288,6 +288,7 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
                 r.turns,
                 attr(&r.models.join(" ")),
                 r.tokens,
+                r.cost.unwrap_or(-1.0),
                 attr(&r.status),
                 attr(&r.page),
                 text(&title),
@@ -301,6 +302,7 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
                 r.turns,
                 text(&r.models.join(", ")),
                 r.tokens,
+                r.cost.map(|c| format!("{c:.6}")).unwrap_or_default(),
                 attr(&r.status),
                 text(&status)
             );

@@ -44,7 +44,7 @@ pub struct Ident {
 }
 
 /// One row of the index (`index.html`): what the session's page sums up, redacted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The page, relative to the site's directory (`s/NAME.html`).
     pub page: String,
@@ -68,6 +68,10 @@ pub struct Row {
     pub models: Vec<String>,
     /// Input, output, cache-read and cache-write tokens, summed.
     pub tokens: u64,
+    /// The cost at the prices given, when every turn with tokens has one model with a
+    /// price; in the prices' currency.
+    #[serde(default)]
+    pub cost: Option<f64>,
     /// `valid`, `torn-tail`, `corrupt`, `refused` or `unreadable`.
     pub status: String,
     /// The rule behind a corrupt, refused or torn-tail verdict, with its line
@@ -198,8 +202,8 @@ pub enum Outcome {
     Unreadable(String),
 }
 
-/// Reads `unit` as `export --salvage` does, redacting with `redact`.
-pub fn read(unit: &Unit, redact: bool) -> Outcome {
+/// Reads `unit` as `export --salvage` does, redacting with `redact`, its cost at `prices`.
+pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -> Outcome {
     if let Some(why) = &unit.unreadable {
         return Outcome::Unreadable(why.clone());
     }
@@ -292,6 +296,7 @@ pub fn read(unit: &Unit, redact: bool) -> Outcome {
             .map(|m| format!("{}/{}", m.provider, m.model))
             .collect(),
         tokens: s.usage.input + s.usage.output + s.usage.cache_read + s.usage.cache_write,
+        cost: prices.and_then(|p| cost(&transcript, p)),
         status: report.status.name().to_owned(),
         rule,
     };
@@ -301,4 +306,22 @@ pub fn read(unit: &Unit, redact: bool) -> Outcome {
         transcript,
         row,
     }))
+}
+
+/// The cost of `t`'s turns at `prices`: each turn with tokens priced at its one model;
+/// `None` when a turn has no model, two models, or a model without a price for a kind of
+/// token it used.
+fn cost(t: &Transcript, prices: &crate::prices::Prices) -> Option<f64> {
+    let mut sum = 0.0;
+    for turn in &t.turns {
+        let u = &turn.usage;
+        if u.input + u.output + u.cache_read + u.cache_write == 0 {
+            continue;
+        }
+        let [model] = turn.models.as_slice() else {
+            return None;
+        };
+        sum += crate::prices::cost(u, prices.get(model)?).ok()?;
+    }
+    Some(sum)
 }
