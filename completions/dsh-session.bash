@@ -213,14 +213,14 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__export)
-            opts="-o -v -h --format --output --out --no-redact --session --salvage --color --verbose --dsh --platform --help"
+            opts="-o -v -h --format --output --out --no-redact --session --prices --salvage --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "markdown html dsh-jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "markdown html dsh-jsonl site" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -236,6 +236,10 @@ _dsh__session() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

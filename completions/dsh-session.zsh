@@ -399,11 +399,13 @@ never\:"Never colour"))' \
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format]:FORMAT:((markdown\:"A Markdown transcript (GitHub-flavoured, \`<details>\` for collapsed parts)"
 html\:"One self-contained HTML page (no network request), light and dark"
-dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under --out"))' \
+dsh-jsonl\:"A SQLite store'\''s sessions as DSH JSONL session directories under --out"
+site\:"A browsable static site of every session under the paths, in --out DIR\: an index by project, a page per session, search; a second run rewrites only what changed"))' \
 '(--out)-o+[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
 '(--out)--output=[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
-'--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl; required there)]:ROOT:_files' \
+'--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl), or the directory of the site (site); required for both]:DIR:_files' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)]:ID:_default' \
+'--prices=[Prices per million tokens by provider/model, a JSON or TOML file (README\: "stats")\: the site'\''s index shows each session'\''s cost (site only). A session with a model without a price, or a turn of two models, gets no cost, never a guess]:FILE:_files' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
@@ -415,7 +417,8 @@ never\:"Never colour"))' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
-':file -- The session log (`-` reads standard input), a session directory, or a SQLite store:_files' \
+':file -- The session log (`-` reads standard input), a session directory, or a SQLite store; with --format site, any number of roots, session directories, logs and stores:_files' \
+'*::more -- More paths, for --format site:_files' \
 && ret=0
 ;;
 (tui)

@@ -274,8 +274,13 @@ pub enum Command {
     /// home directory are redacted unless --no-redact; a footer counts what was redacted.
     /// dsh-jsonl: every session of a schema-17 store written under --out ROOT as
     /// ROOT/--<project>--/<id>/session.jsonl, then read back and checked.
+    /// site: every session under the paths (walked as `validate` walks them) as a static
+    /// site in --out DIR: index.html (by project, newest first, sortable, filterable,
+    /// searchable), a page per session (as html, with a timeline and links to its parent,
+    /// subagents and forks) and search.js; a damaged log's page shows what was read before
+    /// its defect. A second run rewrites only what changed (DIR/manifest.json).
     #[command(
-        after_help = "Examples:\n  dsh-session export session.v4.jsonl --format html -o session.html\n  dsh-session export session.jsonl --format markdown > session.md\n  dsh-session export sessions.db --format dsh-jsonl --out ~/.dsh/sessions\n\nExit codes:\n  0  exported\n  1  the log is corrupt or refused, or a store session could not be exported (named on standard error)\n  2  usage error, or a file could not be read or written"
+        after_help = "Examples:\n  dsh-session export session.v4.jsonl --format html -o session.html\n  dsh-session export session.jsonl --format markdown > session.md\n  dsh-session export sessions.db --format dsh-jsonl --out ~/.dsh/sessions\n  dsh-session export ~/.dsh/sessions --format site --out ~/dsh-site\n\nExit codes:\n  0  exported\n  1  the log is corrupt or refused, or a store session could not be exported (named on standard error); site: a session's log is damaged (its page says so)\n  2  usage error, or a file could not be read or written"
     )]
     Export(ExportArgs),
 
@@ -342,7 +347,8 @@ impl Command {
             Command::Provenance(a) => Some(&mut a.file),
             Command::Replacements(a) => Some(&mut a.file),
             Command::Version(a) => Some(&mut a.file),
-            Command::Export(a) => Some(&mut a.file),
+            // A site walks its paths as `validate` does.
+            Command::Export(a) if a.format != ExportFormat::Site => Some(&mut a.file),
             _ => None,
         }
     }
@@ -1027,9 +1033,14 @@ pub struct TuiArgs {
 /// Arguments of `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The session log (`-` reads standard input), a session directory, or a SQLite store.
+    /// The session log (`-` reads standard input), a session directory, or a SQLite store;
+    /// with --format site, any number of roots, session directories, logs and stores.
     #[arg(value_name = "PATH")]
     pub file: PathBuf,
+
+    /// More paths, for --format site.
+    #[arg(value_name = "PATH", hide = true)]
+    pub more: Vec<PathBuf>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
@@ -1045,8 +1056,9 @@ pub struct ExportArgs {
     )]
     pub output: Option<PathBuf>,
 
-    /// The JSONL root to write the store's sessions under (dsh-jsonl; required there).
-    #[arg(long, value_name = "ROOT")]
+    /// The JSONL root to write the store's sessions under (dsh-jsonl), or the directory
+    /// of the site (site); required for both.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
     /// Keep secrets and home directories as recorded (redaction is on by default).
@@ -1057,6 +1069,12 @@ pub struct ExportArgs {
     /// when the store holds one; dsh-jsonl exports every session without it).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+
+    /// Prices per million tokens by provider/model, a JSON or TOML file (README: "stats"):
+    /// the site's index shows each session's cost (site only). A session with a model
+    /// without a price, or a turn of two models, gets no cost, never a guess.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
 
     /// Export a corrupt or refused log up to its first defect (markdown, html), the defect
     /// named at the top; the exit code stays 1. A store's damaged session becomes a session
@@ -1074,6 +1092,9 @@ pub enum ExportFormat {
     Html,
     /// A SQLite store's sessions as DSH JSONL session directories under --out.
     DshJsonl,
+    /// A browsable static site of every session under the paths, in --out DIR: an index
+    /// by project, a page per session, search; a second run rewrites only what changed.
+    Site,
 }
 
 /// Arguments of `follow`.

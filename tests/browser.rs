@@ -280,3 +280,196 @@ fn screenshots_are_not_blank_in_light_and_dark() {
         }
     }
 }
+
+/// A probe for the site's `index.html`: counts the sessions listed, runs two searches
+/// through the page's own search (loading search.js), filters and sorts the table, and
+/// lists every resource the page loaded.
+fn site_probe(cjk: &str) -> String {
+    format!(
+        r#"<pre id="probe"></pre><script>
+(async () => {{
+  const r = {{}};
+  r.rows = document.querySelectorAll('tr.session').length;
+  const t0 = performance.now();
+  r.planted = (await window.dshSearch('{}')).map(h => h.href);
+  r.ms = performance.now() - t0;
+  r.cjk = (await window.dshSearch('{cjk}')).map(h => h.href);
+  r.none = (await window.dshSearch('no such words anywhere')).length;
+  const f = document.getElementById('filter');
+  f.value = 'site-beta';
+  f.dispatchEvent(new Event('input'));
+  r.filtered = [...document.querySelectorAll('tr.session')].filter(x => !x.hidden).length;
+  f.value = '';
+  f.dispatchEvent(new Event('input'));
+  document.querySelector('th[data-key=tokens]').click();
+  r.tokens = [...document.querySelectorAll('tr.session')].map(x => Number(x.dataset.tokens));
+  r.violations = window.dshViolations;
+  document.getElementById('probe').textContent = JSON.stringify(r);
+}})();
+</script>"#,
+        common::site_root::PLANTED
+    )
+}
+
+/// A probe for a session's page opened at a message: what `:target` is and what it says.
+const TARGET_PROBE: &str = r#"<pre id="probe"></pre><script>
+window.addEventListener('load', () => {
+  const t = document.querySelector(':target');
+  document.getElementById('probe').textContent = JSON.stringify({
+    hash: location.hash, target: t ? t.id : null, text: t ? t.textContent : '',
+    scrolled: window.scrollY, violations: window.dshViolations});
+});
+</script>"#;
+
+/// Listens, from the top of the page, for every request the page's Content-Security-Policy
+/// blocked: a request for anything but the site's own files would be one.
+const VIOLATIONS: &str = "<script>window.dshViolations=[];document.addEventListener('securitypolicyviolation',e=>window.dshViolations.push(e.blockedURI+' '+e.violatedDirective));</script>";
+
+/// Runs `page` (a copy of it with `probe` before `</body>`, beside it) in the browser at
+/// `#fragment` and returns what the probe wrote.
+fn probe_with(browser: &Path, page: &Path, probe: &str, fragment: &str) -> Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probed = page.with_extension("probe.html");
+    let html = html
+        .replacen("<head>", &format!("<head>{VIOLATIONS}"), 1)
+        .replace("</body>", &format!("{probe}</body>"));
+    std::fs::write(&probed, html).unwrap();
+    let at = PathBuf::from(format!("{}{fragment}", probed.display()));
+    let out = headless(browser, &at, &["--dump-dom"]);
+    std::fs::remove_file(&probed).unwrap();
+    let dom = String::from_utf8(out.stdout).expect("utf-8 DOM");
+    let start = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
+    let end = start + dom[start..].find("</pre>").expect("probe closed");
+    let json = dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("probe output {json}: {e}"))
+}
+
+#[test]
+fn a_site_lists_searches_and_opens_messages_in_a_browser() {
+    let Some(browser) = browser() else { return };
+    if !common::have_samples() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    let placed = common::site_root::generate(&root);
+    let real = samples().join("real");
+    let site = tmp.path().join("site");
+    let logs = [
+        "capital-generation.session.v4.jsonl",
+        "dumen.prefix.session.v3.jsonl",
+        "tolik-benchmark.prefix.session.v4.jsonl",
+    ]
+    .map(|n| real.join(n));
+    let out = dsh()
+        .arg("export")
+        .arg(&root)
+        .args(&logs)
+        .args(["--format", "site", "--out"])
+        .arg(&site)
+        .output()
+        .unwrap();
+    // site-broken is corrupt: exit 1, its page written.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(site.join("manifest.json")).unwrap())
+            .unwrap();
+    let page_of = |id: &str| -> String {
+        manifest["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["ident"]["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))["row"]["page"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // A word of the real v4 log's first user message (seq 12).
+    let cjk = "技术和基础两个维度";
+    let r = probe_with(&browser, &site.join("index.html"), &site_probe(cjk), "");
+    // The generated root's 4 sessions and the 3 real logs.
+    assert_eq!(r["rows"], 4 + 3, "{r}");
+    let alpha = page_of("site-alpha");
+    // In site-alpha and in its fork, which inherited the message.
+    let fork = page_of(&placed[3].id);
+    let mut planted: Vec<&str> = r["planted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    planted.sort_unstable();
+    let mut want = [format!("{alpha}#seq-3"), format!("{fork}#seq-3")];
+    want.sort();
+    assert_eq!(planted, want, "{r}");
+    let capital = page_of(&placed_header_id(
+        &real.join("capital-generation.session.v4.jsonl"),
+    ));
+    assert_eq!(r["cjk"][0], format!("{capital}#seq-12"), "{r}");
+    assert_eq!(r["none"], 0);
+    assert_eq!(r["filtered"], 1, "the filter keeps site-beta alone");
+    let tokens: Vec<u64> = r["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap())
+        .collect();
+    assert!(
+        tokens.windows(2).all(|w| w[0] >= w[1]),
+        "sorted by tokens: {tokens:?}"
+    );
+    assert!(tokens[0] > 0);
+    // The policy blocked nothing: the page asked for nothing but its own files (the
+    // search index was loaded: the searches found what they should).
+    assert_eq!(r["violations"], serde_json::json!([]), "{r}");
+    // Each hit opens its page at its message.
+    for (href, word) in [
+        (format!("{alpha}#seq-3"), common::site_root::PLANTED),
+        (format!("{capital}#seq-12"), cjk),
+    ] {
+        let (page, fragment) = href.split_once('#').unwrap();
+        let t = probe_with(
+            &browser,
+            &site.join(page),
+            TARGET_PROBE,
+            &format!("#{fragment}"),
+        );
+        assert_eq!(t["target"], fragment, "{t}");
+        assert!(t["text"].as_str().unwrap().contains(word), "{t}");
+        assert_eq!(t["violations"], serde_json::json!([]), "{t}");
+    }
+    // The index in light and dark: drawn, on the background of each.
+    for (mode, flags) in [("light", &[][..]), ("dark", &["--force-dark-mode"][..])] {
+        let shot = tmp.path().join(format!("site-{mode}.png"));
+        let screenshot = format!("--screenshot={}", shot.display());
+        let mut args = vec!["--window-size=1000,700", screenshot.as_str()];
+        args.extend_from_slice(flags);
+        headless(&browser, &site.join("index.html"), &args);
+        let (_, _, px) = pixels(&shot);
+        let background = px[0];
+        let covered = px.iter().filter(|p| **p != background).count();
+        assert!(covered * 20 > px.len(), "{mode}: {covered} pixels drawn");
+        let lum = |p: [u8; 3]| p.iter().map(|&c| c as u32).sum::<u32>() / 3;
+        match mode {
+            "light" => assert!(lum(background) > 200, "light background {background:?}"),
+            _ => assert!(lum(background) < 60, "dark background {background:?}"),
+        }
+    }
+    drop(placed);
+}
+
+fn placed_header_id(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap();
+    let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["id"].as_str().unwrap().to_owned()
+}

@@ -14,19 +14,28 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
-use dsh_session::replay::{Keep, Replay, SurfaceChange};
-use dsh_session::scan::{self, Report, ScanOptions, Status};
+use dsh_session::replay::Keep;
+use dsh_session::scan::{self, ScanOptions, Status};
 use dsh_session::view::provider::ProviderRules;
 use dsh_session::view::replacements::Replacements;
 use dsh_session::view::stats::Stats;
 use dsh_session::view::transcript::TranscriptFacts;
-use dsh_session::view::{Checked, PackedChunks, View};
+use dsh_session::view::up_to_defect::UpToDefect;
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::cmd::Rejected;
 
 /// Runs `export`.
 pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    if args.format == ExportFormat::Site {
+        return run_site(args, out);
+    }
+    if args.prices.is_some() {
+        bail!("--prices is for --format site (its index shows each session's cost)");
+    }
+    if !args.more.is_empty() {
+        bail!("export reads one PATH for markdown, html and dsh-jsonl; --format site takes many");
+    }
     if args.format == ExportFormat::DshJsonl {
         if args.salvage {
             bail!(
@@ -118,62 +127,6 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A view that sees the events up to the first one the fold did not take (a corrupt or
-/// refused log's defect), as `stats` counts a log ([`dsh_session::view::usage::UsageView`]):
-/// the header, the turns and their counts are what the transcript shows, never events read
-/// past the defect.
-struct UpToDefect<V> {
-    view: V,
-    stopped: bool,
-}
-
-impl<V: View> UpToDefect<V> {
-    fn new(view: V) -> Self {
-        UpToDefect {
-            view,
-            stopped: false,
-        }
-    }
-}
-
-impl<V: View> View for UpToDefect<V> {
-    fn keeps(&self) -> Keep {
-        self.view.keeps()
-    }
-
-    fn on_surface(&mut self, change: &SurfaceChange<'_>) {
-        if !self.stopped {
-            self.view.on_surface(change);
-        }
-    }
-
-    fn needs_closed_history(&self) -> bool {
-        self.view.needs_closed_history()
-    }
-
-    fn on_closed_history(&mut self, replay: &Replay) {
-        self.view.on_closed_history(replay);
-    }
-
-    fn on_event(&mut self, event: &Checked<'_, '_>) {
-        self.stopped |= !event.folded;
-        if !self.stopped {
-            self.view.on_event(event);
-        }
-    }
-
-    fn on_packed_chunks(&mut self, chunks: &PackedChunks<'_>) {
-        self.stopped |= !chunks.folded;
-        if !self.stopped {
-            self.view.on_packed_chunks(chunks);
-        }
-    }
-
-    fn finish(&mut self, report: &mut Report) {
-        self.view.finish(report);
-    }
-}
-
 /// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
 /// `path`: a reader sees the old file or the whole new one, never a part.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -195,6 +148,66 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()
+}
+
+/// `export PATH... --format site --out DIR`: the work is [`dsh_session::export::site`].
+fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let Some(dir) = &args.out else {
+        bail!("--format site needs --out DIR, the directory to write the site into");
+    };
+    if args.output.is_some() || args.salvage || args.session.is_some() {
+        bail!(
+            "--format site writes into --out DIR, reads every session of a store and shows a damaged log as --salvage does: -o, --session and --salvage are for one transcript"
+        );
+    }
+    let inputs: Vec<std::path::PathBuf> = std::iter::once(args.file.clone())
+        .chain(args.more.iter().cloned())
+        .collect();
+    for p in &inputs {
+        if p.as_os_str() == "-" || !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    let prices = match &args.prices {
+        Some(p) => Some(
+            dsh_session::prices::read(p).with_context(|| format!("--prices {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let summary = dsh_session::export::site::build(
+        &inputs,
+        dir,
+        &dsh_session::export::site::Options {
+            redact: !args.no_redact,
+            prices,
+        },
+    )?;
+    for note in &summary.notes {
+        stderr!("dsh-session: {note}");
+    }
+    writeln!(
+        out,
+        "{}: {} in the site; {} written, {} unchanged, {} removed; index {}",
+        dir.display(),
+        dsh_session::wording::count(summary.sessions as u64, "session"),
+        dsh_session::wording::count(summary.written.len() as u64, "page"),
+        summary.kept,
+        summary.removed.len(),
+        if summary.index_written {
+            "written"
+        } else {
+            "unchanged"
+        }
+    )?;
+    writeln!(out, "open {}", dir.join("index.html").display())?;
+    if summary.damaged.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    out.flush()?;
+    for d in &summary.damaged {
+        stderr!("dsh-session: {d} (its page shows what was read before the defect)");
+    }
+    Ok(ExitCode::from(1))
 }
 
 fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {

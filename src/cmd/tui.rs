@@ -106,6 +106,8 @@ fn export(target: &source::Target) -> Result<PathBuf> {
     }
     let args = ExportArgs {
         file: target.file.clone(),
+        more: Vec::new(),
+        prices: None,
         format: ExportFormat::Markdown,
         output: Some(path.clone()),
         out: None,

@@ -59,8 +59,25 @@ button{font:inherit;font-size:.8rem;margin:0 .3rem .5rem 0}
 
 const SCRIPT: &str = "for(const[id,open]of[['expand',true],['collapse',false]])document.getElementById(id).onclick=()=>document.querySelectorAll('details').forEach(d=>d.open=open);";
 
+/// What a page of the site export ([`crate::export::site`]) adds to a transcript's page;
+/// each is HTML, inserted as given.
+#[derive(Debug, Clone, Default)]
+pub struct Extra<'a> {
+    /// CSS appended to the page's style.
+    pub style: &'a str,
+    /// Put first in the page's header, before the title: navigation, a banner.
+    pub top: &'a str,
+    /// Put after the findings, before the chart: the timeline, links to other sessions.
+    pub after_findings: &'a str,
+}
+
 /// Renders `t` as a self-contained HTML page.
 pub fn render(t: &Transcript) -> String {
+    render_with(t, &Extra::default())
+}
+
+/// Renders `t` as [`render`] does, with what a site page adds.
+pub fn render_with(t: &Transcript, extra: &Extra<'_>) -> String {
     let title = t
         .title
         .clone()
@@ -68,8 +85,10 @@ pub fn render(t: &Transcript) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<dl class=\"meta\">\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n<style>{STYLE}{}</style>\n</head>\n<body>\n<header>\n{}<h1>{}</h1>\n<dl class=\"meta\">\n",
         text(&title),
+        extra.style,
+        extra.top,
         text(&title)
     );
     let _ = writeln!(out, "<dt>file</dt><dd>{}</dd>", text(&t.file));
@@ -91,6 +110,7 @@ pub fn render(t: &Transcript) -> String {
         }
         out.push_str("</ul></div>\n");
     }
+    out.push_str(extra.after_findings);
     chart(&mut out, t);
     turn_table(&mut out, t);
     out.push_str("</header>\n<main>\n<button id=\"expand\" type=\"button\">Expand all</button><button id=\"collapse\" type=\"button\">Collapse all</button>\n");

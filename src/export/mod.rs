@@ -12,6 +12,7 @@ pub mod html;
 pub mod jsonl;
 pub mod markdown;
 pub mod redact;
+pub mod site;
 
 use std::collections::HashMap;
 
@@ -69,6 +70,8 @@ pub struct Turn {
     pub models: Vec<String>,
     /// Token usage summed over its assistant messages.
     pub usage: Usage,
+    /// `turn/start` time, ms since the Unix epoch.
+    pub start_time: Option<i64>,
     /// `turn/end` time minus `turn/start` time, in ms.
     pub duration_ms: Option<i64>,
     /// `step/start` events.
@@ -278,6 +281,7 @@ impl Transcript {
                         .map(|d| r.text(d).into_owned()),
                     models: facts.map(|f| f.models.clone()).unwrap_or_default(),
                     usage: row.usage,
+                    start_time: row.start_time,
                     duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
                     steps: row.steps,
                     tool_calls: row.tool_calls,

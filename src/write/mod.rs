@@ -26,6 +26,7 @@ pub mod journal;
 pub mod new_session;
 pub mod plain;
 pub mod plan;
+pub mod site;
 pub mod sqlite;
 pub mod zstd_jsonl;
 

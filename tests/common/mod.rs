@@ -1,6 +1,7 @@
 //! Helpers shared by the CLI tests.
 #![allow(dead_code)]
 
+pub mod site_root;
 pub mod store;
 
 use std::path::{Path, PathBuf};
