@@ -195,7 +195,8 @@ fn a_generated_root_becomes_an_index_pages_and_a_search_index() {
         broken
             .contains("<p class=\"banner\" id=\"damaged\">DSH does not load this log: corrupt J5")
     );
-    assert!(broken.contains("export --salvage"));
+    assert!(broken.contains("This page shows what could be read before the defect (lines 1–"));
+    assert!(broken.contains("), as export --salvage reads it."));
     // The fork links to where it came from, and back.
     let alpha_page = page_of(&site, "site-alpha");
     let fork_page = page_of(&site, &placed[3].id);

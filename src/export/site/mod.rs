@@ -208,7 +208,9 @@ pub fn build(inputs: &[PathBuf], dir: &Path, options: &Options) -> Result<Summar
                         r.status,
                         crate::scan::Status::Corrupt | crate::scan::Status::Refused
                     );
-                    let finding = r.finding.as_deref().filter(|_| damaged);
+                    let finding = (r.finding.as_deref())
+                        .filter(|_| damaged)
+                        .map(|f| (f, r.reading.as_str()));
                     let html = pages::session_page(&r.transcript, &row, links, finding);
                     (row, html, search::doc(&r.transcript))
                 }

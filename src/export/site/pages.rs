@@ -35,15 +35,22 @@ article:target{outline:3px solid var(--accent2)}
 ";
 
 /// A session's page: the transcript with the site's additions.
-pub fn session_page(t: &Transcript, row: &Row, links: &[Link], finding: Option<&str>) -> String {
+/// `damaged`: the finding of a corrupt or refused log and what the page shows of it.
+pub fn session_page(
+    t: &Transcript,
+    row: &Row,
+    links: &[Link],
+    damaged: Option<(&str, &str)>,
+) -> String {
     let mut top =
         String::from("<nav class=\"site\"><a href=\"../index.html\">All sessions</a></nav>\n");
-    if let Some(f) = finding {
+    if let Some((f, reading)) = damaged {
         let _ = writeln!(
             top,
-            "<p class=\"banner\" id=\"damaged\">DSH does not load this log: {} {}. This page shows what could be read before the defect, as <code>export --salvage</code> reads it.</p>",
+            "<p class=\"banner\" id=\"damaged\">DSH does not load this log: {} {}. {}</p>",
             text(&row.status),
-            text(f)
+            text(f),
+            text(reading)
         );
     }
     let mut after = String::new();

@@ -190,6 +190,9 @@ pub struct Read {
     pub status: Status,
     /// The finding behind a corrupt or refused verdict, as text.
     pub finding: Option<String>,
+    /// What the page shows of a corrupt or refused log, one sentence
+    /// ([`scan::defect`]: up to the defect, or whole for an edge refusal).
+    pub reading: String,
 }
 
 /// What reading a unit whole gives.
@@ -207,32 +210,35 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
     if let Some(why) = &unit.unreadable {
         return Outcome::Unreadable(why.clone());
     }
-    let mut stats = UpToDefect::new(Stats::with_turn_rows());
-    let mut provider = ProviderRules::default();
-    let mut facts = UpToDefect::new(TranscriptFacts::default());
-    let mut replacements = Replacements::default();
-    let mut keep = Keep {
-        messages: true,
-        shadowed: true,
-        ..Keep::NOTHING
-    };
     let options = ScanOptions {
         session: unit.session.clone(),
-        salvage: true,
         ..ScanOptions::default()
     };
-    let scanned = scan::scan_path_with(
-        &unit.path,
-        &options,
-        &mut [
-            &mut stats,
-            &mut provider,
-            &mut facts,
-            &mut replacements,
-            &mut keep,
-        ],
-    );
-    let report = match scanned {
+    // Up to the defect, as every command reads a damaged log (`scan::defect`).
+    let scanned = scan::defect::read_up_to_defect(&options, |options| {
+        let mut stats = UpToDefect::new(Stats::with_turn_rows());
+        let mut provider = ProviderRules::default();
+        let mut facts = UpToDefect::new(TranscriptFacts::default());
+        let mut replacements = Replacements::default();
+        let mut keep = Keep {
+            messages: true,
+            shadowed: true,
+            ..Keep::NOTHING
+        };
+        let report = scan::scan_path_with(
+            &unit.path,
+            options,
+            &mut [
+                &mut stats,
+                &mut provider,
+                &mut facts,
+                &mut replacements,
+                &mut keep,
+            ],
+        )?;
+        Ok::<_, scan::ScanError>((report, (stats, facts, replacements)))
+    });
+    let (report, (stats, facts, replacements)) = match scanned {
         Ok(r) => r,
         Err(e) => return Outcome::Unreadable(crate::wording::error_text(&e)),
     };
@@ -300,8 +306,18 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
         status: report.status.name().to_owned(),
         rule,
     };
+    let reading = match scan::defect::reach(&report) {
+        scan::defect::Reach::Whole => {
+            "DSH 0.1.1 loads it: this page shows the whole log, as it loads it.".to_owned()
+        }
+        _ => format!(
+            "This page shows what could be read before the defect ({}), as export --salvage reads it.",
+            scan::defect::read_text(&report)
+        ),
+    };
     Outcome::Read(Box::new(Read {
         finding: report.finding.as_ref().map(ToString::to_string),
+        reading,
         status: report.status,
         transcript,
         row,
