@@ -998,3 +998,63 @@ fn a_broken_header_is_rebuilt_and_the_note_says_what_was_assumed() {
         assert_valid_root(root.path(), 1);
     }
 }
+
+/// A June 2026 log (FORMAT.md §9) is written as DSH writes v0 now: its header gains
+/// `delegationDepth`, what DSH converts on load is kept, and the message records no v0
+/// session can hold (a June `assistant/message`, a `context/message`) are quoted in the
+/// note; exit 0, every message kept somewhere.
+#[test]
+fn a_june_2026_log_is_written_as_dsh_writes_v0_now() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let (code, report) = recover_checked(&fixture("june-2026.jsonl"), root.path());
+    assert_eq!(code, 0, "{report:#}");
+    let path = session_path(&report, 0);
+    assert_eq!(
+        lines_of(&path)[0],
+        r#"{"type":"session","version":0,"id":"s-june-recovered","createdAt":1750000000000,"cwd":"/home/ana/proj","delegationDepth":0}"#
+    );
+    let went: Vec<(u64, String)> = (report["lines"].as_array().unwrap().iter())
+        .map(|l| {
+            (
+                l["line"].as_u64().unwrap(),
+                l["went"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(went[0], (1, "rebuilt".to_owned()));
+    assert_eq!(went[3], (4, "noted".to_owned()), "the context/message");
+    let note = report["sessions"][0]["note"]["data"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for quoted in [
+        "Line 4 (context/message) is not here; it said: cwd is /home/ana/proj.",
+        "Line 7 (assistant/message) is not here; it said: Running make.; call call_1 bash {\"command\":\"make\"}.",
+        "Line 13 (assistant/message) is not here; it said: Done.",
+    ] {
+        assert!(note.contains(quoted), "{quoted}\n{note}");
+    }
+    assert!(!note.contains("the model never saw them"), "{note}");
+}
+
+/// A `step/start` whose data is null (E8) gets the `{turn, step}` its place numbers.
+#[test]
+fn lifecycle_data_that_is_null_is_numbered_from_its_place() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let (code, report) =
+        recover_checked(&fixture("rules/E8-step-start-data-null.jsonl"), root.path());
+    assert_eq!(code, 0, "{report:#}");
+    let c = &report["changed"][0];
+    assert_eq!(
+        (
+            c["line"].as_u64(),
+            c["member"].as_str(),
+            c["after"].to_string()
+        ),
+        (Some(3), Some("data"), r#"{"turn":1,"step":1}"#.to_owned())
+    );
+    assert_eq!(
+        lines_of(&session_path(&report, 0))[2],
+        r#"{"type":"step/start","seq":1,"time":1760000000101,"data":{"turn":1,"step":1}}"#
+    );
+}

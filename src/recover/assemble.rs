@@ -117,6 +117,8 @@ pub struct Candidate {
     pub lost: Vec<Lost>,
     /// Events in the text (its next seq).
     pub events: u64,
+    /// The records given a turn and step of their own ([`Policy::opened`]).
+    pub opened: Vec<usize>,
 }
 
 impl Candidate {
@@ -311,6 +313,7 @@ fn assemble_going_on(
             c.close_turn(openers, Origin::Closer(Some(i)), after);
             last_turn = turn;
             in_turn = true;
+            c.opened.push(i);
         }
         match placed(r, policy.edits.get(&i), c.events, &map) {
             Ok(p) => {

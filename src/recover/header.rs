@@ -8,6 +8,10 @@
 //! `createdAt`, no cwd (the session goes under `_no-cwd`, as DSH lays out a session
 //! without one, §7.1) for one that names no absolute directory, version 0 for one below.
 //!
+//! A June 2026 header (no `delegationDepth`, FORMAT.md §9.1) is rebuilt the same way: the
+//! session is written as DSH writes v0 now, and its records are then kept, changed or
+//! quoted in the note as any other v0 log's are.
+//!
 //! A header of a version above 4 (G1) is not rebuilt: its records are of a format this
 //! build cannot read, and writing them under a v0 header would make DSH read them as
 //! something they are not. Another harness's file (X1) is not a DSH session at all.
@@ -39,7 +43,11 @@ pub fn rebuild(line: &str, path: &Path, first_time: Option<i64>) -> Option<Rebui
     let why = match checked.verdict {
         Err((Rule::G1 | Rule::X1 | Rule::G2, _)) => return None,
         Err((rule, message)) => format!("{} {message}", rule.id()),
-        Ok(crate::event::Era::June2026) => return None,
+        // June 2026 wrote no delegationDepth (FORMAT.md §9.1): DSH 0.1.1 and later refuse
+        // the header, and nothing but a current header makes its records loadable.
+        Ok(crate::event::Era::June2026) => {
+            "a June 2026 header (no delegationDepth), which DSH 0.1.1 and later refuse".to_owned()
+        }
         Ok(_) => {
             let json = Json::parse(line).ok()?;
             format!("{} {}", Rule::H7.id(), header_fields_problem(json)?)

@@ -545,12 +545,16 @@ fn note_text(
         .iter()
         .filter(|x| x.copy_of.is_none())
         .map(|x| &x.item);
-    for &i in candidate
-        .lost
-        .iter()
-        .flat_map(|l| l.items.iter())
-        .chain(stray)
-    {
+    // A record of a type no DSH loads that held a message (June 2026's context/message)
+    // is quoted too.
+    let mut quoting: Vec<usize> = (candidate.lost.iter())
+        .flat_map(|l| l.items.iter().copied())
+        .chain(stray.copied())
+        .chain(policy.dropped.iter().copied())
+        .collect();
+    quoting.sort_unstable();
+    quoting.dedup();
+    for i in quoting {
         let Some(r) = stored.record(i) else { continue };
         let quotes = message_quotes(r);
         if !quotes.is_empty() {
@@ -574,20 +578,22 @@ fn note_text(
         }
     }
     text.push_str(&quoted);
-    if !policy.dropped.is_empty() {
-        let types: BTreeSet<&str> = (policy.dropped.iter())
-            .filter_map(|&i| stored.record(i).map(|r| r.ty.as_str()))
-            .collect();
+    let log_only: Vec<&stored::Record> = (policy.dropped.iter())
+        .filter_map(|&i| stored.record(i))
+        .filter(|r| message_quotes(r).is_empty())
+        .collect();
+    if !log_only.is_empty() {
+        let types: BTreeSet<&str> = log_only.iter().map(|r| r.ty.as_str()).collect();
         text.push_str(&format!(
             " {} log-only record(s) of types no DSH release loads ({}) were left out; the model never saw them.",
-            policy.dropped.len(),
+            log_only.len(),
             types.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
-    if !policy.opened.is_empty() {
+    if !candidate.opened.is_empty() {
         text.push_str(&format!(
             " {} message(s) on the surface before any step (which DSH's migration cannot put after the system prompt) were each given a turn and a step of their own, as DSH writes user input.",
-            policy.opened.len()
+            candidate.opened.len()
         ));
     }
     if !policy.edits.is_empty() {
@@ -868,7 +874,12 @@ fn fates(
             continue;
         }
         if let Some(d) = recovery.dropped.iter().find(|d| d.line == r.line) {
-            out.push(fate("left out", d.sessions.clone(), Some(d.why.clone())));
+            let went = if message_quotes(r).is_empty() || !noted_everywhere(results) {
+                "left out"
+            } else {
+                "noted"
+            };
+            out.push(fate(went, d.sessions.clone(), Some(d.why.clone())));
             continue;
         }
         if let Some(stray) = split.strays.iter().find(|x| x.item == i) {
