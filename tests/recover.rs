@@ -1058,3 +1058,45 @@ fn lifecycle_data_that_is_null_is_numbered_from_its_place() {
         r#"{"type":"step/start","seq":1,"time":1760000000101,"data":{"turn":1,"step":1}}"#
     );
 }
+
+/// A log whose header line is gone (line 1 is an event) keeps every line: the header is
+/// made from the file's name and the first record's time, and line 1 is the first record.
+#[test]
+fn a_log_without_a_header_line_keeps_line_1_as_its_first_record() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = recover_fixture("three-turns-with-tool-calls.jsonl");
+    let text = std::fs::read_to_string(&source).unwrap();
+    let headless: String = text.split_inclusive('\n').skip(1).collect();
+    let log = dir.path().join("headless.jsonl");
+    std::fs::write(&log, &headless).unwrap();
+    let root = dir.path().join("root");
+    let (code, report) = recover_checked(&log, &root);
+    assert_eq!(code, 0, "{report:#}");
+    let path = session_path(&report, 0);
+    assert!(
+        path.ends_with("_no-cwd/headless-recovered/session.jsonl"),
+        "{}",
+        path.display()
+    );
+    let lines = lines_of(&path);
+    assert_eq!(
+        lines[0],
+        r#"{"type":"session","version":0,"id":"headless-recovered","createdAt":1760000000100,"delegationDepth":0}"#
+    );
+    // Every stored line is in the session byte for byte, line 1 first.
+    let stored: Vec<&str> = headless.lines().collect();
+    assert_eq!(lines[1..=stored.len()], stored[..]);
+    let fates = report["lines"].as_array().unwrap();
+    assert_eq!(fates.len(), stored.len());
+    assert!(fates.iter().all(|l| l["went"] == "kept"), "{fates:?}");
+    let note = report["sessions"][0]["note"]["data"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        note.contains(
+            "the log has no header (line 1 is a \"turn/start\" event, kept as the first record)"
+        ),
+        "{note}"
+    );
+}

@@ -31,6 +31,9 @@ pub struct Rebuilt {
     pub why: String,
     /// What was assumed or left out, one sentence each.
     pub assumed: Vec<String>,
+    /// The log has no header: line 1 is an event (it has a `seq` and is not of type
+    /// `session`), kept as the session's first record.
+    pub first_is_record: bool,
 }
 
 /// The header to write in place of `line` (the first line of the log at `path`, as
@@ -61,6 +64,21 @@ pub fn rebuild(line: &str, path: &Path, first_time: Option<i64>) -> Option<Rebui
     }
     let cut_short;
     let json = match Json::parse(text) {
+        // No header at all: line 1 is an event, which the session keeps; the header is
+        // made from nothing but the file's name and the first record's time.
+        Ok(j)
+            if j.is_object()
+                && j.has("seq")
+                && !j.get("type").is_some_and(|t| t.str_eq("session")) =>
+        {
+            assumed.push(format!(
+                "the log has no header (line 1 is a {} event, kept as the first record)",
+                j.get("type").map_or("?", Json::raw)
+            ));
+            let mut r = finish(None, path, first_time, why, assumed)?;
+            r.first_is_record = true;
+            return Some(r);
+        }
         Ok(j) if j.is_object() => Some(j),
         Ok(_) => None,
         Err(_) => {
@@ -88,7 +106,11 @@ fn finish(
 ) -> Option<Rebuilt> {
     let get = |k: &str| json.and_then(|j| j.get(k));
     let shown = |v: Option<Json<'_>>| v.map_or("nothing".to_owned(), |v| v.raw().to_owned());
-    if json.is_none() {
+    if json.is_none()
+        && !assumed
+            .iter()
+            .any(|a| a.starts_with("the log has no header"))
+    {
         assumed.push("nothing of the header line can be read as JSON".to_owned());
     }
     if let Some(t) = get("type")
@@ -202,6 +224,7 @@ fn finish(
         text: out,
         why,
         assumed,
+        first_is_record: false,
     })
 }
 

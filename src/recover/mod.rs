@@ -794,6 +794,7 @@ fn fates(
 ) -> Vec<LineFate> {
     let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
     let header_changed = recovery.changed.iter().any(|c| c.seq.is_none());
+    let headless = stored.rebuilt.as_ref().is_some_and(|r| r.first_is_record);
     let mut out = vec![match &stored.rebuilt {
         Some(r) => LineFate {
             line: Some(1),
@@ -814,6 +815,10 @@ fn fates(
             why: header_changed.then(|| "its new id, and the changes in changed[]".to_owned()),
         },
     }];
+    if headless {
+        // Line 1 is a record, told below; the header it lacked is in the note.
+        out.clear();
+    }
     for (i, item) in stored.items.iter().enumerate() {
         let r = match item {
             Item::Hole(h) => {

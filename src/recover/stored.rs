@@ -244,7 +244,16 @@ fn read_lines(
             Err(e) => return Err(source_error(e)),
         }
     }
-    if let (Some(first), Some(_)) = (&first_line, &rebuilt) {
+    if let (Some(first), Some(r)) = (&first_line, &rebuilt) {
+        if r.first_is_record {
+            let line = Line {
+                bytes: first.clone(),
+                number: 1,
+                terminated: true,
+                ..Line::default()
+            };
+            items.insert(0, item_of(&line, packed_rows));
+        }
         (header_text, header, _, rebuilt) = header_of(first, path, first_time(&items))?;
     }
     Ok(Stored {
@@ -479,7 +488,7 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
             "the first zstd frame does not decode to a header line",
         )));
     };
-    let (_, _, era, _) = header_of(&first.bytes, path, None)?;
+    let (_, _, era, rebuilt_first) = header_of(&first.bytes, path, None)?;
     let packed_rows = era.dialect().packed_rows;
     let mut items = Vec::new();
     let mut holes = holes.into_iter().peekable();
@@ -505,6 +514,9 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
                 }
             }
         }
+    }
+    if rebuilt_first.is_some_and(|r| r.first_is_record) {
+        items.insert(0, item_of(first, packed_rows));
     }
     let (header_text, header, _, rebuilt) = header_of(&first.bytes, path, first_time(&items))?;
     Ok(Stored {
