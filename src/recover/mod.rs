@@ -16,9 +16,15 @@
 //!    ends with a [`note`] that cites the original and quotes each message record it
 //!    could not hold ([`message_quotes`]); [`Recovery::lines`] says where each line went.
 //!
-//! A recovery never invents a tool result, a message or an id: besides the stored records,
-//! a session holds only DSH's own closers (FORMAT.md §5.2), heals when asked for
-//! (PROVIDERS.md §3), and the note. Every change, drop and loss is in the [`Recovery`].
+//! A header DSH refuses is rebuilt first ([`header`]), from what it holds; what it had to
+//! assume is said in the note and in [`Recovery::lines`].
+//!
+//! A recovery never invents a tool result or a message: besides the stored records, a
+//! session holds only DSH's own closers (FORMAT.md §5.2), the `turn/start` and
+//! `step/start` a message before any step is given ([`assemble::Policy::opened`]), heals
+//! when asked for (PROVIDERS.md §3), and the note, which quotes every message (and every
+//! unreadable line) no session can hold. Every change, drop and loss is in the
+//! [`Recovery`]; [`Recovery::keeps_every_message`] says whether anything is lost.
 
 pub mod assemble;
 pub mod branch;
