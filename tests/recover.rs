@@ -616,10 +616,12 @@ fn every_migration_refusal_class_recovers_to_a_valid_session() {
             0,
             cut("F8", 3),
         ),
+        // The message gets a step of its own in the open turn (as DSH writes user input);
+        // the stored step/start after it, which repeats step 1, is left out.
         (
             "F8-user-message-before-the-first-step.jsonl",
             0,
-            cut("F8", 3),
+            cut("F6", 4),
         ),
         ("F9-command-done-without-its-run.jsonl", 0, cut("F9", 5)),
         (
@@ -1022,7 +1024,20 @@ fn a_june_2026_log_is_written_as_dsh_writes_v0_now() {
         })
         .collect();
     assert_eq!(went[0], (1, "rebuilt".to_owned()));
+    assert_eq!(
+        went[2],
+        (3, "renumbered".to_owned()),
+        "the user input, in a step"
+    );
     assert_eq!(went[3], (4, "noted".to_owned()), "the context/message");
+    assert!(
+        lines_of(&path)[2..4]
+            .join("\n")
+            .starts_with(r#"{"type":"step/start","seq":1,"time":1750000000001,"data":{"turn":1,"step":1}}
+{"type":"user/message","seq":2,"time":1750000000001,"data":{"content":[{"type":"text","text":"fix the build"}]"#),
+        "{:?}",
+        lines_of(&path)
+    );
     let note = report["sessions"][0]["note"]["data"]["content"][0]["text"]
         .as_str()
         .unwrap()

@@ -32,7 +32,8 @@ pub struct Policy {
     /// Messages on the surface before the first step (F8: the v2→v3 edge cannot put the
     /// system head before them), each opened with a turn and step of its own as DSH
     /// writes user input (a `turn/start` and a `step/start` right before it, FORMAT.md
-    /// §2.6); with [`Policy::go_on`] only.
+    /// §2.6) — or only a step, the turn's next, when a turn is open; with
+    /// [`Policy::go_on`] only.
     pub opened: HashSet<usize>,
 }
 
@@ -276,6 +277,8 @@ fn assemble_going_on(
     // The last turn started, and whether it is still open (openers go only between turns).
     let mut last_turn = 0i64;
     let mut in_turn = false;
+    // Whether a step of the open turn is open, and how many it has started.
+    let (mut in_step, mut steps) = (false, 0i64);
     for &i in records {
         let Some(r) = stored.record(i) else { continue };
         if policy.dropped.contains(&i) {
@@ -313,6 +316,19 @@ fn assemble_going_on(
             c.close_turn(openers, Origin::Closer(Some(i)), after);
             last_turn = turn;
             in_turn = true;
+            (in_step, steps) = (true, 1);
+            c.opened.push(i);
+        } else if policy.opened.contains(&i) && !in_step {
+            // In a turn but between its steps: a step of its own, the next of the turn.
+            let step = steps + 1;
+            let opener = format!(
+                r#"{{"type":"step/start","seq":{},"time":{},"data":{{"turn":{last_turn},"step":{step}}}}}"#,
+                c.events,
+                r.time.unwrap_or_default()
+            );
+            let after = c.kept.last().map_or(i, |(k, _)| *k);
+            c.close_turn(vec![opener], Origin::Closer(Some(i)), after);
+            (in_step, steps) = (true, step);
             c.opened.push(i);
         }
         match placed(r, policy.edits.get(&i), c.events, &map) {
@@ -320,9 +336,11 @@ fn assemble_going_on(
                 match r.ty.as_str() {
                     "turn/start" => {
                         last_turn = r.turn.unwrap_or(last_turn + 1);
-                        in_turn = true;
+                        (in_turn, in_step, steps) = (true, false, 0);
                     }
-                    "turn/end" => in_turn = false,
+                    "turn/end" => (in_turn, in_step) = (false, false),
+                    "step/start" => (in_step, steps) = (true, steps + 1),
+                    "step/end" => in_step = false,
                     _ => {}
                 }
                 keep(&mut c, &mut map, r, i, p)

@@ -598,7 +598,7 @@ fn note_text(
     }
     if !candidate.opened.is_empty() {
         text.push_str(&format!(
-            " {} message(s) on the surface before any step (which DSH's migration cannot put after the system prompt) were each given a turn and a step of their own, as DSH writes user input.",
+            " {} message(s) on the surface before any step (which DSH's migration cannot put after the system prompt) were each given a step of their own (and a turn, where none was open), as DSH writes user input.",
             candidate.opened.len()
         ));
     }
