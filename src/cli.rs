@@ -154,7 +154,7 @@ pub enum Command {
     /// is finished as `repair` finishes a log and checked in memory as DSH 0.1.5+ and DSH
     /// 0.1.1 load it before it is written; an existing file is never written over.
     #[command(
-        after_help = "Examples:\n  dsh-session recover --dry-run session.jsonl --out ~/.dsh/sessions\n  dsh-session recover session.jsonl.zstd --out ~/.dsh/sessions\n  dsh-session recover --session 5c40 sessions.db --out ~/.dsh/sessions --format json\n\nExit codes:\n  0  recovered (or would be, with --dry-run) with nothing lost, or the log is valid and needs no recovery\n  1  records could not be recovered (listed; the sessions are written), nothing is recoverable, or a session to write exists already (nothing written)\n  2  usage error, or a file could not be read or written"
+        after_help = "Examples:\n  dsh-session recover --dry-run session.jsonl --out ~/.dsh/sessions\n  dsh-session recover session.jsonl.zstd --out ~/.dsh/sessions\n  dsh-session recover --session 5c40 sessions.db --out ~/.dsh/sessions --format json\n\nExit codes:\n  0  recovered (or would be, with --dry-run) keeping every message, in a session or quoted in its note; or the log is valid and needs no recovery\n  1  something could not be kept (listed; the sessions are written), nothing is recoverable (no header to rebuild, a newer format), or a session to write exists already (nothing written)\n  2  usage error, or a file could not be read or written"
     )]
     Recover(RecoverArgs),
 

@@ -284,3 +284,65 @@ fn readme_show_example_is_the_output() {
         .expect("runs");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), example);
 }
+
+/// A session `recover` or `trim` wrote says where it came from (issue 38.5): no header
+/// member can say it, so `show` reads the recovery note and the trim marks; a session
+/// DSH wrote has none.
+#[test]
+fn a_recovered_or_trimmed_session_says_where_it_came_from() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        let out = common::dsh().args(args).output().expect("runs");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    };
+    let out = root.path().to_str().unwrap();
+    let broken = fixture("rules/H6-cwd-null.jsonl");
+    run(&["recover", broken.to_str().unwrap(), "--out", out]);
+    let recovered = root.path().join("_no-cwd/s-1-recovered/session.jsonl");
+    assert!(
+        summary_lines(&recovered).contains(
+            &"derived from: session s-1, by dsh-session recover (see its last message)".to_owned()
+        ),
+        "{:?}",
+        summary_lines(&recovered)
+    );
+    let d = &show_json(&recovered)["derived_from"];
+    assert_eq!(
+        (d["session"].as_str(), d["by"].as_str()),
+        (Some("s-1"), Some("dsh-session recover"))
+    );
+    assert!(
+        d["note"].as_str().unwrap().starts_with(
+            "[dsh-session recover] This session was recovered by dsh-session from session s-1, whose log DSH refuses (H6 at line 1"
+        ),
+        "{d}"
+    );
+
+    let source = fixture("recover/three-turns-with-tool-calls.jsonl");
+    let trimmed_root = root.path().join("trimmed");
+    run(&[
+        "trim",
+        source.to_str().unwrap(),
+        "--tool-output-max",
+        "2",
+        "--out",
+        trimmed_root.to_str().unwrap(),
+    ]);
+    let mut logs = Vec::new();
+    for project in std::fs::read_dir(&trimmed_root).unwrap() {
+        for session in std::fs::read_dir(project.unwrap().path()).unwrap() {
+            logs.push(session.unwrap().path().join("session.jsonl"));
+        }
+    }
+    assert_eq!(logs.len(), 1);
+    assert!(
+        summary_lines(&logs[0]).contains(
+            &"derived from: session s-1, by dsh-session trim (2 tool results cut)".to_owned()
+        ),
+        "{:?}",
+        summary_lines(&logs[0])
+    );
+    assert_eq!(show_json(&logs[0])["derived_from"]["trimmed_results"], 2);
+    // The source itself came from nowhere.
+    assert_eq!(show_json(&source)["derived_from"], Value::Null);
+}

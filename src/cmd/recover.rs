@@ -283,10 +283,10 @@ pub fn run(args: &RecoverArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         RepairFormat::Text => write_text(out, &recovery, &o, &args.out)?,
     }
-    let lost = recovery.loses_events();
+    let kept = recovery.keeps_every_message();
     Ok(match status {
         "valid" => ExitCode::SUCCESS,
-        "recovered" | "would recover" if !lost => ExitCode::SUCCESS,
+        "recovered" | "would recover" if kept => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use dsh_session::event::Era;
 use dsh_session::scan::{Report, ScanOptions};
+use dsh_session::view::derived::Derived;
 use dsh_session::view::provider::ProviderRules;
 use dsh_session::view::stats::{ModelUse, Stats, TurnRow, Usage};
 use serde::Serialize;
@@ -37,6 +38,9 @@ struct Summary<'a> {
     seed_length: Option<i64>,
     origin: Option<&'a str>,
     delegation_depth: Option<i64>,
+    /// Where a session dsh-session wrote came from, as its own events say (`null` for
+    /// any other session).
+    derived_from: Option<DerivedJson<'a>>,
     /// The latest `session/title`.
     title: Option<&'a str>,
     /// Every provider/model named, with its assistant messages.
@@ -82,6 +86,37 @@ struct PerTurn<'a>(&'a [TurnRow]);
 impl Serialize for PerTurn<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.iter().map(TurnJson::from))
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct DerivedJson<'a> {
+    /// The original (`recover`) or source (`trim`) session's id.
+    session: &'a str,
+    /// `dsh-session recover` or `dsh-session trim`.
+    by: &'static str,
+    /// `recover`: the note's text; `trim`: how many tool results were cut.
+    note: Option<&'a str>,
+    trimmed_results: Option<u64>,
+}
+
+impl<'a> DerivedJson<'a> {
+    fn of(d: &'a Derived, parent: Option<&'a str>) -> Option<Self> {
+        if let Some((session, note)) = &d.recovered_from {
+            return Some(DerivedJson {
+                session,
+                by: "dsh-session recover",
+                note: Some(note),
+                trimmed_results: None,
+            });
+        }
+        (d.trimmed_results > 0).then_some(())?;
+        Some(DerivedJson {
+            session: parent?,
+            by: "dsh-session trim",
+            note: None,
+            trimmed_results: Some(d.trimmed_results),
+        })
     }
 }
 
@@ -154,7 +189,7 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
     }
 }
 
-fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
+fn summary<'a>(report: &'a Report, s: &'a Stats, d: &'a Derived) -> Summary<'a> {
     let h = report.header.as_ref();
     let open = &report.open_turn;
     let mut by_reason = s.end_reasons.clone();
@@ -174,6 +209,7 @@ fn summary<'a>(report: &'a Report, s: &'a Stats) -> Summary<'a> {
         seed_length: h.and_then(|h| h.seed_length),
         origin: h.and_then(|h| h.origin.as_deref()),
         delegation_depth: h.and_then(|h| h.delegation_depth),
+        derived_from: DerivedJson::of(d, h.and_then(|h| h.parent_session.as_deref())),
         title: s.title.as_deref(),
         models: s.models.iter().map(ModelJson::from).collect(),
         agent_preset: s
@@ -252,6 +288,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     }
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
+    let mut derived = Derived::default();
     let (report, salvaged) = salvage::scan_salvaging(
         &args.file,
         &args.file,
@@ -260,10 +297,10 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
             dsh: dsh_session::edge::Judge::default().with_both_lines(),
             ..ScanOptions::default()
         },
-        &mut [&mut stats, &mut provider],
+        &mut [&mut stats, &mut provider, &mut derived],
         args.salvage,
     )?;
-    let sum = summary(&report, &stats);
+    let sum = summary(&report, &stats, &derived);
     if !args.salvage {
         write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
         return Ok(ExitCode::SUCCESS);
@@ -327,6 +364,18 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
     field("cwd", opt(s.cwd))?;
     field("parent", opt(s.parent_session))?;
     field("seed length", opt(s.seed_length))?;
+    if let Some(d) = &s.derived_from {
+        let what = match d.trimmed_results {
+            Some(n) => format!(
+                "session {}, by {} ({} cut)",
+                d.session,
+                d.by,
+                count(n, "tool result")
+            ),
+            None => format!("session {}, by {} (see its last message)", d.session, d.by),
+        };
+        field("derived from", what)?;
+    }
     field("origin", opt(s.origin))?;
     field("delegation", opt(s.delegation_depth))?;
     field(

@@ -29,6 +29,12 @@ pub struct Policy {
     /// Go on after a defect with the very next record ([`assemble`]), instead of closing
     /// the turn it breaks and going on with the next whole turn.
     pub go_on: bool,
+    /// Messages on the surface before the first step (F8: the v2→v3 edge cannot put the
+    /// system head before them), each opened with a turn and step of its own as DSH
+    /// writes user input (a `turn/start` and a `step/start` right before it, FORMAT.md
+    /// §2.6) — or only a step, the turn's next, when a turn is open; with
+    /// [`Policy::go_on`] only.
+    pub opened: HashSet<usize>,
 }
 
 /// Where a line of a recovered session comes from.
@@ -112,6 +118,8 @@ pub struct Candidate {
     pub lost: Vec<Lost>,
     /// Events in the text (its next seq).
     pub events: u64,
+    /// The records given a turn and step of their own ([`Policy::opened`]).
+    pub opened: Vec<usize>,
 }
 
 impl Candidate {
@@ -266,6 +274,11 @@ fn assemble_going_on(
         resumed: true,
         alone: true,
     };
+    // The last turn started, and whether it is still open (openers go only between turns).
+    let mut last_turn = 0i64;
+    let mut in_turn = false;
+    // Whether a step of the open turn is open, and how many it has started.
+    let (mut in_step, mut steps) = (false, 0i64);
     for &i in records {
         let Some(r) = stored.record(i) else { continue };
         if policy.dropped.contains(&i) {
@@ -286,8 +299,52 @@ fn assemble_going_on(
             let after = c.kept.last().map_or(i, |(k, _)| *k);
             c.close_turn(closers, Origin::Closer(Some(i)), after);
         }
+        if policy.opened.contains(&i) && !in_turn {
+            let turn = last_turn + 1;
+            let time = r.time.unwrap_or_default();
+            let at = c.events;
+            let openers = vec![
+                format!(
+                    r#"{{"type":"turn/start","seq":{at},"time":{time},"data":{{"turn":{turn}}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"step/start","seq":{},"time":{time},"data":{{"turn":{turn},"step":1}}}}"#,
+                    at + 1
+                ),
+            ];
+            let after = c.kept.last().map_or(i, |(k, _)| *k);
+            c.close_turn(openers, Origin::Closer(Some(i)), after);
+            last_turn = turn;
+            in_turn = true;
+            (in_step, steps) = (true, 1);
+            c.opened.push(i);
+        } else if policy.opened.contains(&i) && !in_step {
+            // In a turn but between its steps: a step of its own, the next of the turn.
+            let step = steps + 1;
+            let opener = format!(
+                r#"{{"type":"step/start","seq":{},"time":{},"data":{{"turn":{last_turn},"step":{step}}}}}"#,
+                c.events,
+                r.time.unwrap_or_default()
+            );
+            let after = c.kept.last().map_or(i, |(k, _)| *k);
+            c.close_turn(vec![opener], Origin::Closer(Some(i)), after);
+            (in_step, steps) = (true, step);
+            c.opened.push(i);
+        }
         match placed(r, policy.edits.get(&i), c.events, &map) {
-            Ok(p) => keep(&mut c, &mut map, r, i, p),
+            Ok(p) => {
+                match r.ty.as_str() {
+                    "turn/start" => {
+                        last_turn = r.turn.unwrap_or(last_turn + 1);
+                        (in_turn, in_step, steps) = (true, false, 0);
+                    }
+                    "turn/end" => (in_turn, in_step) = (false, false),
+                    "step/start" => (in_step, steps) = (true, steps + 1),
+                    "step/end" => in_step = false,
+                    _ => {}
+                }
+                keep(&mut c, &mut map, r, i, p)
+            }
             Err(why) => c
                 .lost
                 .push(lost(i, None, format!("line {}: {why}", r.line))),

@@ -12,10 +12,10 @@ use crate::heal::Heal;
 use crate::provider::Provider;
 use crate::recover::assemble::{Candidate, Origin, Policy, assemble};
 use crate::recover::edit::{Edit, apply, splice, value_at};
-use crate::recover::shapes::{Decision, decide, dropped_by, header_change};
+use crate::recover::shapes::{Decision, decide_in, dropped_by, header_change};
 use crate::recover::stored::Stored;
 use crate::replay::Keep;
-use crate::rules::Finding;
+use crate::rules::{Finding, Rule};
 use crate::scan::{Report, ScanError, ScanOptions, scan_text_with};
 use crate::view::View;
 use crate::view::stats::Stats;
@@ -233,7 +233,7 @@ fn recover_branch_with(
                 let Some(r) = stored.record(i) else {
                     unreachable!("origins are records")
                 };
-                match decide(&finding, r, stored.era) {
+                match decide_in(&finding, stored, records, i) {
                     Decision::Drop { ty, required_only } => {
                         for &k in records {
                             if let Some(other) = stored.record(k)
@@ -283,6 +283,11 @@ fn recover_branch_with(
                             }
                         }
                     }
+                    Decision::Cut(_)
+                        if finding.rule == Rule::F8
+                            && policy.go_on
+                            && r.ty == "user/message"
+                            && policy.opened.insert(i) => {}
                     Decision::Cut(why) => {
                         if policy.cut.insert(i, (finding.rule, why)).is_some() {
                             return Ok(Err(format!(
@@ -374,6 +379,10 @@ fn same_change(stored: &Stored, records: &[usize], i: usize, edit: &Edit) -> Vec
     let Some(r) = stored.record(i) else {
         return Vec::new();
     };
+    // A whole `data` rebuilt (E8) is numbered for its own place in the lifecycle.
+    if edit.path().0.len() == 1 {
+        return vec![i];
+    }
     let value = value_at(&r.text, edit.path());
     records
         .iter()

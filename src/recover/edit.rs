@@ -60,7 +60,8 @@ impl fmt::Display for MemberPath {
 pub enum Edit {
     /// Take the member out (with one comma beside it).
     Remove(MemberPath),
-    /// Give the member this value (compact JSON text).
+    /// Give the member this value (compact JSON text); a top-level member that is not
+    /// there is added last.
     Set(MemberPath, String),
 }
 
@@ -156,8 +157,23 @@ pub type Splice = (Range<usize>, String);
 pub fn splice(text: &str, edit: &Edit) -> Option<Splice> {
     match edit {
         Edit::Remove(path) => member_span(text, path).map(|r| (r, String::new())),
-        Edit::Set(path, value) => value_span(text, path).map(|r| (r, value.clone())),
+        Edit::Set(path, value) => value_span(text, path)
+            .map(|r| (r, value.clone()))
+            .or_else(|| added(text, path, value)),
     }
+}
+
+/// The splice that adds the top-level member `path` with `value` as the last of `text`'s
+/// members; `None` for a deeper path or a text that is not an object.
+fn added(text: &str, path: &MemberPath, value: &str) -> Option<Splice> {
+    let [Step::Key(key)] = path.0.as_slice() else {
+        return None;
+    };
+    let json = Json::parse(text).ok().filter(|j| j.is_object())?;
+    let end = text.trim_end().len().checked_sub(1)?;
+    let comma = if json.is_empty() { "" } else { "," };
+    let name = serde_json::to_string(key).ok()?;
+    Some((end..end, format!("{comma}{name}:{value}")))
 }
 
 /// `text` with `splices` made; they must not overlap (they are applied from the end, so
@@ -262,6 +278,18 @@ mod tests {
                 Edit::Set(MemberPath::of(&["data", "version"]), "3".into())
             ),
             r#"{"data":{"version":3,"mode":"one-shot"},"t":"é\u00e9"}"#
+        );
+    }
+
+    #[test]
+    fn a_top_level_member_that_is_not_there_is_added_last() {
+        let text = r#"{"type":"turn/start","seq":0,"time":1}"#;
+        assert_eq!(
+            edited(
+                text,
+                Edit::Set(MemberPath::of(&["data"]), r#"{"turn":1}"#.into())
+            ),
+            r#"{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}"#
         );
     }
 

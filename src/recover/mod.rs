@@ -16,13 +16,20 @@
 //!    ends with a [`note`] that cites the original and quotes each message record it
 //!    could not hold ([`message_quotes`]); [`Recovery::lines`] says where each line went.
 //!
-//! A recovery never invents a tool result, a message or an id: besides the stored records,
-//! a session holds only DSH's own closers (FORMAT.md §5.2), heals when asked for
-//! (PROVIDERS.md §3), and the note. Every change, drop and loss is in the [`Recovery`].
+//! A header DSH refuses is rebuilt first ([`header`]), from what it holds; what it had to
+//! assume is said in the note and in [`Recovery::lines`].
+//!
+//! A recovery never invents a tool result or a message: besides the stored records, a
+//! session holds only DSH's own closers (FORMAT.md §5.2), the `turn/start` and
+//! `step/start` a message before any step is given ([`assemble::Policy::opened`]), heals
+//! when asked for (PROVIDERS.md §3), and the note, which quotes every message (and every
+//! unreadable line) no session can hold. Every change, drop and loss is in the
+//! [`Recovery`]; [`Recovery::keeps_every_message`] says whether anything is lost.
 
 pub mod assemble;
 pub mod branch;
 pub mod edit;
+pub mod header;
 pub mod note;
 pub mod refs;
 pub mod shapes;
@@ -192,9 +199,12 @@ pub struct LineFate {
     /// Its seq there, for a record.
     pub seq: Option<u64>,
     /// What became of it: `kept` (byte for byte), `renumbered` (new seqs only), `changed`
-    /// (see `changed[]`), `noted` (left out, its messages quoted in the note), `left out`
-    /// (a type no DSH loads, see `dropped[]`), `copy` (a retried write of a line the
-    /// sessions hold), `torn tail` (DSH drops it on load too), `lost`.
+    /// (see `changed[]`), `rebuilt` (a header DSH refuses, written anew from what it
+    /// holds; `why` says what was assumed), `noted` (left out, its messages — or an
+    /// unreadable line's text — quoted in the note), `left out` (a type no DSH loads, see
+    /// `dropped[]`, or a record that holds no message, cut out as `why` says), `copy` (a
+    /// retried write of a line the sessions hold), `torn tail` (DSH drops it on load too),
+    /// `lost` (nothing of it is in the sessions or the note).
     pub went: &'static str,
     /// The sessions that hold it (for `kept`, `renumbered`, `changed`) or lack it.
     pub sessions: Vec<String>,
@@ -208,11 +218,11 @@ impl Recovery {
         self.finding.is_none()
     }
 
-    /// True when stored events are lost: a defect other than a torn tail (which DSH drops
-    /// on load too) or a copy of a record the sessions hold, or a branch with no session.
-    pub fn loses_events(&self) -> bool {
-        !self.failed.is_empty()
-            || (self.unrecoverable.iter()).any(|u| !u.torn_tail && u.copy_of.is_none())
+    /// True when the sessions keep every message of the log: no branch failed, and no
+    /// line went `lost` (each is kept, renumbered, changed, rebuilt, quoted in the note,
+    /// left out as a record that holds no message, a copy, or a torn tail).
+    pub fn keeps_every_message(&self) -> bool {
+        self.failed.is_empty() && self.lines.iter().all(|l| l.went != "lost")
     }
 
     /// The branch with the most turns, when the log has several branches and one has more
@@ -280,8 +290,15 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
     let stored = match stored::read(path, options.session.as_deref()) {
         Ok(s) => s,
         Err(Unreadable::NoHeader(f)) => {
+            let why = match f.rule {
+                // A newer format is not rebuilt as an older one (see `header`).
+                Rule::G1 => {
+                    "a format newer than this build reads: its records cannot be told apart from what an older DSH would take them for, so they are not written as a session; upgrade dsh-session"
+                }
+                _ => "no intact session header: nothing says which session the records are",
+            };
             return Err(RecoverError::Nothing(format!(
-                "{} {} (no intact session header: nothing says which session the records are)",
+                "{} {} ({why})",
                 f.rule.id(),
                 f.message
             )));
@@ -333,6 +350,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
             Some(note_text(
                 &stored,
                 &report.finding,
+                &split.strays,
                 branch,
                 k,
                 split.branches.len(),
@@ -469,9 +487,11 @@ pub fn show_ranges(ranges: &[(u64, u64)]) -> String {
 }
 
 /// The note's text for branch `k` of `n` (see [`note`]).
+#[allow(clippy::too_many_arguments)]
 fn note_text(
     stored: &Stored,
     finding: &Option<Finding>,
+    strays: &[writers::Stray],
     branch: &writers::Branch,
     k: usize,
     n: usize,
@@ -491,6 +511,13 @@ fn note_text(
         text.push_str(&format!(" ({}{at}: {})", f.rule.id(), f.message));
     }
     text.push('.');
+    if let Some(r) = &stored.rebuilt {
+        text.push_str(&format!(" Its header was rebuilt ({})", r.why));
+        if !r.assumed.is_empty() {
+            text.push_str(&format!(": {}", r.assumed.join("; ")));
+        }
+        text.push('.');
+    }
     if n > 1 {
         text.push_str(&format!(
             " {n} processes wrote that log at the same time; this is the history of writer {} of {n}",
@@ -520,7 +547,20 @@ fn note_text(
         ));
     }
     let mut quoted = String::new();
-    for &i in candidate.lost.iter().flat_map(|l| l.items.iter()) {
+    let stray = strays
+        .iter()
+        .filter(|x| x.copy_of.is_none())
+        .map(|x| &x.item);
+    // A record of a type no DSH loads that held a message (June 2026's context/message)
+    // is quoted too.
+    let mut quoting: Vec<usize> = (candidate.lost.iter())
+        .flat_map(|l| l.items.iter().copied())
+        .chain(stray.copied())
+        .chain(policy.dropped.iter().copied())
+        .collect();
+    quoting.sort_unstable();
+    quoting.dedup();
+    for i in quoting {
         let Some(r) = stored.record(i) else { continue };
         let quotes = message_quotes(r);
         if !quotes.is_empty() {
@@ -532,15 +572,34 @@ fn note_text(
             ));
         }
     }
+    for item in &stored.items {
+        if let Item::Hole(h) = item
+            && let (Some(line), Some(held)) = (h.line, &h.text)
+        {
+            quoted.push_str(&format!(
+                " Line {line} could not be read ({} {}); it held: {held}.",
+                h.rule.id(),
+                h.why
+            ));
+        }
+    }
     text.push_str(&quoted);
-    if !policy.dropped.is_empty() {
-        let types: BTreeSet<&str> = (policy.dropped.iter())
-            .filter_map(|&i| stored.record(i).map(|r| r.ty.as_str()))
-            .collect();
+    let log_only: Vec<&stored::Record> = (policy.dropped.iter())
+        .filter_map(|&i| stored.record(i))
+        .filter(|r| message_quotes(r).is_empty())
+        .collect();
+    if !log_only.is_empty() {
+        let types: BTreeSet<&str> = log_only.iter().map(|r| r.ty.as_str()).collect();
         text.push_str(&format!(
             " {} log-only record(s) of types no DSH release loads ({}) were left out; the model never saw them.",
-            policy.dropped.len(),
+            log_only.len(),
             types.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !candidate.opened.is_empty() {
+        text.push_str(&format!(
+            " {} message(s) on the surface before any step (which DSH's migration cannot put after the system prompt) were each given a step of their own (and a turn, where none was open), as DSH writes user input.",
+            candidate.opened.len()
         ));
     }
     if !policy.edits.is_empty() {
@@ -741,23 +800,51 @@ fn fates(
 ) -> Vec<LineFate> {
     let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
     let header_changed = recovery.changed.iter().any(|c| c.seq.is_none());
-    let mut out = vec![LineFate {
-        line: Some(1),
-        seq: None,
-        went: if header_changed { "changed" } else { "kept" },
-        sessions: all.clone(),
-        why: header_changed.then(|| "its new id, and the changes in changed[]".to_owned()),
+    let headless = stored.rebuilt.as_ref().is_some_and(|r| r.first_is_record);
+    let mut out = vec![match &stored.rebuilt {
+        Some(r) => LineFate {
+            line: Some(1),
+            seq: None,
+            went: "rebuilt",
+            sessions: all.clone(),
+            why: Some(if r.assumed.is_empty() {
+                r.why.clone()
+            } else {
+                format!("{}; {}", r.why, r.assumed.join("; "))
+            }),
+        },
+        None => LineFate {
+            line: Some(1),
+            seq: None,
+            went: if header_changed { "changed" } else { "kept" },
+            sessions: all.clone(),
+            why: header_changed.then(|| "its new id, and the changes in changed[]".to_owned()),
+        },
     }];
+    if headless {
+        // Line 1 is a record, told below; the header it lacked is in the note.
+        out.clear();
+    }
     for (i, item) in stored.items.iter().enumerate() {
         let r = match item {
             Item::Hole(h) => {
                 let torn = matches!(h.rule, Rule::J2 | Rule::Z3);
+                let noted = h.text.is_some() && noted_everywhere(results);
                 out.push(LineFate {
                     line: h.line,
                     seq: None,
-                    went: if torn { "torn tail" } else { "lost" },
+                    went: match (torn, noted) {
+                        (true, _) => "torn tail",
+                        (false, true) => "noted",
+                        (false, false) => "lost",
+                    },
                     sessions: all.clone(),
-                    why: Some(format!("{} {}", h.rule.id(), h.why)),
+                    why: Some(format!(
+                        "{} {}{}",
+                        h.rule.id(),
+                        h.why,
+                        if noted { "; the note quotes it" } else { "" }
+                    )),
                 });
                 continue;
             }
@@ -798,12 +885,23 @@ fn fates(
             continue;
         }
         if let Some(d) = recovery.dropped.iter().find(|d| d.line == r.line) {
-            out.push(fate("left out", d.sessions.clone(), Some(d.why.clone())));
+            let went = if message_quotes(r).is_empty() || !noted_everywhere(results) {
+                "left out"
+            } else {
+                "noted"
+            };
+            out.push(fate(went, d.sessions.clone(), Some(d.why.clone())));
             continue;
         }
         if let Some(stray) = split.strays.iter().find(|x| x.item == i) {
+            // A stray's messages are quoted in every note; a stray without one holds
+            // nothing of the conversation.
             let went = if stray.copy_of.is_some() {
                 "copy"
+            } else if message_quotes(r).is_empty() {
+                "left out"
+            } else if noted_everywhere(results) {
+                "noted"
             } else {
                 "lost"
             };
@@ -819,11 +917,18 @@ fn fates(
             })
             .collect();
         let why = lost.first().map(|(_, _, why)| why.clone());
-        let noted = !message_quotes(r).is_empty()
-            && !lost.is_empty()
-            && lost.iter().all(|(_, rec, _)| rec.note.is_some());
+        let message = !message_quotes(r).is_empty();
+        let noted =
+            message && !lost.is_empty() && lost.iter().all(|(_, rec, _)| rec.note.is_some());
+        // A record that holds no message (a lifecycle record, a call DSH also keeps in
+        // the assistant message, a chunk) is left out without a loss to the conversation.
+        let went = match (message, noted, lost.is_empty()) {
+            (true, true, _) => "noted",
+            (false, _, false) => "left out",
+            _ => "lost",
+        };
         out.push(fate(
-            if noted { "noted" } else { "lost" },
+            went,
             if lost.is_empty() {
                 all.clone()
             } else {
@@ -833,6 +938,11 @@ fn fates(
         ));
     }
     out
+}
+
+/// True when every session made ends with a note (which quotes what none holds).
+fn noted_everywhere(results: &[(usize, String, PathBuf, Recovered)]) -> bool {
+    !results.is_empty() && results.iter().all(|(_, _, _, r)| r.note.is_some())
 }
 
 /// Adds `line` to the unrecoverable entry just before it with the same reason and

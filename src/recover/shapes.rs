@@ -14,7 +14,13 @@
 //!   tenyi/deepseek-harness @ `77afa3438160c9b45d81277b1fa64e9edcd9416d`,
 //!   `packages/subagent/subagent/src/descriptor.ts`);
 //! * F3 on a number written as negative zero (`-0`): `0`, the same number to JSON.parse;
-//! * H5 and F2 on the header: take out the retired or unexpected header member.
+//! * H5 and F2 on the header: take out the retired or unexpected header member;
+//! * E8 on a `turn/start` or `step/start` whose `data` is null or absent: the `data` DSH
+//!   writes for it, `{turn}` or `{turn, step}`, numbered from the records before it (the
+//!   turn after the last one started; the step after the last one of its turn) — what
+//!   DSH's own lifecycle makes of it, not content;
+//! * L4 on a pre-react-loop `turn/start` whose `trigger` DSH cannot convert: take out the
+//!   `trigger` (§9.3.2 converts a valid one to `{turn}` alone).
 //!
 //! Nothing else is changed: a missing member, a value outside its list, a content kind the
 //! edge cannot classify, events out of their lifecycle, a broken reference would each need
@@ -23,7 +29,7 @@
 use crate::event::Era;
 use crate::json::Json;
 use crate::recover::edit::{Edit, MemberPath, members_named, negative_zeros, value_at};
-use crate::recover::stored::Record;
+use crate::recover::stored::{Record, Stored};
 use crate::rules::{Finding, Rule};
 
 /// What to do with a record a check refuses.
@@ -111,6 +117,65 @@ pub fn decide(finding: &Finding, r: &Record, era: Era) -> Decision {
         }
         rule => Decision::Cut(why(finding, class_why(rule))),
     }
+}
+
+/// What to do with the record at index `i` of `stored` (of the branch `records`), which the
+/// check behind `finding` refuses: [`decide`], and for E8 on a `turn/start` or
+/// `step/start` the `data` its place in the lifecycle says.
+pub fn decide_in(finding: &Finding, stored: &Stored, records: &[usize], i: usize) -> Decision {
+    let Some(r) = stored.record(i) else {
+        return Decision::Cut(why(finding, "it is not a record"));
+    };
+    match (finding.rule, r.ty.as_str()) {
+        (Rule::E8, "turn/start" | "step/start") if !r.packed => {
+            let (turn, step) = lifecycle_before(stored, records, i);
+            let data = if r.ty == "turn/start" {
+                format!(r#"{{"turn":{}}}"#, turn + 1)
+            } else if turn == 0 {
+                return Decision::Cut(why(finding, "no turn is started before it"));
+            } else {
+                format!(r#"{{"turn":{turn},"step":{}}}"#, step + 1)
+            };
+            Decision::Change(vec![Edit::Set(MemberPath::of(&["data"]), data)])
+        }
+        (Rule::L4, "turn/start") => {
+            let trigger = MemberPath::of(&["data", "trigger"]);
+            if value_at(&r.text, &trigger).is_some() {
+                Decision::Change(vec![Edit::Remove(trigger)])
+            } else {
+                decide(finding, r, stored.era)
+            }
+        }
+        _ => decide(finding, r, stored.era),
+    }
+}
+
+/// The turn last started before record `i` of the branch (0 for none) and the last step
+/// started in it (0 for none), as the records before it number them.
+fn lifecycle_before(stored: &Stored, records: &[usize], i: usize) -> (i64, i64) {
+    let (mut turn, mut step) = (0i64, 0i64);
+    for r in records
+        .iter()
+        .take_while(|&&k| k != i)
+        .filter_map(|&k| stored.record(k))
+    {
+        match r.ty.as_str() {
+            "turn/start" => {
+                turn = r.turn.unwrap_or(turn + 1);
+                step = 0;
+            }
+            "step/start" => {
+                let said = Json::parse(&r.text).ok().and_then(|j| {
+                    j.get("data")
+                        .and_then(|d| d.get("step"))
+                        .and_then(Json::as_safe_integer)
+                });
+                step = said.unwrap_or(step + 1);
+            }
+            _ => {}
+        }
+    }
+    (turn, step)
 }
 
 /// Why a record of this rule cannot be changed into one DSH loads.

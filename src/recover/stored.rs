@@ -16,6 +16,7 @@ use crate::json::Json;
 use crate::load::line::{Backend, Line, LineSource, SourceError};
 use crate::load::packed::packed_span;
 use crate::load::{Encoding, Input, LoadError, ZSTD_MAGIC, decode_torn_frame};
+use crate::recover::header::{Rebuilt, rebuild};
 use crate::rules::{Finding, Rule};
 
 /// One stored record: an event line, or a packed chunk row (v0, v1) standing for several.
@@ -73,7 +74,14 @@ pub struct Hole {
     pub rule: Rule,
     /// What is wrong, in one line.
     pub why: String,
+    /// The line's text (U+FFFD for bytes that are not UTF-8), when it is one line that
+    /// can be quoted: a line that is not JSON or not an event object, at most
+    /// [`QUOTABLE`] bytes.
+    pub text: Option<String>,
 }
+
+/// The longest unreadable line a note quotes, in bytes.
+pub const QUOTABLE: usize = 64 * 1024;
 
 /// A record or a hole, in stored order.
 #[derive(Debug, Clone)]
@@ -100,6 +108,9 @@ pub struct Stored {
     pub session: Option<String>,
     /// Every record and hole after the header, in stored order.
     pub items: Vec<Item>,
+    /// When the stored header is one DSH refuses: the header written in its place
+    /// (`header_text` holds it), why, and what was assumed.
+    pub rebuilt: Option<crate::recover::header::Rebuilt>,
 }
 
 impl Stored {
@@ -147,13 +158,20 @@ fn source_error(e: SourceError) -> Unreadable {
     }
 }
 
-/// The header of a JSONL log, from its first line.
-fn header_of(line: &[u8], path: &Path) -> Result<(String, Header, Era), Unreadable> {
-    let text = String::from_utf8_lossy(line).into_owned();
+/// The header of a JSONL log, from its first line: as stored, or rebuilt in place of one
+/// DSH refuses ([`crate::recover::header::rebuild`]; `first_time` is the first record's).
+fn header_of(
+    line: &[u8],
+    path: &Path,
+    first_time: Option<i64>,
+) -> Result<(String, Header, Era, Option<Rebuilt>), Unreadable> {
+    let stored = String::from_utf8_lossy(line).into_owned();
+    let rebuilt = rebuild(&stored, path, first_time);
+    let text = rebuilt.as_ref().map_or(stored, |r| r.text.clone());
     let named = crate::load::layout::generation_of_path(path);
     let checked = check_header(&text, named);
     match (checked.verdict, checked.header) {
-        (Ok(era), Some(header)) => Ok((text, header, era)),
+        (Ok(era), Some(header)) => Ok((text, header, era, rebuilt)),
         (Err((rule, message)), _) => Err(Unreadable::NoHeader(Finding::new(
             rule,
             None,
@@ -174,14 +192,15 @@ fn read_lines(
     encoding: Encoding,
     path: &Path,
 ) -> Result<Stored, Unreadable> {
-    let (header_text, header, era, session) = match lines.backend() {
+    let mut first_line = None;
+    let (mut header_text, mut header, era, session, mut rebuilt) = match lines.backend() {
         Backend::Sqlite {
             era,
             header,
             session,
         } => {
             let text = crate::export::jsonl::header_line(&header);
-            (text, *header, era, Some(session))
+            (text, *header, era, Some(session), None)
         }
         Backend::Jsonl => {
             let mut first = Line::default();
@@ -197,8 +216,9 @@ fn read_lines(
                 }
                 Err(e) => return Err(source_error(e)),
             }
-            let (text, header, era) = header_of(&first.bytes, path)?;
-            (text, header, era, None)
+            let (text, header, era, rebuilt) = header_of(&first.bytes, path, None)?;
+            first_line = Some(first.bytes.clone());
+            (text, header, era, None, rebuilt)
         }
     };
     let mut items = Vec::new();
@@ -217,11 +237,24 @@ fn read_lines(
                     bytes: None,
                     rule: f.rule,
                     why,
+                    text: None,
                 }));
                 break;
             }
             Err(e) => return Err(source_error(e)),
         }
+    }
+    if let (Some(first), Some(r)) = (&first_line, &rebuilt) {
+        if r.first_is_record {
+            let line = Line {
+                bytes: first.clone(),
+                number: 1,
+                terminated: true,
+                ..Line::default()
+            };
+            items.insert(0, item_of(&line, packed_rows));
+        }
+        (header_text, header, _, rebuilt) = header_of(first, path, first_time(&items))?;
     }
     Ok(Stored {
         header_text,
@@ -230,18 +263,27 @@ fn read_lines(
         encoding,
         session,
         items,
+        rebuilt,
     })
 }
 
 /// One line after the header: a record, or the hole it is.
 pub fn item_of(line: &Line, packed_rows: bool) -> Item {
     let hole = |rule, why: String| {
+        // A line that is there but is no event can be quoted (not a torn one, a row, or
+        // one too long to hold).
+        let quotable = line.terminated
+            && line.defect.is_none()
+            && !line.too_long
+            && line.bytes.len() <= QUOTABLE
+            && matches!(rule, Rule::J3 | Rule::J4 | Rule::J7);
         Item::Hole(Hole {
             line: Some(line.number),
             lines: 1,
             bytes: None,
             rule,
             why,
+            text: quotable.then(|| String::from_utf8_lossy(&line.bytes).into_owned()),
         })
     };
     if let Some(why) = &line.defect {
@@ -319,6 +361,14 @@ pub fn item_of(line: &Line, packed_rows: bool) -> Item {
     })
 }
 
+/// The time of the first record that has one.
+fn first_time(items: &[Item]) -> Option<i64> {
+    items.iter().find_map(|i| match i {
+        Item::Record(r) => r.time,
+        Item::Hole(_) => None,
+    })
+}
+
 fn short(text: &str) -> String {
     let cut: String = text.chars().take(40).collect();
     if cut.len() < text.len() {
@@ -374,6 +424,7 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
                                 why: format!(
                                     "the zstd frame at byte offset {at} ({size} bytes) fails decompression: {e}; the lines it held cannot be read"
                                 ),
+                                text: None,
                             },
                         ));
                     }
@@ -394,6 +445,7 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
                         why: format!(
                             "the file ends inside the zstd frame at byte offset {at} (torn final frame); its complete lines are kept"
                         ),
+                        text: None,
                     },
                 ));
                 break;
@@ -409,6 +461,7 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
                         why: format!(
                             "the bytes at offset {at} do not start a zstd frame; nothing after them can be located"
                         ),
+                        text: None,
                     },
                 ));
                 break;
@@ -435,7 +488,7 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
             "the first zstd frame does not decode to a header line",
         )));
     };
-    let (header_text, header, era) = header_of(&first.bytes, path)?;
+    let (_, _, era, rebuilt_first) = header_of(&first.bytes, path, None)?;
     let packed_rows = era.dialect().packed_rows;
     let mut items = Vec::new();
     let mut holes = holes.into_iter().peekable();
@@ -462,6 +515,10 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
             }
         }
     }
+    if rebuilt_first.is_some_and(|r| r.first_is_record) {
+        items.insert(0, item_of(first, packed_rows));
+    }
+    let (header_text, header, _, rebuilt) = header_of(&first.bytes, path, first_time(&items))?;
     Ok(Stored {
         header_text,
         header,
@@ -469,5 +526,6 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
         encoding: Encoding::Zstd,
         session: None,
         items,
+        rebuilt,
     })
 }

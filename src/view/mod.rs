@@ -10,6 +10,7 @@
 //! Adding a view is one new file implementing [`View`] and one line where a command
 //! composes it ([`crate::scan::scan_path_with`]).
 
+pub mod derived;
 pub mod follow;
 pub mod heal_sources;
 pub mod inspect;
