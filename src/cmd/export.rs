@@ -45,6 +45,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut provider = ProviderRules::default();
     let mut facts = UpToDefect::new(TranscriptFacts::default());
     let mut replacements = Replacements::default();
+    let (mut priced, sink) = crate::cmd::cost::session_view();
     let mut keep = Keep {
         messages: true,
         shadowed: true,
@@ -64,6 +65,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             &mut provider,
             &mut facts,
             &mut replacements,
+            &mut priced,
             // The transcript copies what it shows; the fold's own texts wait on disk.
             &mut keep,
         ],
@@ -74,6 +76,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
     }
     let file = args.file.display().to_string();
+    let cost = crate::cmd::cost::cost_text(&crate::cmd::cost::session_total(&sink));
     let transcript = Transcript::build(
         &Sources {
             file: &file,
@@ -81,6 +84,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             replacements: &replacements.list,
             stats: &stats.view,
             facts: &facts.view,
+            cost: Some(&cost),
         },
         Redactor::new(!args.no_redact),
     )
