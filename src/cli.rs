@@ -301,8 +301,8 @@ pub enum Command {
     /// (`peak ×2 until 12:00 CST`), at the built-in prices (--prices adds or overrides). With
     /// no PATH, the session is the log under the root written last. The line fits $COLUMNS
     /// (or --width): the last parts are left out first. A cost marked * leaves out models
-    /// without a price. Today's cost of each log is cached in the user's cache directory by
-    /// the log's size and mtime.
+    /// without a price. The session's figures and today's cost of each log are cached in
+    /// the user's cache directory by the log's size and mtime.
     #[command(
         after_help = "Examples:\n  dsh-session statusline\n  dsh-session statusline ~/.dsh/sessions/-home-ana-proj/session-1234/session.v4.jsonl\n  set -g status-right '#(dsh-session statusline --width 60)'   # tmux\n\nExit codes:\n  0  the line was printed\n  2  usage error, no session log found, or the session could not be read"
     )]

@@ -1350,6 +1350,54 @@ fn statusline_prints_the_session_today_and_the_band_now_in_its_width() {
         "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY\n"
     );
     assert_eq!(line("12", "2026-09-01T10:30:00+08:00"), "8,961,010 t…\n");
+    // With the cache: the same line twice, the second from the cache file (never beside
+    // the log), which a changed log makes stale.
+    let cache = dir.path().join("cache/statusline.json");
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&log, &copy).expect("copy");
+    let cached = |log: &Path| {
+        let out = dsh_writer()
+            .env("TZ", "Asia/Shanghai")
+            .args([
+                "statusline",
+                "--width",
+                "80",
+                "--now",
+                "2026-09-01T10:30:00+08:00",
+            ])
+            .arg("--cache")
+            .arg(&cache)
+            .arg("--root")
+            .arg(&empty_root)
+            .arg(log)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert_eq!(cached(&copy), format!("{full}\n"));
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(&cache).expect("cache written")).expect("JSON");
+    assert_eq!(
+        kept["session"][copy.display().to_string()]["tokens"],
+        8_961_010
+    );
+    assert_eq!(cached(&copy), format!("{full}\n"));
+    // A log that grew is read again: one answer more (200,000 uncached V4-Flash tokens at
+    // 10:30, peak: 0.40 CNY).
+    let mut text = std::fs::read_to_string(&copy).expect("copy");
+    for line in [
+        r#"{"type":"turn/start","seq":30,"time":1788230000000,"data":{"turn":6}}"#,
+        r#"{"type":"step/start","seq":31,"time":1788230000000,"data":{"turn":6,"step":1}}"#,
+        r#"{"type":"user/message","seq":32,"time":1788230000000,"surfaceOp":"append","data":{"id":"u6","role":"user","content":[{"type":"text","text":"More."}],"source":{"kind":"user"}}}"#,
+        r#"{"type":"assistant/message","seq":33,"time":1788230000000,"surfaceOp":"append","data":{"turn":6,"step":1,"message":{"id":"m6","role":"assistant","content":[{"type":"text","text":"More."}],"source":{"kind":"model","provider":"deepseek-official","model":"deepseek-v4-flash"}},"stream":[],"usage":{"inputTokens":200000,"outputTokens":0}}}"#,
+        r#"{"type":"step/end","seq":34,"time":1788230000000,"data":{"turn":6,"step":1}}"#,
+        r#"{"type":"turn/end","seq":35,"time":1788230001000,"data":{"turn":6,"reason":{"kind":"completed"}}}"#,
+    ] {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::write(&copy, text).expect("grow");
+    assert!(cached(&copy).starts_with("9,161,010 tok 7.6800 CNY* · today 7.6800 CNY"));
     // The next day, nothing of it is today's.
     assert_eq!(
         line("80", "2026-09-02T20:00:00+08:00"),

@@ -73,11 +73,52 @@ struct Cached {
     cost: BTreeMap<String, String>,
 }
 
-/// The cache: the day (`YYYY-MM-DD` in the local zone) and each log's entry.
+/// What the line shows of the session, as cached.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+struct Session {
+    len: u64,
+    mtime: i64,
+    /// Input (cached or not) and output tokens.
+    tokens: u64,
+    /// Cost per currency, in 10⁻¹² of it, as text.
+    cost: BTreeMap<String, String>,
+    /// Some model of it has no price.
+    unpriced: bool,
+    /// Its provider/models, for the band.
+    models: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Session {
+    fn of(len: u64, mtime: i64, c: &Counts) -> Session {
+        let t = c.tokens();
+        Session {
+            len,
+            mtime,
+            tokens: t.input + t.cache_read + t.cache_write + t.output,
+            cost: c
+                .cost
+                .iter()
+                .map(|(cur, c): (&String, &Cost)| (cur.clone(), c.total().to_string()))
+                .collect(),
+            unpriced: !c.unpriced.is_empty(),
+            models: c
+                .usage
+                .keys()
+                .map(|m| (m.provider.clone(), m.model.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// The cache: the day (`YYYY-MM-DD` in the local zone) and the prices it was made with
+/// (this version's table and the `--prices` file's path, size and mtime), each log's cost
+/// that day, and the last session shown.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Cache {
     day: String,
+    prices: String,
     logs: BTreeMap<String, Cached>,
+    session: BTreeMap<String, Session>,
 }
 
 /// The cache file: `$XDG_CACHE_HOME/dsh-session/statusline.json` or the platform's cache
@@ -89,21 +130,49 @@ fn cache_path(args: &StatuslineArgs) -> Option<PathBuf> {
     })
 }
 
-/// Today's cost per currency over `logs`, from the cache where a log did not change.
-fn today(
-    logs: &[PathBuf],
-    options: &UsageOptions,
-    day: &str,
-    cache_file: Option<&Path>,
-) -> BTreeMap<String, u128> {
-    let mut cache: Cache = cache_file
-        .and_then(|f| std::fs::read(f).ok())
+/// The cache in `file` when it was made on `day` with `prices`, else an empty one.
+fn load(file: Option<&Path>, day: &str, prices: &str) -> Cache {
+    file.and_then(|f| std::fs::read(f).ok())
         .and_then(|b| serde_json::from_slice(&b).ok())
-        .filter(|c: &Cache| c.day == day)
+        .filter(|c: &Cache| c.day == day && c.prices == prices)
         .unwrap_or_else(|| Cache {
             day: day.to_owned(),
+            prices: prices.to_owned(),
             ..Cache::default()
-        });
+        })
+}
+
+/// Writes the cache whole beside itself and renames it over the old one, so a reader never
+/// sees half; a cache that cannot be written costs speed, not correctness.
+fn save(file: &Path, cache: &Cache) {
+    if let (Some(dir), Ok(bytes)) = (file.parent(), serde_json::to_vec(cache)) {
+        let _ = std::fs::create_dir_all(dir);
+        if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir)
+            && tmp.write_all(&bytes).is_ok()
+        {
+            let _ = tmp.persist(file);
+        }
+    }
+}
+
+/// The session's figures, from the cache when the log did not change.
+fn session_of(path: &Path, options: &UsageOptions, cache: &mut Cache) -> Result<Session> {
+    let key = path.display().to_string();
+    let (len, mtime) = stamp(path).unwrap_or((0, 0));
+    if let Some(s) = cache
+        .session
+        .get(&key)
+        .filter(|s| s.len == len && s.mtime == mtime)
+    {
+        return Ok(s.clone());
+    }
+    let s = Session::of(len, mtime, &counts_of(path, options)?);
+    cache.session = BTreeMap::from([(key, s.clone())]);
+    Ok(s)
+}
+
+/// Today's cost per currency over `logs`, from the cache where a log did not change.
+fn today(logs: &[PathBuf], options: &UsageOptions, cache: &mut Cache) -> BTreeMap<String, u128> {
     let mut fresh = BTreeMap::new();
     let mut sum: BTreeMap<String, u128> = BTreeMap::new();
     for log in logs {
@@ -133,22 +202,7 @@ fn today(
         }
         fresh.insert(key, entry);
     }
-    if let Some(file) = cache_file {
-        let cache = Cache {
-            day: day.to_owned(),
-            logs: fresh,
-        };
-        // A cache that cannot be written costs speed, not correctness.
-        // Written whole beside itself and renamed over it, so a reader never sees half.
-        if let (Some(dir), Ok(bytes)) = (file.parent(), serde_json::to_vec(&cache)) {
-            let _ = std::fs::create_dir_all(dir);
-            if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir)
-                && tmp.write_all(&bytes).is_ok()
-            {
-                let _ = tmp.persist(file);
-            }
-        }
-    }
+    cache.logs = fresh;
     sum
 }
 
@@ -165,14 +219,17 @@ fn amounts(cost: &BTreeMap<String, u128>) -> String {
 
 /// The band now at the entry of the session's last priced model, else at the table's
 /// first entry: `peak ×2 until 12:00 CST`.
-fn band_now(table: &PriceTable, counts: &Counts, now: i64) -> Option<String> {
-    let entry = counts
-        .usage
-        .keys()
+fn band_now(
+    table: &PriceTable,
+    models: &[(Option<String>, Option<String>)],
+    now: i64,
+) -> Option<String> {
+    let entry = models
+        .iter()
         .rev()
-        .find_map(|m| {
+        .find_map(|(provider, model)| {
             table
-                .entry(m.provider.as_deref(), m.model.as_deref(), Some(now))
+                .entry(provider.as_deref(), model.as_deref(), Some(now))
                 .ok()
         })
         .or_else(|| table.entries.first())?;
@@ -253,19 +310,29 @@ pub fn run(args: &StatuslineArgs, out: &mut dyn Write) -> Result<ExitCode> {
         until: None,
         prices: Arc::clone(&table),
     };
-    let this = counts_of(&session, &options(None))?;
-    let t = this.tokens();
+    // The cache is made for one day and one price table.
+    let day = dsh_session::view::usage::day_of(now, &zone).unwrap_or_default();
+    let prices_key = format!(
+        "{} {:?}",
+        env!("CARGO_PKG_VERSION"),
+        args.prices
+            .as_deref()
+            .map(|p| (p.display().to_string(), stamp(p)))
+    );
+    let cache_file = if args.no_cache {
+        None
+    } else {
+        cache_path(args)
+    };
+    let mut cache = load(cache_file.as_deref(), &day, &prices_key);
+    let this = session_of(&session, &options(None), &mut cache)?;
     let cost: BTreeMap<String, u128> = this
         .cost
         .iter()
-        .map(|(cur, c): (&String, &Cost)| (cur.clone(), c.total()))
+        .map(|(cur, units)| (cur.clone(), units.parse::<u128>().unwrap_or(0)))
         .collect();
-    let mut session_part = format!(
-        "{} tok {}",
-        thousands(t.input + t.cache_read + t.cache_write + t.output),
-        amounts(&cost)
-    );
-    if !this.unpriced.is_empty() {
+    let mut session_part = format!("{} tok {}", thousands(this.tokens), amounts(&cost));
+    if this.unpriced {
         session_part.push('*');
     }
     let mut parts = vec![session_part];
@@ -275,7 +342,6 @@ pub fn run(args: &StatuslineArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .and_then(|at| at.to_zoned_datetime(zone.clone()).start_of_day().ok())
         .map(|z| z.timestamp().as_millisecond());
     if let Some(midnight) = midnight {
-        let day = dsh_session::view::usage::day_of(now, &zone).unwrap_or_default();
         let mut today_logs: Vec<PathBuf> = logs
             .iter()
             .filter(|p| stamp(p).is_some_and(|(_, m)| m >= midnight))
@@ -284,20 +350,13 @@ pub fn run(args: &StatuslineArgs, out: &mut dyn Write) -> Result<ExitCode> {
         if args.path.is_some() && !today_logs.contains(&session) {
             today_logs.push(session.clone());
         }
-        let cache = if args.no_cache {
-            None
-        } else {
-            cache_path(args)
-        };
-        let sum = today(
-            &today_logs,
-            &options(Some(midnight)),
-            &day,
-            cache.as_deref(),
-        );
+        let sum = today(&today_logs, &options(Some(midnight)), &mut cache);
         parts.push(format!("today {}", amounts(&sum)));
     }
-    if let Some(band) = band_now(&table, &this, now) {
+    if let Some(file) = &cache_file {
+        save(file, &cache);
+    }
+    if let Some(band) = band_now(&table, &this.models, now) {
         parts.push(band);
     }
     let width = args
