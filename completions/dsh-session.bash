@@ -70,6 +70,9 @@ _dsh__session() {
             dsh__session,stats)
                 cmd="dsh__session__subcmd__stats"
                 ;;
+            dsh__session,statusline)
+                cmd="dsh__session__subcmd__statusline"
+                ;;
             dsh__session,surface)
                 cmd="dsh__session__subcmd__surface"
                 ;;
@@ -139,6 +142,9 @@ _dsh__session() {
             dsh__session__subcmd__help,stats)
                 cmd="dsh__session__subcmd__help__subcmd__stats"
                 ;;
+            dsh__session__subcmd__help,statusline)
+                cmd="dsh__session__subcmd__help__subcmd__statusline"
+                ;;
             dsh__session__subcmd__help,surface)
                 cmd="dsh__session__subcmd__help__subcmd__surface"
                 ;;
@@ -161,7 +167,7 @@ _dsh__session() {
 
     case "${cmd}" in
         dsh__session)
-            opts="-v -h -V --color --verbose --dsh --platform --help --version validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
+            opts="-v -h -V --color --verbose --dsh --platform --help --version validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui statusline follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -359,7 +365,7 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help)
-            opts="validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui follow rules man completions help"
+            opts="validate surface messages repair recover fork trim provenance replacements show stats version sessions index search mcp export tui statusline follow rules man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,6 +617,20 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__help__subcmd__statusline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1163,14 +1183,14 @@ _dsh__session() {
             return 0
             ;;
         dsh__session__subcmd__stats)
-            opts="-v -h --by --since --until --tz --prices --format --color --verbose --dsh --platform --help"
+            opts="-v -h --by --subagents-apart --since --until --tz --prices --format --color --verbose --dsh --platform --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --by)
-                    COMPREPLY=($(compgen -W "day session model project" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "day session model project band hour" -- "${cur}"))
                     return 0
                     ;;
                 --since)
@@ -1191,6 +1211,52 @@ _dsh__session() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "text json csv jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --dsh)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        dsh__session__subcmd__statusline)
+            opts="-v -h --root --prices --width --now --cache --no-cache --color --verbose --dsh --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --width)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -259,14 +259,16 @@ never\:"Never colour"))' \
 ;;
 (stats)
 _arguments "${_arguments_options[@]}" : \
-'--by=[One row per\: day (of each turn'\''s start, in --tz), session (a log, or a session of a store), model (the provider/model that produced the tokens; a turn counts for the model of its first answer), or project (the header'\''s cwd)]:BY:((day\:"A calendar day of the turns'\'' start times, in --tz"
+'--by=[One row per\: day (of each turn'\''s start, in --tz), session (a log, or a session of a store), model (the provider/model that produced the tokens; a turn counts for the model of its first answer), project (the header'\''s cwd), band (the price band of each message'\''s time\: peak, off-peak) or hour (of the day, in --tz)]:BY:((day\:"A calendar day of the turns'\'' start times, in --tz"
 session\:"A session\: a log file, or one session of a SQLite store"
 model\:"A provider/model"
-project\:"A project\: the header'\''s cwd"))' \
+project\:"A project\: the header'\''s cwd"
+band\:"A price band (peak, off-peak; \`-\` for tokens without a price), by each message'\''s time"
+hour\:"An hour of the day in --tz (00 to 23), by each message'\''s time"))' \
 '--since=[Count only turns that start at or after WHEN\: a date (2026-11-30, from its first moment), a date and time (2026-11-30T14\:00), both in --tz, or a time with an offset (2026-11-30T14\:00\:00Z)]:WHEN:_default' \
 '--until=[Count only turns that start before WHEN (as for --since); a date includes that whole day, so \`--since 2026-11-01 --until 2026-11-30\` is all of November 1 to 30]:WHEN:_default' \
 '--tz=[The time zone of days and of --since/--until without an offset\: an IANA name such as Europe/Berlin]:ZONE:_default' \
-'--prices=[Prices per million tokens by provider/model, a JSON or TOML file (README\: "stats"); adds a cost column. A model without a price gets no cost, never a guess]:FILE:_files' \
+'--prices=[A price table (TOML or JSON, the built-in table'\''s schema, README "stats") tried before the built-in one (DeepSeek'\''s CNY prices and peak hours)\: it overrides and extends it. A model without a price gets no cost, never a guess\: it is listed]:FILE:_files' \
 '--format=[Output format\: text (a table, a total row and notes), json (one object with schema_version), csv or jsonl (flat rows, no total, for DuckDB or a spreadsheet)]:FORMAT:((text\:"A table with a total row, then notes on logs not counted in full"
 json\:"One JSON object\: rows, total and notes"
 csv\:"Comma-separated rows with a header line; notes go to standard error"
@@ -276,6 +278,7 @@ always\:"Always colour"
 never\:"Never colour"))' \
 '--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
 '--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
+'--subagents-apart[With --by session\: a row of its own for each subagent, instead of its counts in its parent'\''s row (when the parent is among the logs read)]' \
 '-v[Also print the cause chain of an error]' \
 '--verbose[Also print the cause chain of an error]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -437,6 +440,26 @@ never\:"Never colour"))' \
 '*::paths -- JSONL roots, session directories, logs and SQLite stores to browse \[default\: the paths indexed before, else ~/.dsh/sessions\]:_files' \
 && ret=0
 ;;
+(statusline)
+_arguments "${_arguments_options[@]}" : \
+'--root=[DSH'\''s sessions root, for the newest session and today'\''s cost \[default\: ~/.dsh/sessions\]]:DIR:_files' \
+'--prices=[A price table over the built-in one (as \`stats --prices\`)]:FILE:_files' \
+'--width=[The line'\''s width in columns \[default\: \$COLUMNS, else 80\]]:N:_default' \
+'--now=[Now, for the band and today (as \`stats --since\` takes a time; for scripts and tests)]:WHEN:_default' \
+'--cache=[The cache file \[default\: statusline.json in the user'\''s cache directory\]]:FILE:_files' \
+'--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
+always\:"Always colour"
+never\:"Never colour"))' \
+'--dsh=[Judge logs as this DSH release line does\: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as it is and refuses every v1-v4 log as newer), 0.1.5 (0.1.5 and 0.1.6\: older logs are migrated through the frozen edges to v3, a log an edge refuses is \`refused\`, rules F1-F10, and a v4 log is newer, G10) or 0.1.7 (0.1.7 and later, 0.2.x\: as 0.1.5, and v4 is read and written). The default, \`latest\`, is 0.1.7; \`writer\` judges each log as the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full version (0.1.1-rc.2, 0.2.1-alpha.2) names its line]:LINE:_default' \
+'--platform=[Judge logs as DSH on this platform does\: posix (Linux, macOS) or windows. A log'\''s \`cwd\` is absolute on one and not the other (\`C\:\\DEV\\proj\` only on Windows\: H8). Default\: the platform that wrote each log, as its \`cwd\` shows]:PLATFORM:_default' \
+'--no-cache[Read every log of today again, without the cache]' \
+'-v[Also print the cause chain of an error]' \
+'--verbose[Also print the cause chain of an error]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'::path -- The session log \[default\: the log under --root written last\]:_files' \
+&& ret=0
+;;
 (follow)
 _arguments "${_arguments_options[@]}" : \
 '--format=[Output format\: text (one line per happening) or jsonl (one object per happening, with schema_version and kind)]:FORMAT:((text\:"One line per happening"
@@ -593,6 +616,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(statusline)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (follow)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -643,6 +670,7 @@ _dsh-session_commands() {
 'mcp:Serve the sessions to an agent\: a Model Context Protocol server on standard I/O' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
+'statusline:Print one line for a shell prompt, tmux or an editor\: tokens and cost, today, band' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
@@ -692,6 +720,7 @@ _dsh-session__subcmd__help_commands() {
 'mcp:Serve the sessions to an agent\: a Model Context Protocol server on standard I/O' \
 'export:Export a session to read (Markdown, HTML) or a SQLite store as DSH JSONL sessions' \
 'tui:Browse sessions in the terminal\: the sessions list, full-text search, a session'\''s turns, messages, tool calls, replaces, findings, raw events and provenance' \
+'statusline:Print one line for a shell prompt, tmux or an editor\: tokens and cost, today, band' \
 'follow:Print what happens in a live log as it is appended\: turns, tool calls, findings' \
 'rules:List every rule id with its meaning and FORMAT.md section, or explain one (rules ID)' \
 'man:Print a man page (roff)\: dsh-session(1), or one per subcommand (dsh-session-validate(1) …); \`--dir\` writes them all' \
@@ -790,6 +819,11 @@ _dsh-session__subcmd__help__subcmd__stats_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session help stats commands' commands "$@"
 }
+(( $+functions[_dsh-session__subcmd__help__subcmd__statusline_commands] )) ||
+_dsh-session__subcmd__help__subcmd__statusline_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session help statusline commands' commands "$@"
+}
 (( $+functions[_dsh-session__subcmd__help__subcmd__surface_commands] )) ||
 _dsh-session__subcmd__help__subcmd__surface_commands() {
     local commands; commands=()
@@ -879,6 +913,11 @@ _dsh-session__subcmd__show_commands() {
 _dsh-session__subcmd__stats_commands() {
     local commands; commands=()
     _describe -t commands 'dsh-session stats commands' commands "$@"
+}
+(( $+functions[_dsh-session__subcmd__statusline_commands] )) ||
+_dsh-session__subcmd__statusline_commands() {
+    local commands; commands=()
+    _describe -t commands 'dsh-session statusline commands' commands "$@"
 }
 (( $+functions[_dsh-session__subcmd__surface_commands] )) ||
 _dsh-session__subcmd__surface_commands() {

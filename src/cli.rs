@@ -208,10 +208,12 @@ pub enum Command {
     ///
     /// Reads logs, session directories, JSONL roots and SQLite stores (walked as `validate`
     /// walks them, in parallel) and sums what their turn records and `assistant/message`
-    /// usage say, one row per day, session, model or project, with a total. A log that is
-    /// not valid is counted up to its defect and listed below the table; a torn tail counts
-    /// its committed part. Cost is shown only with --prices.
-    #[command(after_help = concat!("Examples:\n  dsh-session stats ~/.dsh/sessions\n  dsh-session stats --by model --since 2026-11-01 --prices prices.toml ~/.dsh/sessions\n  dsh-session stats --by session --tz Europe/Berlin --format csv ~/.dsh/sessions > usage.csv\n\n", "Exit codes:\n  0  every log was read (torn tails included)\n  1  a log is corrupt or refused: it is counted up to its defect and listed\n  2  usage error, bad --prices, a path could not be read, or a directory holds no logs"))]
+    /// usage say, one row per day, session, model, project, price band or hour, with a
+    /// total. A log that is not valid is counted up to its defect and listed below the
+    /// table; a torn tail counts its committed part. Cost is shown where a price is known:
+    /// built in, DeepSeek's CNY prices with their peak hours (each message priced at its own
+    /// time); --prices adds or overrides; a model without a price is listed, never guessed.
+    #[command(after_help = concat!("Examples:\n  dsh-session stats ~/.dsh/sessions\n  dsh-session stats --by model --since 2026-11-01 ~/.dsh/sessions\n  dsh-session stats --by band --prices my-prices.toml ~/.dsh/sessions\n  dsh-session stats --by session --tz Europe/Berlin --format csv ~/.dsh/sessions > usage.csv\n\n", "Exit codes:\n  0  every log was read (torn tails included)\n  1  a log is corrupt or refused: it is counted up to its defect and listed\n  2  usage error, bad --prices, a path could not be read, or a directory holds no logs"))]
     Stats(StatsArgs),
 
     /// Print the log's format version, era and compression; exit 1 when refused.
@@ -296,6 +298,20 @@ pub enum Command {
         after_help = "Examples:\n  dsh-session tui                       # the roots indexed before, else ~/.dsh/sessions\n  dsh-session tui ~/.dsh/sessions\n  dsh-session tui session.v4.jsonl.zstd\n  NO_COLOR=1 dsh-session tui ~/.dsh/sessions\n\nKeys:\n  q quit  ? help  Enter open  Esc back  f filter (list) / findings (session)\n  / search  s S sort  Space → ← fold and expand  r reasoning  v raw event\n  P provenance  p provider rules  y copy (OSC 52)  e export to Markdown\n\nExit codes:\n  0  quit with q\n  2  usage error, not a terminal, a path could not be read, or the index could not be used"
     )]
     Tui(TuiArgs),
+
+    /// Print one line for a shell prompt, tmux or an editor: tokens and cost, today, band.
+    ///
+    /// The session's tokens (input, cached input and output) and cost, today's cost over the
+    /// sessions under DSH's root (their turns since local midnight), and the price band now
+    /// (`peak ×2 until 12:00 CST`), at the built-in prices (--prices adds or overrides). With
+    /// no PATH, the session is the log under the root written last. The line fits $COLUMNS
+    /// (or --width): the last parts are left out first. A cost marked * leaves out models
+    /// without a price. The session's figures and today's cost of each log are cached in
+    /// the user's cache directory by the log's size and mtime.
+    #[command(
+        after_help = "Examples:\n  dsh-session statusline\n  dsh-session statusline ~/.dsh/sessions/-home-ana-proj/session-1234/session.v4.jsonl\n  set -g status-right '#(dsh-session statusline --width 60)'   # tmux\n\nExit codes:\n  0  the line was printed\n  2  usage error, no session log found, or the session could not be read"
+    )]
+    Statusline(StatuslineArgs),
 
     /// Print what happens in a live log as it is appended: turns, tool calls, findings.
     ///
@@ -694,9 +710,15 @@ pub struct StatsArgs {
 
     /// One row per: day (of each turn's start, in --tz), session (a log, or a session of a
     /// store), model (the provider/model that produced the tokens; a turn counts for the
-    /// model of its first answer), or project (the header's cwd).
+    /// model of its first answer), project (the header's cwd), band (the price band of each
+    /// message's time: peak, off-peak) or hour (of the day, in --tz).
     #[arg(long, value_enum, default_value_t = StatsBy::Day)]
     pub by: StatsBy,
+
+    /// With --by session: a row of its own for each subagent, instead of its counts in its
+    /// parent's row (when the parent is among the logs read).
+    #[arg(long)]
+    pub subagents_apart: bool,
 
     /// Count only turns that start at or after WHEN: a date (2026-11-30, from its first
     /// moment), a date and time (2026-11-30T14:00), both in --tz, or a time with an offset
@@ -714,8 +736,9 @@ pub struct StatsArgs {
     #[arg(long, value_name = "ZONE", default_value = "UTC")]
     pub tz: String,
 
-    /// Prices per million tokens by provider/model, a JSON or TOML file (README: "stats");
-    /// adds a cost column. A model without a price gets no cost, never a guess.
+    /// A price table (TOML or JSON, the built-in table's schema, README "stats") tried
+    /// before the built-in one (DeepSeek's CNY prices and peak hours): it overrides and
+    /// extends it. A model without a price gets no cost, never a guess: it is listed.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
 
@@ -736,6 +759,10 @@ pub enum StatsBy {
     Model,
     /// A project: the header's cwd.
     Project,
+    /// A price band (peak, off-peak; `-` for tokens without a price), by each message's time.
+    Band,
+    /// An hour of the day in --tz (00 to 23), by each message's time.
+    Hour,
 }
 
 /// Formats for `stats`.
@@ -1030,6 +1057,39 @@ pub struct TuiArgs {
     pub no_update: bool,
 }
 
+/// Arguments of `statusline`.
+#[derive(Debug, Args)]
+pub struct StatuslineArgs {
+    /// The session log [default: the log under --root written last].
+    #[arg(value_name = "PATH")]
+    pub path: Option<PathBuf>,
+
+    /// DSH's sessions root, for the newest session and today's cost [default:
+    /// ~/.dsh/sessions].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// A price table over the built-in one (as `stats --prices`).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+
+    /// The line's width in columns [default: $COLUMNS, else 80].
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+
+    /// Now, for the band and today (as `stats --since` takes a time; for scripts and tests).
+    #[arg(long, value_name = "WHEN")]
+    pub now: Option<String>,
+
+    /// The cache file [default: statusline.json in the user's cache directory].
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+
+    /// Read every log of today again, without the cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
 /// Arguments of `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -1070,9 +1130,9 @@ pub struct ExportArgs {
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
-    /// Prices per million tokens by provider/model, a JSON or TOML file (README: "stats"):
-    /// the site's index shows each session's cost (site only). A session with a model
-    /// without a price, or a turn of two models, gets no cost, never a guess.
+    /// A price table (TOML or JSON, the schema of `stats --prices`) tried before the
+    /// built-in one for the site's cost column (site only). A session with a model without a
+    /// price, or of two currencies, gets no cost, never a guess.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
 

@@ -139,6 +139,7 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         Command::Tui(args) => cmd::tui::run(&args, color),
         Command::Man(args) => cmd::man::run(&args, out),
         Command::Stats(args) => cmd::stats::run(&args, out),
+        Command::Statusline(args) => cmd::statusline::run(&args, out),
         Command::Completions(args) => cmd::completions::run(&args, out),
     }
 }

@@ -408,6 +408,7 @@ fn man_page_and_rules() {
         "mcp",
         "export",
         "stats",
+        "statusline",
         "follow",
         "rules",
         "man",

@@ -346,3 +346,26 @@ fn a_recovered_or_trimmed_session_says_where_it_came_from() {
     // The source itself came from nowhere.
     assert_eq!(show_json(&source)["derived_from"], Value::Null);
 }
+
+#[test]
+fn show_prices_the_session_as_stats_does() {
+    let log = fixture("usage/deepseek-peak-and-off-peak.jsonl");
+    let lines = summary_lines(&log);
+    let cost = lines
+        .iter()
+        .find(|l| l.starts_with("cost:"))
+        .expect("a cost line");
+    assert_eq!(
+        cost,
+        "cost:         7.2800 CNY (cache hit 0.2600, cache miss 4.2000, output 2.8200); no price: deepseek-official/deepseek-v4-flash-vision-exp"
+    );
+    let v = show_json(&log);
+    assert_eq!(
+        v["cost"],
+        json!({"CNY": {"total": 7.28, "cache_hit": 0.26, "cache_miss": 4.2, "cache_write": 0.0, "output": 2.82}})
+    );
+    assert_eq!(
+        v["unpriced"],
+        json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+    );
+}

@@ -527,11 +527,33 @@ fn with_prices_the_index_shows_each_sessions_cost() {
         )],
     );
     let site = tmp.path().join("site");
+    // The built-in table, as `stats` prices: deepseek/deepseek-chat is V4-Flash, and the
+    // answer at 2026-08-30 14:26 UTC (22:26 in Beijing) is off-peak: 1.2 M uncached input
+    // at 1.00 CNY, 0.1 M output at 2.00 CNY per million.
+    let out = export(&[&root], &site);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = read(&site.join("index.html"));
+    assert!(
+        index.contains("<td class=\"n\">1300000</td><td class=\"n\">1.4000 CNY</td>"),
+        "{index}"
+    );
+    // A prices file is tried first: 0.27 and 1.10 USD per million (and the rows are made
+    // again).
+    let prices = tmp.path().join("prices.toml");
+    std::fs::write(
+        &prices,
+        "[[price]]\nprovider = \"deepseek\"\nmodel = \"deepseek-chat\"\ncurrency = \"USD\"\ncache_hit = 0.07\ncache_miss = 0.27\noutput = 1.10\n",
+    )
+    .unwrap();
     let out = dsh()
         .arg("export")
         .arg(&root)
         .args(["--format", "site", "--prices"])
-        .arg(common::fixture("prices.toml"))
+        .arg(&prices)
         .arg("--out")
         .arg(&site)
         .output()
@@ -541,24 +563,15 @@ fn with_prices_the_index_shows_each_sessions_cost() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // deepseek/deepseek-chat: 1.2 M input at 0.27, 0.1 M output at 1.10 per million.
     let index = read(&site.join("index.html"));
     assert!(
-        index.contains("<td class=\"n\">1300000</td><td class=\"n\">0.434000</td>"),
-        "{index}"
-    );
-    // Without prices, no cost (and the rows are made again).
-    let out = export(&[&root], &site);
-    assert!(out.status.success());
-    let index = read(&site.join("index.html"));
-    assert!(
-        index.contains("<td class=\"n\">1300000</td><td class=\"n\"></td>"),
+        index.contains("<td class=\"n\">1300000</td><td class=\"n\">0.4340 USD</td>"),
         "{index}"
     );
     // --prices is for the site only.
     let out = dsh()
         .args(["export", "--prices"])
-        .arg(common::fixture("prices.toml"))
+        .arg(&prices)
         .arg(common::fixture("v4-tool-result-error.jsonl"))
         .output()
         .unwrap();

@@ -211,7 +211,10 @@ fn every_grouping_sums_to_show_over_every_readable_sample() {
     if !common::have_samples() {
         return;
     }
-    let all = readable_samples();
+    let mut all = readable_samples();
+    // A fork's inherited history is counted in its parent, not in the fork, while `show`
+    // counts the whole log (a_fork_is_counted_once_in_its_parent checks forks).
+    all.retain(|(_, s)| s["parent_session"].is_null());
     let paths: Vec<PathBuf> = all.iter().map(|(p, _)| p.clone()).collect();
     let mut expected_total = Sums::default();
     for (_, s) in &all {
@@ -220,7 +223,7 @@ fn every_grouping_sums_to_show_over_every_readable_sample() {
 
     // By session: each row is that log's show, also for a log with no turn (zeros), and
     // names the session its header names; every log is one session of the total.
-    let (by_session, code) = stats(&["--by", "session"], &paths);
+    let (by_session, code) = stats(&["--by", "session", "--subagents-apart"], &paths);
     assert_eq!(code, 0, "every sample here is valid or torn");
     for (path, s) in &all {
         let file = path.display().to_string();
@@ -252,7 +255,7 @@ fn every_grouping_sums_to_show_over_every_readable_sample() {
     assert_eq!(got, per_cwd);
 
     // Every grouping's total, and the sum of its rows, is the sum of show.
-    for by in ["day", "session", "model", "project"] {
+    for by in ["day", "session", "model", "project", "band", "hour"] {
         let (v, _) = stats(&["--by", by], &paths);
         assert_eq!(from_row(&v["total"]), expected_total, "--by {by} total");
         let mut sum = Sums::default();
@@ -260,7 +263,7 @@ fn every_grouping_sums_to_show_over_every_readable_sample() {
             sum.add(&from_row(r));
         }
         assert_eq!(sum, expected_total, "--by {by}: sum of the rows");
-        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["schema_version"], 2);
         assert_eq!(v["by"], by);
     }
     // The totals are not zero: the comparison above compares something.
@@ -292,7 +295,8 @@ fn by_day_rows_are_show_turns_summed_by_the_day_of_their_start_in_the_zone() {
     let mut logs = Vec::new();
     for dir in ["jsonl", "real"] {
         for path in files_in(dir) {
-            if let Some(s) = show(&path) {
+            // A fork's inherited turns are counted in its parent (a_fork_is_counted_once_in_its_parent).
+            if let Some(s) = show(&path).filter(|s| s["parent_session"].is_null()) {
                 let turns = s["per_turn"].as_array().expect("per_turn").clone();
                 let mut in_turns = Sums::default();
                 for t in &turns {
@@ -375,7 +379,8 @@ fn by_model_tokens_are_the_assistant_messages_of_each_source_model_and_errors_co
     let mut tool_errors = 0;
     for dir in ["jsonl", "real"] {
         for path in files_in(dir) {
-            if show(&path).is_none() {
+            // A fork's inherited messages are counted in its parent (a_fork_is_counted_once_in_its_parent).
+            if show(&path).is_none_or(|s| !s["parent_session"].is_null()) {
                 continue;
             }
             // A message that names no model is the model last named before it.
@@ -482,31 +487,38 @@ fn real_sample_rows_csv_and_jsonl_exactly() {
     let log = log.to_str().expect("utf-8");
     let (csv, _, code) = run(&["stats", "--by", "model", "--format", "csv", log]);
     assert_eq!(code, 0);
+    // Its model has no price: no cost column, the model in `unpriced`; its messages
+    // reason without a count, so reasoning is unknown (empty), not 0.
     assert_eq!(
         csv,
-        "provider,model,sessions,turns,steps,tool_calls,tool_errors,turns_interrupted,turns_failed,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,turn_wall_ms,cost\n\
-         xiaomi-token-plan-cn,mimo-v2.6-flash,1,11,23,13,0,0,0,55750,11911,730816,0,0,414571,\n"
+        "provider,model,sessions,turns,steps,tool_calls,tool_errors,turns_interrupted,turns_failed,input_total_tokens,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,reasoning_tokens,turn_wall_ms,unpriced\n\
+         xiaomi-token-plan-cn,mimo-v2.6-flash,1,11,23,13,0,0,0,786566,55750,11911,730816,0,,414571,xiaomi-token-plan-cn/mimo-v2.6-flash\n"
     );
     let (jsonl, _, _) = run(&["stats", "--format", "jsonl", log]);
     assert_eq!(
         jsonl,
-        "{\"schema_version\":1,\"day\":\"2026-09-27\",\"sessions\":1,\"turns\":11,\"steps\":23,\"tool_calls\":13,\"tool_errors\":0,\"turns_interrupted\":0,\"turns_failed\":0,\"input_tokens\":55750,\"output_tokens\":11911,\"cache_read_tokens\":730816,\"cache_write_tokens\":0,\"reasoning_tokens\":0,\"turn_wall_ms\":414571,\"cost\":null}\n"
+        "{\"schema_version\":2,\"day\":\"2026-09-27\",\"sessions\":1,\"turns\":11,\"steps\":23,\"tool_calls\":13,\"tool_errors\":0,\"turns_interrupted\":0,\"turns_failed\":0,\"input_total_tokens\":786566,\"input_tokens\":55750,\"output_tokens\":11911,\"cache_read_tokens\":730816,\"cache_write_tokens\":0,\"reasoning_tokens\":null,\"turn_wall_ms\":414571,\"cost\":{},\"unpriced\":[\"xiaomi-token-plan-cn/mimo-v2.6-flash\"]}\n"
     );
-    // The text table: one row, the total, no notes.
+    // The text table: one row, the total, then the note on the model without a price.
     let (text, _, _) = run(&["stats", "--by", "project", log]);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 4, "{text}");
     assert!(lines[0].starts_with(" project "), "{text}");
     for (line, name) in [(lines[2], "/home/shawn/investment"), (lines[3], "total")] {
         let cells: Vec<&str> = line.split_whitespace().collect();
         assert_eq!(
             cells,
             [
-                name, "1", "11", "23", "13", "0", "0", "0", "55750", "11911", "730816", "0", "0",
-                "0:06:54"
+                name, "1", "11", "23", "13", "0", "0", "0", "786,566", "55,750", "11,911",
+                "730,816", "0", "-", "0:06:54"
             ]
         );
     }
+    assert_eq!(
+        lines[4..].join("\n"),
+        "\n1 model has no price, its tokens are in no cost (a cost marked * is the known part):\n  \
+         xiaomi-token-plan-cn/mimo-v2.6-flash: no price in the built-in table (add one with --prices); 786,566 input (55,750 uncached), 11,911 output",
+        "{text}"
+    );
 }
 
 #[test]
@@ -559,7 +571,7 @@ fn since_until_and_tz_pick_turns_by_their_start() {
 }
 
 #[test]
-fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
+fn a_prices_file_extends_the_built_in_table_and_a_model_without_a_price_is_listed() {
     if !common::have_samples() {
         return;
     }
@@ -567,27 +579,36 @@ fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
     let json = dir.path().join("prices.json");
     std::fs::write(
         &json,
-        r#"{"xiaomi-token-plan-cn/mimo-v2.6-flash": {"input": 1.0, "output": 2.0, "cache_read": 0.1}}"#,
+        r#"{"price": [{"provider": "xiaomi-token-plan-cn", "model": "mimo-v2.6-flash", "currency": "CNY", "cache_hit": 0.1, "cache_miss": 1.0, "output": 2.0}]}"#,
     )
     .expect("write");
     let toml = dir.path().join("prices.toml");
     std::fs::write(
         &toml,
-        "[\"xiaomi-token-plan-cn/mimo-v2.6-flash\"]\ninput = 1.0\noutput = 2.0\ncache_read = 0.1\n",
+        "[[price]]\nprovider = \"xiaomi-token-plan-cn\"\nmodel = \"mimo-v2.6-flash\"\ncurrency = \"CNY\"\ncache_hit = 0.1\ncache_miss = 1.0\noutput = 2.0\n",
     )
     .expect("write");
     let capital = real("capital-generation.session.v4.jsonl");
-    // 55750 input, 11911 output, 730816 cache read: 0.05575 + 0.023822 + 0.0730816.
+    // Without a price for its model, the real session has no cost, and says why.
+    let (v, code) = stats(&[], std::slice::from_ref(&capital));
+    assert_eq!(code, 0);
+    assert_eq!(v["total"]["cost"], serde_json::json!({}));
+    assert_eq!(
+        v["unpriced"],
+        serde_json::json!([{"model": "xiaomi-token-plan-cn/mimo-v2.6-flash", "reason": "no price"}])
+    );
+    // 55750 uncached input, 11911 output, 730816 cache read: 0.05575 + 0.023822 + 0.0730816.
     for prices in [&json, &toml] {
         let p = prices.to_str().expect("utf-8");
         let (v, code) = stats(&["--prices", p], std::slice::from_ref(&capital));
         assert_eq!(code, 0);
-        assert_eq!(v["total"]["cost"], 0.152654, "{p}");
-        assert_eq!(rows(&v)[0]["cost"], 0.152654);
+        assert_eq!(cny(&v["total"]), Some(0.1526536), "{p}");
+        assert_eq!(cny(&rows(&v)[0]), Some(0.1526536));
         assert_eq!(v["unpriced"], serde_json::json!([]));
+        assert_eq!(v["prices"]["file"], p);
     }
-    // With a second model that has no price: its rows and the total have no cost, and a
-    // note names it.
+    // A DSH snapshot on 2026-07-06 at 23:34 Beijing time (off-peak), deepseek-official's
+    // V4-Flash from the built-in table: 3045 × 1.00 + 2816 × 0.02 + 115 × 2.00 per 1M.
     let other = samples()
         .join("jsonl")
         .join("examples__acp-agent__tests__snapshots__bash-tool-turn__session.jsonl");
@@ -596,55 +617,24 @@ fn prices_in_json_and_toml_give_the_cost_and_an_unpriced_model_none() {
         &["--by", "model", "--prices", p],
         &[capital.clone(), other.clone()],
     );
-    let costs: Vec<(String, Value)> = rows(&v)
+    let costs: Vec<(String, Option<f64>)> = rows(&v)
         .iter()
-        .map(|r| {
-            (
-                r["model"].as_str().unwrap_or("-").to_owned(),
-                r["cost"].clone(),
-            )
-        })
+        .map(|r| (r["model"].as_str().unwrap_or("-").to_owned(), cny(r)))
         .collect();
     assert_eq!(
         costs,
         [
-            ("deepseek-v4-flash".to_owned(), Value::Null),
-            ("mimo-v2.6-flash".to_owned(), serde_json::json!(0.152654)),
+            ("deepseek-v4-flash".to_owned(), Some(0.00333132)),
+            ("mimo-v2.6-flash".to_owned(), Some(0.1526536)),
         ]
     );
-    assert_eq!(v["total"]["cost"], Value::Null);
-    assert_eq!(
-        v["unpriced"],
-        serde_json::json!([{"model": "deepseek-official/deepseek-v4-flash", "reason": "no price"}])
-    );
-    let (text, _, _) = run(&[
-        "stats",
-        "--prices",
-        p,
-        capital.to_str().expect("utf-8"),
-        other.to_str().expect("utf-8"),
-    ]);
-    assert!(
-        text.ends_with(
-            "\ndeepseek-official/deepseek-v4-flash: no price in --prices: the rows with its tokens show no cost\n"
-        ),
-        "{text}"
-    );
-    // A price left out for tokens the model has is no price either.
-    std::fs::write(
-        &json,
-        r#"{"xiaomi-token-plan-cn/mimo-v2.6-flash": {"input": 1.0, "output": 2.0}}"#,
-    )
-    .expect("write");
-    let (v, _) = stats(&["--prices", p], std::slice::from_ref(&capital));
-    assert_eq!(v["total"]["cost"], Value::Null);
-    assert_eq!(v["unpriced"][0]["reason"], "no cache_read price");
-    // A malformed file, a negative price, a key without a provider: exit 2.
+    assert_eq!(cny(&v["total"]), Some(0.15598492));
+    // A bad file: exit 2, naming --prices.
     for bad in [
-        r#"{"a/b": {"input": 1}}"#,
-        r#"{"a/b": {"input": -1, "output": 1}}"#,
-        r#"{"chat": {"input": 1, "output": 1}}"#,
-        r#"{"a/b": {"input": 1, "output": 1, "reasoning": 1}}"#,
+        r#"{"price": [{"provider": "a", "model": "b", "currency": "CNY", "cache_hit": 1, "cache_miss": 1}]}"#,
+        r#"{"price": [{"provider": "a", "model": "b", "currency": "CNY", "cache_hit": 1, "cache_miss": -1, "output": 1}]}"#,
+        r#"{"price": [{"provider": "a", "model": "b", "currency": "CNY", "cache_hit": 1, "cache_miss": 1, "output": 1, "reasoning": 1}]}"#,
+        r#"{"a/b": {"input": 1, "output": 1}}"#,
     ] {
         std::fs::write(&json, bad).expect("write");
         let (_, err, code) = run(&["stats", "--prices", p, capital.to_str().expect("utf-8")]);
@@ -769,17 +759,18 @@ fn on_a_terminal_the_table_fits_its_width_and_numbers_stay_whole() {
     let cells: Vec<&str> = lines[3].split_whitespace().collect();
     assert_eq!(
         cells,
-        [log.to_str().unwrap(), "1", "11", "13", "55750", "11911"],
+        [log.to_str().unwrap(), "1", "11", "13", "786,566", "11,911"],
         "{text}"
     );
     assert_eq!(
         lines[6],
-        "left out to fit 100 columns: steps, tool errors, interrupted, failed, cache read, cache write, reasoning, turn time (a wider terminal, a pipe or --format json shows them)",
+        "left out to fit 100 columns: steps, tool errors, interrupted, failed, uncached, cache read, cache write, reasoning, turn time (a wider terminal, a pipe or --format json shows them)",
         "{text}"
     );
     // A pipe gets the full width: one line per row.
     let (piped, _, _) = run(&["stats", "--by", "session", log.to_str().expect("utf-8")]);
-    assert_eq!(piped.lines().count(), 4);
+    // The table, then a blank line and the two lines on the model without a price.
+    assert_eq!(piped.lines().count(), 7);
     assert!(piped.lines().next().is_some_and(|l| l.len() > 100));
 }
 
@@ -931,5 +922,485 @@ fn under_by_model_a_turn_counts_for_its_first_answer_and_tokens_for_their_own_mo
     assert_eq!(
         from_row(&v["total"]),
         from_show(&show(&log).expect("valid"))
+    );
+}
+
+/// A v4 log of one turn per answer: `(UTC time "2026-09-01T00:30:00Z", provider, model,
+/// inputTokens, cacheReadTokens, outputTokens)`, each answer `shift_h` hours later.
+fn priced_log(
+    dir: &Path,
+    name: &str,
+    shift_h: i64,
+    answers: &[(&str, &str, &str, u64, u64, u64)],
+) -> PathBuf {
+    let ms = |t: &str| {
+        let secs = std::process::Command::new("date")
+            .args(["-u", "-d", t, "+%s"])
+            .output()
+            .expect("date runs");
+        String::from_utf8(secs.stdout)
+            .expect("utf-8")
+            .trim()
+            .parse::<i64>()
+            .expect("secs")
+            * 1000
+            + shift_h * 3_600_000
+    };
+    let first = ms(answers[0].0) - 1000;
+    let mut lines = vec![format!(
+        r#"{{"type":"session","version":4,"id":"s-cost","createdAt":{first},"cwd":"/home/ana/proj","isSeeded":false,"delegationDepth":0,"agentPreset":"standard"}}"#
+    )];
+    let mut seq = 0;
+    let mut push = |line: String| {
+        lines.push(line.replace("SEQ", &seq.to_string()));
+        seq += 1;
+    };
+    for (i, (time, provider, model, input, cache_read, output)) in answers.iter().enumerate() {
+        let t = ms(time);
+        let turn = i + 1;
+        push(format!(
+            r#"{{"type":"turn/start","seq":SEQ,"time":{t},"data":{{"turn":{turn}}}}}"#
+        ));
+        push(format!(
+            r#"{{"type":"step/start","seq":SEQ,"time":{t},"data":{{"turn":{turn},"step":1}}}}"#
+        ));
+        push(format!(
+            r#"{{"type":"user/message","seq":SEQ,"time":{t},"surfaceOp":"append","data":{{"id":"u{turn}","role":"user","content":[{{"type":"text","text":"Go."}}],"source":{{"kind":"user"}}}}}}"#
+        ));
+        push(format!(
+            r#"{{"type":"assistant/message","seq":SEQ,"time":{t},"surfaceOp":"append","data":{{"turn":{turn},"step":1,"message":{{"id":"m{turn}","role":"assistant","content":[{{"type":"text","text":"Done."}}],"source":{{"kind":"model","provider":"{provider}","model":"{model}"}}}},"stream":[],"usage":{{"inputTokens":{input},"outputTokens":{output},"cacheReadTokens":{cache_read}}}}}}}"#
+        ));
+        push(format!(
+            r#"{{"type":"step/end","seq":SEQ,"time":{t},"data":{{"turn":{turn},"step":1}}}}"#
+        ));
+        push(format!(
+            r#"{{"type":"turn/end","seq":SEQ,"time":{},"data":{{"turn":{turn},"reason":{{"kind":"completed"}}}}}}"#,
+            t + 1000
+        ));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    path
+}
+
+/// Five answers on 2026-09-01, Beijing time (UTC+8): 08:30 off-peak, 10:00 peak, 11:00 peak
+/// (a model without a price), 15:00 peak, 20:00 off-peak.
+const DAY: [(&str, &str, &str, u64, u64, u64); 5] = [
+    // 1.00 miss + 0.04 hit + 0.20 output = 1.24 (V4-Flash, off-peak).
+    (
+        "2026-09-01T00:30:00Z",
+        "deepseek-official",
+        "deepseek-v4-flash",
+        1_000_000,
+        2_000_000,
+        100_000,
+    ),
+    // (1.50 + 0.10 + 1.20) × 2 = 5.60 (V4-Pro, peak).
+    (
+        "2026-09-01T02:00:00Z",
+        "deepseek-official",
+        "deepseek-v4-pro",
+        500_000,
+        4_000_000,
+        200_000,
+    ),
+    // Not in the table: never guessed.
+    (
+        "2026-09-01T03:00:00Z",
+        "deepseek-official",
+        "deepseek-v4-flash-vision-exp",
+        1_000,
+        0,
+        10,
+    ),
+    // (0.10 + 0.10) × 2 = 0.40 (deepseek-chat is V4-Flash, peak).
+    (
+        "2026-09-01T07:00:00Z",
+        "deepseek",
+        "deepseek-chat",
+        100_000,
+        0,
+        50_000,
+    ),
+    // 0.02 + 0.02 = 0.04 (deepseek-reasoner through a DeepSeek account, off-peak).
+    (
+        "2026-09-01T12:00:00Z",
+        "deepseek-account",
+        "deepseek-reasoner",
+        0,
+        1_000_000,
+        10_000,
+    ),
+];
+
+fn cny(v: &Value) -> Option<f64> {
+    v["cost"]["CNY"]["total"].as_f64()
+}
+
+#[test]
+fn each_answer_is_priced_in_cny_at_the_band_of_its_own_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The fixture is DAY as written here.
+    let log = common::fixture("usage/deepseek-peak-and-off-peak.jsonl");
+    assert_eq!(
+        std::fs::read_to_string(priced_log(dir.path(), "day.jsonl", 0, &DAY)).expect("log"),
+        std::fs::read_to_string(&log).expect("fixture")
+    );
+    let (v, code) = stats(&["--by", "band"], std::slice::from_ref(&log));
+    assert_eq!(code, 0);
+    assert_eq!(v["schema_version"], 2);
+    let bands: Vec<(String, u64, Option<f64>, Value)> = rows(&v)
+        .iter()
+        .map(|r| {
+            (
+                r["band"].as_str().expect("band").to_owned(),
+                n(&r["turns"]),
+                cny(r),
+                r["unpriced"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bands,
+        [
+            (
+                "-".to_owned(),
+                1,
+                None,
+                serde_json::json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+            ),
+            ("off-peak".to_owned(), 2, Some(1.28), serde_json::json!([])),
+            ("peak".to_owned(), 2, Some(6.0), serde_json::json!([])),
+        ]
+    );
+    let total = &v["total"];
+    assert_eq!(
+        total["cost"]["CNY"],
+        serde_json::json!({"total": 7.28, "cache_hit": 0.26, "cache_miss": 4.2, "cache_write": 0.0, "output": 2.82})
+    );
+    assert_eq!(
+        total["unpriced"],
+        serde_json::json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+    );
+    assert_eq!(total["input_total_tokens"], 8_601_000);
+    assert_eq!(total["input_tokens"], 1_601_000);
+    assert_eq!(
+        v["unpriced"],
+        serde_json::json!([{"model": "deepseek-official/deepseek-v4-flash-vision-exp", "reason": "no price"}])
+    );
+    assert_eq!(v["prices"]["sources"][0]["checked"], "2026-12-05");
+
+    // One hour later: 09:30 is peak too (1.24 × 2), 21:00 still off-peak.
+    let later = priced_log(dir.path(), "later.jsonl", 1, &DAY);
+    let (v, _) = stats(&["--by", "band"], std::slice::from_ref(&later));
+    let costs: Vec<(String, Option<f64>)> = rows(&v)
+        .iter()
+        .map(|r| (r["band"].as_str().expect("band").to_owned(), cny(r)))
+        .collect();
+    assert_eq!(
+        costs,
+        [
+            ("-".to_owned(), None),
+            ("off-peak".to_owned(), Some(0.04)),
+            ("peak".to_owned(), Some(8.48))
+        ]
+    );
+    assert_eq!(cny(&v["total"]), Some(8.52));
+
+    // By hour of the day in Beijing, and by model: the aliases stay apart as the log names
+    // them, each at V4-Flash's price.
+    let (v, _) = stats(
+        &["--by", "hour", "--tz", "Asia/Shanghai"],
+        std::slice::from_ref(&log),
+    );
+    let hours: Vec<(String, Option<f64>)> = rows(&v)
+        .iter()
+        .map(|r| (r["hour"].as_str().expect("hour").to_owned(), cny(r)))
+        .collect();
+    assert_eq!(
+        hours,
+        [
+            ("08".to_owned(), Some(1.24)),
+            ("10".to_owned(), Some(5.6)),
+            ("11".to_owned(), None),
+            ("15".to_owned(), Some(0.4)),
+            ("20".to_owned(), Some(0.04)),
+        ]
+    );
+    let (v, _) = stats(&["--by", "model"], std::slice::from_ref(&log));
+    let models: Vec<(String, Option<f64>)> = rows(&v)
+        .iter()
+        .map(|r| (r["model"].as_str().expect("model").to_owned(), cny(r)))
+        .collect();
+    assert_eq!(
+        models,
+        [
+            ("deepseek-chat".to_owned(), Some(0.4)),
+            ("deepseek-reasoner".to_owned(), Some(0.04)),
+            ("deepseek-v4-flash".to_owned(), Some(1.24)),
+            ("deepseek-v4-flash-vision-exp".to_owned(), None),
+            ("deepseek-v4-pro".to_owned(), Some(5.6)),
+        ]
+    );
+}
+
+#[test]
+fn the_text_shows_the_known_cost_with_separators_and_lists_the_unpriced_model() {
+    let log = common::fixture("usage/deepseek-peak-and-off-peak.jsonl");
+    let (text, _, code) = run(&["stats", "--by", "band", log.to_str().expect("utf-8")]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = text.lines().collect();
+    let cells = |i: usize| lines[i].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(
+        cells(0),
+        [
+            "band",
+            "sessions",
+            "turns",
+            "steps",
+            "tool",
+            "calls",
+            "tool",
+            "errors",
+            "interrupted",
+            "failed",
+            "input",
+            "uncached",
+            "output",
+            "cache",
+            "read",
+            "cache",
+            "write",
+            "reasoning",
+            "turn",
+            "time",
+            "hit",
+            "CNY",
+            "miss",
+            "CNY",
+            "output",
+            "CNY",
+            "cost",
+            "CNY"
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        cells(2),
+        [
+            "-", "1", "1", "1", "0", "0", "0", "0", "1,000", "1,000", "10", "0", "0", "0",
+            "0:00:01", "-", "-", "-", "-"
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        cells(5),
+        [
+            "total",
+            "1",
+            "5",
+            "5",
+            "0",
+            "0",
+            "0",
+            "0",
+            "8,601,000",
+            "1,601,000",
+            "360,010",
+            "7,000,000",
+            "0",
+            "0",
+            "0:00:05",
+            "0.2600",
+            "4.2000",
+            "2.8200",
+            "7.2800*"
+        ],
+        "{text}"
+    );
+    assert_eq!(
+        lines[7..].join("\n"),
+        "1 model has no price, its tokens are in no cost (a cost marked * is the known part):\n  \
+         deepseek-official/deepseek-v4-flash-vision-exp: no price in the built-in table (add one with --prices); 1,000 input (1,000 uncached), 10 output\n\
+         prices: DeepSeek API pricing (api-docs.deepseek.com, Models & Pricing), V4 launch July 2026, as quoted in dsh-session issue 41 (checked 2026-12-05)",
+        "{text}"
+    );
+}
+
+#[test]
+fn reasoning_is_unknown_not_zero_when_messages_reason_without_a_count() {
+    let log = common::fixture("usage/reasoning-without-a-token-count.jsonl");
+    let (v, _) = stats(&["--by", "session"], std::slice::from_ref(&log));
+    assert_eq!(v["total"]["reasoning_tokens"], Value::Null);
+    let (text, _, _) = run(&["stats", "--by", "session", log.to_str().expect("utf-8")]);
+    let total: Vec<&str> = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("total"))
+        .expect("total")
+        .split_whitespace()
+        .collect();
+    // reasoning is the 14th column.
+    assert_eq!(total[13], "-", "{text}");
+}
+
+/// The `inputTokens` of the `assistant/message` events of a JSONL log with a seq below
+/// `below`.
+fn input_tokens_below(path: &Path, below: u64) -> u64 {
+    std::fs::read_to_string(path)
+        .expect("log")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| {
+            e["type"] == "assistant/message" && e["seq"].as_u64().is_some_and(|s| s < below)
+        })
+        .map(|e| n(&e["data"]["usage"]["inputTokens"]))
+        .sum()
+}
+
+#[test]
+fn a_fork_is_counted_once_in_its_parent() {
+    if !common::have_samples() {
+        return;
+    }
+    // A subagent forked in process: its first 42 events (seedLength 42, then a
+    // session/end-seed) are a copy of its parent's.
+    let dir = samples().join("jsonl");
+    let parent =
+        dir.join("examples__acp-agent__tests__snapshots__subagent-fork-in-process__session.jsonl");
+    let child = dir
+        .join("examples__acp-agent__tests__snapshots__subagent-fork-in-process__session.1.jsonl");
+    let inherited = input_tokens_below(&child, 42);
+    assert!(inherited > 0, "the seed holds answers with usage");
+    let whole_child = n(&show(&child).expect("valid")["usage"]["input_tokens"]);
+    let (p, _) = stats(&[], std::slice::from_ref(&parent));
+    let (c, _) = stats(&[], std::slice::from_ref(&child));
+    let (both, _) = stats(&["--by", "session"], &[parent.clone(), child.clone()]);
+    assert_eq!(n(&c["total"]["input_tokens"]), whole_child - inherited);
+    // By session the subagent is rolled into its parent's row, or shown apart.
+    assert_eq!(rows(&both).len(), 1);
+    assert_eq!(rows(&both)[0]["file"], parent.display().to_string());
+    assert_eq!(rows(&both)[0]["sessions"], 2);
+    let (apart, _) = stats(
+        &["--by", "session", "--subagents-apart"],
+        &[parent.clone(), child.clone()],
+    );
+    assert_eq!(rows(&apart).len(), 2);
+    // `session.1.jsonl` sorts before `session.jsonl`.
+    assert_eq!(rows(&apart)[0]["file"], child.display().to_string());
+    assert_eq!(n(&rows(&apart)[0]["input_tokens"]), whole_child - inherited);
+    assert_eq!(
+        n(&both["total"]["input_tokens"]),
+        n(&p["total"]["input_tokens"]) + whole_child - inherited
+    );
+    assert_eq!(
+        c["inherited"],
+        serde_json::json!([{"file": child.display().to_string(), "parent": "96cf59c9-b347-48b9-b234-a5200913ad05", "events": 42}])
+    );
+    let (text, _, _) = run(&["stats", child.to_str().expect("utf-8")]);
+    assert!(
+        text.contains(&format!(
+            "1 log is a fork: what it inherited from its parent is counted in the parent, not again:\n  {}: the first 42 events of 96cf59c9-b347-48b9-b234-a5200913ad05\n",
+            child.display()
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn statusline_prints_the_session_today_and_the_band_now_in_its_width() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = common::fixture("usage/deepseek-peak-and-off-peak.jsonl");
+    let empty_root = dir.path().join("root");
+    std::fs::create_dir(&empty_root).expect("root");
+    let line = |width: &str, now: &str| {
+        let out = dsh_writer()
+            .env("TZ", "Asia/Shanghai")
+            .args([
+                "statusline",
+                "--no-cache",
+                "--width",
+                width,
+                "--now",
+                now,
+                "--root",
+            ])
+            .arg(&empty_root)
+            .arg(&log)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // 8,601,000 input + 360,010 output; 7.28 CNY priced (one model has no price: *); all of
+    // it today in Beijing; 10:30 there is peak until noon.
+    let full = "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY · peak ×2 until 12:00 CST";
+    assert_eq!(line("80", "2026-09-01T10:30:00+08:00"), format!("{full}\n"));
+    assert_eq!(
+        line("80", "2026-09-01T12:30:00+08:00"),
+        "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY · off-peak until 14:00 CST\n"
+    );
+    // Narrower: the last parts go first; narrower than the first part, it is cut with `…`.
+    assert_eq!(
+        line("50", "2026-09-01T10:30:00+08:00"),
+        "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY\n"
+    );
+    assert_eq!(line("12", "2026-09-01T10:30:00+08:00"), "8,961,010 t…\n");
+    // With the cache: the same line twice, the second from the cache file (never beside
+    // the log), which a changed log makes stale.
+    let cache = dir.path().join("cache/statusline.json");
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::copy(&log, &copy).expect("copy");
+    let cached = |log: &Path| {
+        let out = dsh_writer()
+            .env("TZ", "Asia/Shanghai")
+            .args([
+                "statusline",
+                "--width",
+                "80",
+                "--now",
+                "2026-09-01T10:30:00+08:00",
+            ])
+            .arg("--cache")
+            .arg(&cache)
+            .arg("--root")
+            .arg(&empty_root)
+            .arg(log)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert_eq!(cached(&copy), format!("{full}\n"));
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(&cache).expect("cache written")).expect("JSON");
+    assert_eq!(
+        kept["session"][copy.display().to_string()]["tokens"],
+        8_961_010
+    );
+    assert_eq!(cached(&copy), format!("{full}\n"));
+    // A log that grew is read again: one answer more (200,000 uncached V4-Flash tokens at
+    // 10:30, peak: 0.40 CNY).
+    let mut text = std::fs::read_to_string(&copy).expect("copy");
+    for line in [
+        r#"{"type":"turn/start","seq":30,"time":1788230000000,"data":{"turn":6}}"#,
+        r#"{"type":"step/start","seq":31,"time":1788230000000,"data":{"turn":6,"step":1}}"#,
+        r#"{"type":"user/message","seq":32,"time":1788230000000,"surfaceOp":"append","data":{"id":"u6","role":"user","content":[{"type":"text","text":"More."}],"source":{"kind":"user"}}}"#,
+        r#"{"type":"assistant/message","seq":33,"time":1788230000000,"surfaceOp":"append","data":{"turn":6,"step":1,"message":{"id":"m6","role":"assistant","content":[{"type":"text","text":"More."}],"source":{"kind":"model","provider":"deepseek-official","model":"deepseek-v4-flash"}},"stream":[],"usage":{"inputTokens":200000,"outputTokens":0}}}"#,
+        r#"{"type":"step/end","seq":34,"time":1788230000000,"data":{"turn":6,"step":1}}"#,
+        r#"{"type":"turn/end","seq":35,"time":1788230001000,"data":{"turn":6,"reason":{"kind":"completed"}}}"#,
+    ] {
+        text.push_str(line);
+        text.push('\n');
+    }
+    std::fs::write(&copy, text).expect("grow");
+    assert!(cached(&copy).starts_with("9,161,010 tok 7.6800 CNY* · today 7.6800 CNY"));
+    // The next day, nothing of it is today's.
+    assert_eq!(
+        line("80", "2026-09-02T20:00:00+08:00"),
+        "8,961,010 tok 7.2800 CNY* · today 0 · off-peak until 09:00 CST\n"
     );
 }

@@ -370,9 +370,9 @@ fn man_dir_makes_only_the_last_directory() {
     let man1 = dir.path().join("man1");
     let (code, out, _) = run(&["man", "--dir", s(&man1)]);
     assert_eq!(code, 0);
-    // One page per subcommand (recover, fork, trim, index, search, tui and mcp among them) and the main
+    // One page per subcommand (recover, fork, trim, index, search, tui, mcp and statusline among them) and the main
     // page.
-    assert_eq!(out.lines().count(), 23);
+    assert_eq!(out.lines().count(), 24);
     assert!(man1.join("dsh-session-validate.1").is_file());
 }
 

@@ -59,13 +59,14 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // A damaged log may be read twice: standard input is kept in a temporary file.
     let spooled = crate::cmd::spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let (report, (stats, facts, replacements)) =
+    let (report, (stats, facts, replacements, sink)) =
         scan::defect::read_up_to_defect(&options, |options| {
             // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
             let mut stats = UpToDefect::new(Stats::with_turn_rows());
             let mut provider = ProviderRules::default();
             let mut facts = UpToDefect::new(TranscriptFacts::default());
             let mut replacements = Replacements::default();
+            let (mut priced, sink) = crate::cmd::cost::session_view();
             let mut keep = Keep {
                 messages: true,
                 shadowed: true,
@@ -79,11 +80,12 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     &mut provider,
                     &mut facts,
                     &mut replacements,
+                    &mut priced,
                     // The transcript copies what it shows; the fold's own texts wait on disk.
                     &mut keep,
                 ],
             )?;
-            Ok::<_, scan::ScanError>((report, (stats, facts, replacements)))
+            Ok::<_, scan::ScanError>((report, (stats, facts, replacements, sink)))
         })
         .with_context(|| args.file.display().to_string())?;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
@@ -91,6 +93,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
     }
     let file = args.file.display().to_string();
+    let cost = crate::cmd::cost::cost_text(&crate::cmd::cost::session_total(&sink));
     let transcript = Transcript::build(
         &Sources {
             file: &file,
@@ -98,6 +101,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             replacements: &replacements.list,
             stats: &stats.view,
             facts: &facts.view,
+            cost: Some(&cost),
         },
         Redactor::new(!args.no_redact),
     )
@@ -168,11 +172,13 @@ fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
             bail!("{}: no such file or directory", p.display());
         }
     }
+    // The built-in table, with a --prices file tried first (as `stats` prices).
+    let built_in = dsh_session::prices::PriceTable::built_in();
     let prices = match &args.prices {
-        Some(p) => Some(
-            dsh_session::prices::read(p).with_context(|| format!("--prices {}", p.display()))?,
-        ),
-        None => None,
+        Some(p) => dsh_session::prices::PriceTable::read(p)
+            .with_context(|| format!("--prices {}", p.display()))?
+            .over(built_in),
+        None => built_in.clone(),
     };
     let summary = dsh_session::export::site::build(
         &inputs,

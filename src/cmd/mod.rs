@@ -1,6 +1,7 @@
 //! One file per subcommand, each with a single `run` entry point.
 
 pub mod completions;
+pub mod cost;
 pub mod export;
 pub mod follow;
 pub mod index;
@@ -19,6 +20,7 @@ pub mod sessions;
 pub mod sessions_root;
 pub mod show;
 pub mod stats;
+pub mod statusline;
 pub mod surface;
 pub mod tui;
 pub mod validate;

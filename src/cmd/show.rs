@@ -11,6 +11,7 @@ use dsh_session::scan::{Report, ScanOptions};
 use dsh_session::view::derived::Derived;
 use dsh_session::view::provider::ProviderRules;
 use dsh_session::view::stats::{ModelUse, Stats, TurnRow, Usage};
+use dsh_session::view::usage::Counts;
 use serde::Serialize;
 
 use crate::cli::ShowArgs;
@@ -74,6 +75,11 @@ struct Summary<'a> {
     unanswered_calls: usize,
     open_turn: Option<i64>,
     usage: UsageJson,
+    /// The cost of the session's own events at the built-in prices, per currency
+    /// (`stats`' `cost`); a fork's inherited history is its parent's.
+    cost: serde_json::Value,
+    /// The models whose tokens have no price (not in `cost`).
+    unpriced: Vec<String>,
     /// Findings that do not fail the log (W1, W2, June-era rules).
     warnings: Vec<FindingJson>,
     per_turn: PerTurn<'a>,
@@ -189,7 +195,7 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
     }
 }
 
-fn summary<'a>(report: &'a Report, s: &'a Stats, d: &'a Derived) -> Summary<'a> {
+fn summary<'a>(report: &'a Report, s: &'a Stats, d: &'a Derived, cost: &Counts) -> Summary<'a> {
     let h = report.header.as_ref();
     let open = &report.open_turn;
     let mut by_reason = s.end_reasons.clone();
@@ -236,6 +242,8 @@ fn summary<'a>(report: &'a Report, s: &'a Stats, d: &'a Derived) -> Summary<'a> 
         unanswered_calls: open.pending.len() + open.orphans.len(),
         open_turn: open.open_turn,
         usage: s.usage.into(),
+        cost: crate::cmd::cost::cost_json(&cost.cost),
+        unpriced: cost.unpriced.keys().cloned().collect(),
         warnings: report.warnings.iter().map(FindingJson::from).collect(),
         per_turn: PerTurn(&s.turns),
     }
@@ -289,6 +297,7 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let mut stats = Stats::with_turn_rows();
     let mut provider = ProviderRules::default();
     let mut derived = Derived::default();
+    let (mut priced, sink) = crate::cmd::cost::session_view();
     let (report, salvaged) = salvage::scan_salvaging(
         &args.file,
         &args.file,
@@ -297,12 +306,16 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
             dsh: dsh_session::edge::Judge::default().with_both_lines(),
             ..ScanOptions::default()
         },
-        &mut [&mut stats, &mut provider, &mut derived],
+        &mut [&mut stats, &mut provider, &mut derived, &mut priced],
         args.salvage,
     )?;
-    let sum = summary(&report, &stats, &derived);
+    let cost = crate::cmd::cost::session_total(&sink);
+    let cost_text = crate::cmd::cost::cost_text(&cost);
+    let sum = summary(&report, &stats, &derived, &cost);
     if !args.salvage {
-        write_one(out, args.format, &sum, |out| write_text(out, &report, &sum))?;
+        write_one(out, args.format, &sum, |out| {
+            write_text(out, &report, &sum, &cost_text)
+        })?;
         return Ok(ExitCode::SUCCESS);
     }
     // With --salvage: the defect at the top, or in a `salvaged` member.
@@ -317,12 +330,17 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
         if let Some(s) = &salvaged {
             writeln!(out, "{}", s.text())?;
         }
-        write_text(out, &report, &sum)
+        write_text(out, &report, &sum, &cost_text)
     })?;
     Ok(salvage::exit_code(salvaged.as_ref()))
 }
 
-fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io::Result<()> {
+fn write_text(
+    out: &mut dyn Write,
+    report: &Report,
+    s: &Summary<'_>,
+    cost: &str,
+) -> std::io::Result<()> {
     let mut field = |name: &str, value: String| writeln!(out, "{:<14}{value}", format!("{name}:"));
     field("file", s.file.clone())?;
     field("session id", s.session_id.to_owned())?;
@@ -455,6 +473,7 @@ fn write_text(out: &mut dyn Write, report: &Report, s: &Summary<'_>) -> std::io:
                 .map_or_else(|| "-".to_owned(), |n| n.to_string())
         ),
     )?;
+    field("cost", cost.to_owned())?;
     if let Some(t) = &report.torn {
         let loss = match t.counted() {
             Some((lines, events)) => lines_and_events(lines, events),

@@ -9,9 +9,10 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::prices::{self, Prices};
+use dsh_session::prices::PriceTable;
 use dsh_session::scan::{self, Report, ScanOptions, Status, defect};
 use dsh_session::view::View;
 use dsh_session::view::usage::{Counts, GroupBy, LogUsage, RowKey, UsageOptions, UsageView};
@@ -20,11 +21,12 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{StatsArgs, StatsBy, StatsFormat};
+use crate::cmd::cost::{self, thousands};
 use crate::render::{Give, log_name};
 use dsh_session::wording::utc;
 
 /// Version of the JSON layout of `stats` (the object, and each row of `jsonl`).
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A log that was not counted in full: not valid (counted up to its defect) or torn
 /// (its committed part counted).
@@ -136,6 +138,11 @@ struct Totals {
     torn: Vec<Note>,
     /// Paths that could not be read, with the reason.
     unreadable: Vec<(String, String)>,
+    /// Forks whose inherited history was left to their parent: the log, the parent's id and
+    /// the events inherited.
+    inherited: Vec<(String, String, u64)>,
+    /// Session id -> its parent's id, for each subagent read.
+    subagents: BTreeMap<String, String>,
 }
 
 impl Totals {
@@ -160,6 +167,8 @@ impl Totals {
         self.foreign.extend(other.foreign);
         self.torn.extend(other.torn);
         self.unreadable.extend(other.unreadable);
+        self.inherited.extend(other.inherited);
+        self.subagents.extend(other.subagents);
         self
     }
 
@@ -181,11 +190,11 @@ impl Totals {
             vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]
         };
         // A damaged log is counted up to its defect, as every command reads one.
-        let options = ScanOptions {
+        let up_to_defect = ScanOptions {
             salvage: Some(u64::MAX),
             ..ScanOptions::default()
         };
-        match scan::scan_all(path, &options, &views) {
+        match scan::scan_all(path, &up_to_defect, &views) {
             Ok(reports) if reports.is_empty() => {
                 stderr!("dsh-session: {file}: store holds no sessions");
             }
@@ -202,6 +211,19 @@ impl Totals {
                             Status::Corrupt | Status::Refused => self.not_valid.push(note),
                             _ => self.torn.push(note),
                         }
+                    }
+                    if let (Some(parent), Some(id)) = (
+                        &usage.subagent_of,
+                        report
+                            .session
+                            .clone()
+                            .or_else(|| report.header.as_ref().map(|h| h.id.clone())),
+                    ) {
+                        self.subagents.insert(id, parent.clone());
+                    }
+                    if let Some((parent, events)) = &usage.inherited {
+                        let name = log_name(&file, report.session.as_deref());
+                        self.inherited.push((name, parent.clone(), *events));
                     }
                     self.add_log(usage);
                 }
@@ -242,35 +264,6 @@ pub(crate) fn parse_when(
         .as_millisecond())
 }
 
-/// The cost of a row at `prices`, or the models that keep it unknown (no price, or no
-/// price for a kind of token they have).
-fn cost(counts: &Counts, prices: &Prices) -> std::result::Result<f64, Vec<(String, String)>> {
-    let mut sum = 0.0;
-    let mut missing = Vec::new();
-    for (model, usage) in &counts.usage {
-        if usage.input + usage.output + usage.cache_read + usage.cache_write == 0 {
-            continue;
-        }
-        let name = model.name();
-        match prices.get(&name).map(|p| prices::cost(usage, p)) {
-            Some(Ok(c)) => sum += c,
-            Some(Err(what)) => missing.push((name, format!("no {what} price"))),
-            None => missing.push((name, "no price".to_owned())),
-        }
-    }
-    if missing.is_empty() {
-        Ok(sum)
-    } else {
-        Err(missing)
-    }
-}
-
-/// A cost rounded to a millionth, as JSON and CSV show it.
-fn rounded(c: f64) -> Value {
-    let r = (c * 1e6).round() / 1e6;
-    serde_json::Number::from_f64(r).map_or(Value::Null, Value::Number)
-}
-
 /// The key columns of a grouping, with their JSON/CSV names.
 fn key_fields(key: &RowKey) -> Vec<(&'static str, Value)> {
     match key {
@@ -280,11 +273,16 @@ fn key_fields(key: &RowKey) -> Vec<(&'static str, Value)> {
         RowKey::Day(day) => vec![("day", json!(day))],
         RowKey::Model(m) => vec![("provider", json!(m.provider)), ("model", json!(m.model))],
         RowKey::Project(cwd) => vec![("project", json!(cwd))],
+        RowKey::Band(band) => vec![("band", json!(band))],
+        RowKey::Hour(hour) => vec![("hour", json!(hour))],
     }
 }
 
-/// The count columns, with their JSON/CSV names (the token names are `show`'s `usage`).
-fn count_fields(c: &Counts, cost: Option<f64>) -> Vec<(&'static str, Value)> {
+/// The count columns, with their JSON names (the token names are `show`'s `usage`):
+/// `input_tokens` is DSH's `inputTokens` (the uncached input), `input_total_tokens` adds the
+/// cache reads and writes; `reasoning_tokens` is `null` when not known; `cost` holds one
+/// object per currency, `unpriced` the models whose tokens have no price (not in `cost`).
+fn count_fields(c: &Counts) -> Vec<(&'static str, Value)> {
     let t = c.tokens();
     vec![
         ("sessions", json!(c.sessions)),
@@ -294,14 +292,49 @@ fn count_fields(c: &Counts, cost: Option<f64>) -> Vec<(&'static str, Value)> {
         ("tool_errors", json!(c.tool_errors)),
         ("turns_interrupted", json!(c.interrupted)),
         ("turns_failed", json!(c.failed)),
+        (
+            "input_total_tokens",
+            json!(t.input + t.cache_read + t.cache_write),
+        ),
         ("input_tokens", json!(t.input)),
         ("output_tokens", json!(t.output)),
         ("cache_read_tokens", json!(t.cache_read)),
         ("cache_write_tokens", json!(t.cache_write)),
-        ("reasoning_tokens", json!(t.reasoning)),
+        ("reasoning_tokens", json!(t.reasoning_tokens())),
         ("turn_wall_ms", json!(c.wall_ms)),
-        ("cost", cost.map_or(Value::Null, rounded)),
+        ("cost", cost::cost_json(&c.cost)),
+        ("unpriced", json!(c.unpriced.keys().collect::<Vec<_>>())),
     ]
+}
+
+/// The CSV cells of a row: the JSON fields, with `cost` spread over `cost_<cur>`,
+/// `cost_<cur>_cache_hit`, `_cache_miss`, `_cache_write` and `_output` for each of
+/// `currencies`, and `unpriced` as the models joined by spaces.
+fn csv_fields(fields: Vec<(&'static str, Value)>, currencies: &[String]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (name, value) in fields {
+        match name {
+            "cost" => {
+                for cur in currencies {
+                    let c = &value[cur.as_str()];
+                    let lower = cur.to_lowercase();
+                    out.push((format!("cost_{lower}"), c["total"].clone()));
+                    for part in ["cache_hit", "cache_miss", "cache_write", "output"] {
+                        out.push((format!("cost_{lower}_{part}"), c[part].clone()));
+                    }
+                }
+            }
+            "unpriced" => {
+                let names: Vec<&str> = value
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                out.push(("unpriced".to_owned(), json!(names.join(" "))));
+            }
+            _ => out.push((name.to_owned(), value)),
+        }
+    }
+    out
 }
 
 fn object(fields: Vec<(&'static str, Value)>) -> Map<String, Value> {
@@ -328,6 +361,60 @@ fn clock(ms: i64) -> String {
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
 }
 
+/// Under `--by session`: each subagent's row added to its parent's (its parent's parent's,
+/// when the parent is a subagent too), when that parent is among the rows; the row then
+/// counts the sessions in it.
+fn roll_up_subagents(totals: &mut Totals) {
+    let row_of: BTreeMap<String, RowKey> = totals
+        .rows
+        .keys()
+        .filter_map(|k| match k {
+            RowKey::Session {
+                session: Some(id), ..
+            } => Some((id.clone(), k.clone())),
+            _ => None,
+        })
+        .collect();
+    let keys: Vec<RowKey> = totals.rows.keys().cloned().collect();
+    for key in keys {
+        let RowKey::Session {
+            session: Some(id), ..
+        } = &key
+        else {
+            continue;
+        };
+        // The topmost ancestor read, through subagents only (a chain is at most as long as
+        // the subagents read).
+        let mut target = None;
+        let mut at = id.clone();
+        for _ in 0..=totals.subagents.len() {
+            match totals.subagents.get(&at) {
+                Some(parent) if row_of.contains_key(parent) => {
+                    target = row_of.get(parent).cloned();
+                    at = parent.clone();
+                }
+                _ => break,
+            }
+        }
+        if let Some(target) = target.filter(|t| *t != key)
+            && let Some(counts) = totals.rows.remove(&key)
+        {
+            totals.rows.entry(target).or_default().add(&counts);
+        }
+    }
+}
+
+/// The built-in price table, under the `--prices` file when one is given.
+pub(crate) fn price_table(file: Option<&Path>) -> Result<Arc<PriceTable>> {
+    let built_in = PriceTable::built_in();
+    Ok(Arc::new(match file {
+        Some(p) => PriceTable::read(p)
+            .with_context(|| format!("--prices {}", p.display()))?
+            .over(built_in),
+        None => built_in.clone(),
+    }))
+}
+
 /// Runs `stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
@@ -346,21 +433,20 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     {
         bail!("--since ({}) is not before --until ({})", utc(a), utc(b));
     }
-    let prices = args
-        .prices
-        .as_deref()
-        .map(|p| prices::read(p).with_context(|| format!("--prices {}", p.display())))
-        .transpose()?;
+    let table = price_table(args.prices.as_deref())?;
     let options = UsageOptions {
         by: match args.by {
             StatsBy::Day => GroupBy::Day,
             StatsBy::Session => GroupBy::Session,
             StatsBy::Model => GroupBy::Model,
             StatsBy::Project => GroupBy::Project,
+            StatsBy::Band => GroupBy::Band,
+            StatsBy::Hour => GroupBy::Hour,
         },
         tz,
         since,
         until,
+        prices: Arc::clone(&table),
     };
     let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(
         &crate::cmd::paths_or_default_root(&args.files, "stats")?,
@@ -373,31 +459,19 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     for notes in [&mut totals.not_valid, &mut totals.foreign, &mut totals.torn] {
         notes.sort_by(|a, b| (&a.file, &a.session).cmp(&(&b.file, &b.session)));
     }
+    if args.by == StatsBy::Session && !args.subagents_apart {
+        roll_up_subagents(&mut totals);
+    }
     totals.unreadable.sort();
     for (file, message) in &totals.unreadable {
         stderr!("dsh-session: {file}: {message}");
     }
 
-    // Costs per row; the models without a usable price, with why.
-    let mut unpriced: BTreeMap<String, String> = BTreeMap::new();
-    let mut priced = |c: &Counts| -> Option<f64> {
-        match cost(c, prices.as_ref()?) {
-            Ok(c) => Some(c),
-            Err(missing) => {
-                unpriced.extend(missing);
-                None
-            }
-        }
-    };
-    // One cost per row (8 bytes), not one JSON object per row: the rows are written one at
-    // a time below, so a --by session over many thousands of logs holds only its counts.
-    let costs: Vec<Option<f64>> = totals.rows.values().map(&mut priced).collect();
-    let total_cost = priced(&totals.total);
-    let total = object(count_fields(&totals.total, total_cost));
-    let rows = Rows {
-        rows: &totals.rows,
-        costs: &costs,
-    };
+    // The models without a price, with why (their tokens are in no cost).
+    let unpriced = totals.total.unpriced.clone();
+    let currencies: Vec<String> = totals.total.cost.keys().cloned().collect();
+    let total = object(count_fields(&totals.total));
+    let rows = Rows { rows: &totals.rows };
 
     let mut notes: Vec<String> = Vec::new();
     // A log only the frozen edges of DSH 0.1.5 and later refuse is intact: read in full.
@@ -446,13 +520,67 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         ));
         notes.extend(totals.torn.iter().map(|n| format!("  {}", n.text())));
     }
-    for (model, why) in &unpriced {
-        notes.push(if model == "-/-" {
-            // June 2026 logs name no model; a price cannot apply to what names none.
-            "-/-: tokens of assistant messages that name no model cannot be priced: the rows with them show no cost".to_owned()
-        } else {
-            format!("{model}: {why} in --prices: the rows with its tokens show no cost")
-        });
+    totals.inherited.sort();
+    if !totals.inherited.is_empty() {
+        notes.push(format!(
+            "{}: what {} inherited from its parent is counted in the parent, not again:",
+            match totals.inherited.len() {
+                1 => "1 log is a fork".to_owned(),
+                n => format!("{n} logs are forks"),
+            },
+            if totals.inherited.len() == 1 {
+                "it"
+            } else {
+                "each"
+            },
+        ));
+        for (log, parent, events) in &totals.inherited {
+            notes.push(format!(
+                "  {log}: the first {} of {parent}",
+                count(*events, "event")
+            ));
+        }
+    }
+    if !unpriced.is_empty() {
+        notes.push(format!(
+            "{} no price, {} tokens are in no cost (a cost marked * is the known part):",
+            match unpriced.len() {
+                1 => "1 model has".to_owned(),
+                n => format!("{n} models have"),
+            },
+            if unpriced.len() == 1 { "its" } else { "their" }
+        ));
+        for (model, why) in &unpriced {
+            let tokens = totals
+                .total
+                .usage
+                .iter()
+                .filter(|(k, _)| &k.name() == model)
+                .fold(
+                    dsh_session::view::stats::Usage::default(),
+                    |mut a, (_, u)| {
+                        dsh_session::view::usage::add_usage(&mut a, u);
+                        a
+                    },
+                );
+            let what = if model == "-/-" {
+                // June 2026 logs name no model; a price cannot apply to what names none.
+                "assistant messages that name no model".to_owned()
+            } else if args.prices.is_some() {
+                format!("{why} in the built-in table or --prices")
+            } else {
+                format!("{why} in the built-in table (add one with --prices)")
+            };
+            notes.push(format!(
+                "  {model}: {what}; {} input ({} uncached), {} output",
+                thousands(tokens.input + tokens.cache_read + tokens.cache_write),
+                thousands(tokens.input),
+                thousands(tokens.output)
+            ));
+        }
+    }
+    if !currencies.is_empty() && args.format == StatsFormat::Text {
+        notes.push(cost::sources_line(&table));
     }
 
     match args.format {
@@ -463,7 +591,10 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 time_zone: &args.tz,
                 since: since.map(utc),
                 until: until.map(utc),
-                prices: args.prices.as_ref().map(|p| p.display().to_string()),
+                prices: json!({
+                    "file": args.prices.as_ref().map(|p| p.display().to_string()),
+                    "sources": cost::sources_json(&table),
+                }),
                 sessions_read: totals.sessions_read,
                 rows: &rows,
                 total,
@@ -473,6 +604,11 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 unpriced: unpriced
                     .iter()
                     .map(|(m, why)| json!({"model": m, "reason": why}))
+                    .collect(),
+                inherited: totals
+                    .inherited
+                    .iter()
+                    .map(|(f, p, n)| json!({"file": f, "parent": p, "events": n}))
                     .collect(),
                 unreadable: totals
                     .unreadable
@@ -496,18 +632,24 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
         StatsFormat::Csv => {
-            let mut names: Vec<&str> = key_fields(&key_example(args.by))
+            let mut names: Vec<String> = key_fields(&key_example(args.by))
                 .into_iter()
-                .map(|(k, _)| k)
+                .map(|(k, _)| k.to_owned())
                 .collect();
             names.extend(
-                count_fields(&Counts::default(), None)
-                    .iter()
-                    .map(|(k, _)| *k),
+                csv_fields(count_fields(&Counts::default()), &currencies)
+                    .into_iter()
+                    .map(|(k, _)| k),
             );
             writeln!(out, "{}", names.join(","))?;
-            for row in rows.iter() {
-                let cells: Vec<String> = row.values().map(csv_field).collect();
+            for (key, counts) in rows.rows {
+                let mut cells: Vec<String> =
+                    key_fields(key).iter().map(|(_, v)| csv_field(v)).collect();
+                cells.extend(
+                    csv_fields(count_fields(counts), &currencies)
+                        .iter()
+                        .map(|(_, v)| csv_field(v)),
+                );
                 writeln!(out, "{}", cells.join(","))?;
             }
             for n in &notes {
@@ -515,7 +657,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
             }
         }
         StatsFormat::Text => {
-            write_text(out, args.by, &totals, &costs, total_cost, prices.is_some())?;
+            write_text(out, args.by, &totals, &currencies)?;
             if !notes.is_empty() {
                 writeln!(out)?;
                 for n in &notes {
@@ -549,7 +691,8 @@ struct Document<'a> {
     /// The bounds, as UTC times.
     since: Option<String>,
     until: Option<String>,
-    prices: Option<String>,
+    /// The `--prices` file and the sources of the table.
+    prices: Value,
     sessions_read: u64,
     rows: &'a Rows<'a>,
     total: Map<String, Value>,
@@ -558,25 +701,24 @@ struct Document<'a> {
     foreign: Vec<Value>,
     torn_tails: Vec<Value>,
     unpriced: Vec<Value>,
+    /// Forks whose inherited history is counted in their parent (`file`, `parent`,
+    /// `events`).
+    inherited: Vec<Value>,
     unreadable: Vec<Value>,
 }
 
-/// The rows with their costs, made into JSON objects one at a time as they are written.
+/// The rows, made into JSON objects one at a time as they are written.
 struct Rows<'a> {
     rows: &'a BTreeMap<RowKey, Counts>,
-    costs: &'a [Option<f64>],
 }
 
 impl Rows<'_> {
     fn iter(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
-        self.rows
-            .iter()
-            .zip(self.costs)
-            .map(|((key, counts), cost)| {
-                let mut fields = key_fields(key);
-                fields.extend(count_fields(counts, *cost));
-                object(fields)
-            })
+        self.rows.iter().map(|(key, counts)| {
+            let mut fields = key_fields(key);
+            fields.extend(count_fields(counts));
+            object(fields)
+        })
     }
 }
 
@@ -598,6 +740,10 @@ fn key_name(key: &RowKey) -> String {
         RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
         RowKey::Model(m) => m.name(),
         RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
+        RowKey::Band(band) => band.clone(),
+        RowKey::Hour(hour) => hour
+            .as_ref()
+            .map_or_else(|| "-".into(), |h| format!("{h}:00")),
     }
 }
 
@@ -611,6 +757,8 @@ fn key_example(by: StatsBy) -> RowKey {
         },
         StatsBy::Model => RowKey::Model(Default::default()),
         StatsBy::Project => RowKey::Project(None),
+        StatsBy::Band => RowKey::Band(String::new()),
+        StatsBy::Hour => RowKey::Hour(None),
     }
 }
 
@@ -621,6 +769,8 @@ fn by_name(by: StatsBy) -> &'static str {
         StatsBy::Session => "session",
         StatsBy::Model => "model",
         StatsBy::Project => "project",
+        StatsBy::Band => "band",
+        StatsBy::Hour => "hour",
     }
 }
 
@@ -633,11 +783,9 @@ fn write_text(
     out: &mut dyn Write,
     by: StatsBy,
     totals: &Totals,
-    costs: &[Option<f64>],
-    total_cost: Option<f64>,
-    with_cost: bool,
+    currencies: &[String],
 ) -> std::io::Result<()> {
-    let mut header = vec![
+    let mut header: Vec<String> = [
         by_name(by),
         "sessions",
         "turns",
@@ -647,35 +795,82 @@ fn write_text(
         "interrupted",
         "failed",
         "input",
+        "uncached",
         "output",
         "cache read",
         "cache write",
         "reasoning",
         "turn time",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let mut gives = vec![
+        Give::Never,   // the row name
+        Give::Never,   // sessions
+        Give::Never,   // turns
+        Give::Drop(2), // steps
+        Give::Never,   // tool calls
+        Give::Drop(1), // tool errors
+        Give::Drop(1), // interrupted
+        Give::Drop(1), // failed
+        Give::Never,   // input
+        Give::Drop(3), // uncached
+        Give::Never,   // output
+        Give::Drop(3), // cache read
+        Give::Drop(0), // cache write
+        Give::Drop(2), // reasoning
+        Give::Drop(3), // turn time
     ];
-    if with_cost {
-        header.push("cost");
+    // A cache-write cost column only where a price of its own gave one.
+    let writes: Vec<bool> = currencies
+        .iter()
+        .map(|c| totals.total.cost.get(c).is_some_and(|c| c.cache_write > 0))
+        .collect();
+    for (cur, write) in currencies.iter().zip(&writes) {
+        header.push(format!("hit {cur}"));
+        header.push(format!("miss {cur}"));
+        gives.extend([Give::Drop(4), Give::Drop(4)]);
+        if *write {
+            header.push(format!("write {cur}"));
+            gives.push(Give::Drop(4));
+        }
+        header.push(format!("output {cur}"));
+        header.push(format!("cost {cur}"));
+        gives.extend([Give::Drop(4), Give::Never]);
     }
-    let line = |name: String, c: &Counts, cost: Option<f64>| -> Vec<String> {
+    let line = |name: String, c: &Counts| -> Vec<String> {
         let t = c.tokens();
         let mut cells = vec![
             name,
-            c.sessions.to_string(),
-            c.turns.to_string(),
-            c.steps.to_string(),
-            c.tool_calls.to_string(),
-            c.tool_errors.to_string(),
-            c.interrupted.to_string(),
-            c.failed.to_string(),
-            t.input.to_string(),
-            t.output.to_string(),
-            t.cache_read.to_string(),
-            t.cache_write.to_string(),
-            t.reasoning.to_string(),
+            thousands(c.sessions),
+            thousands(c.turns),
+            thousands(c.steps),
+            thousands(c.tool_calls),
+            thousands(c.tool_errors),
+            thousands(c.interrupted),
+            thousands(c.failed),
+            thousands(t.input + t.cache_read + t.cache_write),
+            thousands(t.input),
+            thousands(t.output),
+            thousands(t.cache_read),
+            thousands(t.cache_write),
+            t.reasoning_tokens()
+                .map_or_else(|| "-".to_owned(), thousands),
             clock(c.wall_ms),
         ];
-        if with_cost {
-            cells.push(cost.map_or_else(|| "-".to_owned(), |c| format!("{c:.4}")));
+        let partial = !c.unpriced.is_empty();
+        for (cur, write) in currencies.iter().zip(&writes) {
+            let cost = c.cost.get(cur);
+            let part = |f: fn(&dsh_session::prices::Cost) -> u128| {
+                cost.map_or_else(|| "-".to_owned(), |c| cost::money(f(c)))
+            };
+            cells.push(part(|c| c.cache_hit));
+            cells.push(part(|c| c.cache_miss));
+            if *write {
+                cells.push(part(|c| c.cache_write));
+            }
+            cells.push(part(|c| c.output));
+            cells.push(cost::cost_cell(cost.map(|c| c.total()), partial));
         }
         cells
     };
@@ -683,14 +878,10 @@ fn write_text(
         totals
             .rows
             .iter()
-            .zip(costs)
-            .map(|((key, counts), cost)| line(key_name(key), counts, *cost))
-            .chain(std::iter::once(line(
-                "total".into(),
-                &totals.total,
-                total_cost,
-            )))
+            .map(|(key, counts)| line(key_name(key), counts))
+            .chain(std::iter::once(line("total".into(), &totals.total)))
     };
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
     if !std::io::stdout().is_terminal() {
         // The row name aligned left, the numbers right.
         let layout = crate::render::Layout {
@@ -705,25 +896,6 @@ fn write_text(
     // table is still too wide.
     let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
     let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
-    let mut gives = vec![
-        Give::Never,   // the row name
-        Give::Never,   // sessions
-        Give::Never,   // turns
-        Give::Drop(2), // steps
-        Give::Never,   // tool calls
-        Give::Drop(1), // tool errors
-        Give::Drop(1), // interrupted
-        Give::Drop(1), // failed
-        Give::Never,   // input
-        Give::Never,   // output
-        Give::Drop(3), // cache read
-        Give::Drop(0), // cache write
-        Give::Drop(2), // reasoning
-        Give::Drop(3), // turn time
-    ];
-    if with_cost {
-        gives.push(Give::Never);
-    }
     let rows: Vec<Vec<String>> = lines().collect();
     let columns = crate::render::terminal_columns();
     let left_out = crate::render::write_fitted(out, &stacked, &gives, 1, &rows, columns)?;

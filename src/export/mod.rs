@@ -251,6 +251,8 @@ pub struct Sources<'a> {
     pub stats: &'a Stats,
     /// The transcript facts.
     pub facts: &'a TranscriptFacts,
+    /// The session's cost as one line (`show`'s `cost`), when the caller priced it.
+    pub cost: Option<&'a str>,
 }
 
 impl Transcript {
@@ -290,7 +292,15 @@ impl Transcript {
             .collect();
         // The path the user named may hold their home directory too.
         let file = r.text(src.file).into_owned();
-        let header = header_rows(report, stats, r);
+        let mut header = header_rows(report, stats, r);
+        if let Some(cost) = src.cost {
+            // Right after the tokens, as `show` prints it.
+            let at = header
+                .iter()
+                .position(|(k, _)| k == "tokens")
+                .map_or(header.len(), |i| i + 1);
+            header.insert(at, ("cost".to_owned(), cost.to_owned()));
+        }
         let title = stats.title.as_deref().map(|t| r.text(t).into_owned());
         let verdict = verdict(report);
         let findings = report

@@ -13,9 +13,11 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::event::Projection;
 use crate::json::Json;
+use crate::prices::{Cost, PriceTable, Tokens};
 use crate::scan::report::{Report, Status};
 use crate::view::stats::Usage;
 use crate::view::{Checked, View};
@@ -32,6 +34,13 @@ pub enum GroupBy {
     Model,
     /// One row per project: the header's `cwd`.
     Project,
+    /// One row per price band (`peak`, `off-peak`; `-` for tokens without a price): tokens
+    /// in the band of their own message's time; turn counts in the band of the turn's first
+    /// assistant message.
+    Band,
+    /// One row per hour of the day in the chosen zone (`00` to `23`): tokens at their own
+    /// message's time, turn counts at the turn's start.
+    Hour,
 }
 
 /// How [`UsageView`] groups and filters.
@@ -45,6 +54,8 @@ pub struct UsageOptions {
     pub since: Option<i64>,
     /// Count only turns starting before this time, ms since the Unix epoch.
     pub until: Option<i64>,
+    /// The prices each assistant message's usage is priced at, at the message's time.
+    pub prices: Arc<PriceTable>,
 }
 
 /// A provider/model, as an assistant message's `source` (FORMAT.md §2.4.2) or a
@@ -84,6 +95,10 @@ pub enum RowKey {
     Model(ModelKey),
     /// [`GroupBy::Project`]: the header's `cwd`, when it has one.
     Project(Option<String>),
+    /// [`GroupBy::Band`]: the band's name, `-` for what has no price.
+    Band(String),
+    /// [`GroupBy::Hour`]: `00` to `23` in the chosen zone; `None` for no time.
+    Hour(Option<String>),
 }
 
 /// The counts of one row. Every count is a plain sum, so rows of many logs add up.
@@ -108,6 +123,11 @@ pub struct Counts {
     pub wall_ms: i64,
     /// Tokens per provider/model (the prices apply per model).
     pub usage: BTreeMap<ModelKey, Usage>,
+    /// The cost of the priced tokens, per currency (never converted).
+    pub cost: BTreeMap<String, Cost>,
+    /// The models (`provider/model`) with tokens in the row that have no price, with why:
+    /// their tokens are not in [`Counts::cost`].
+    pub unpriced: BTreeMap<String, String>,
 }
 
 impl Counts {
@@ -115,8 +135,21 @@ impl Counts {
     pub fn add(&mut self, other: &Counts) {
         self.sessions += other.sessions;
         self.add_turn_counts(other);
+        self.add_tokens(other);
+    }
+
+    /// Adds the tokens, costs and unpriced models of `other`.
+    fn add_tokens(&mut self, other: &Counts) {
         for (model, usage) in &other.usage {
             add_usage(self.usage.entry(model.clone()).or_default(), usage);
+        }
+        for (currency, cost) in &other.cost {
+            self.cost.entry(currency.clone()).or_default().add(cost);
+        }
+        for (model, why) in &other.unpriced {
+            self.unpriced
+                .entry(model.clone())
+                .or_insert_with(|| why.clone());
         }
     }
 
@@ -148,6 +181,8 @@ pub fn add_usage(a: &mut Usage, b: &Usage) {
     a.cache_read += b.cache_read;
     a.cache_write += b.cache_write;
     a.reasoning += b.reasoning;
+    a.reasoning_reported |= b.reasoning_reported;
+    a.reasoning_shown |= b.reasoning_shown;
 }
 
 /// The rows of one log (one session), in key order.
@@ -160,6 +195,12 @@ pub struct LogUsage {
     /// [`GroupBy::Session`] and [`GroupBy::Project`] such a session also gets its row, with
     /// zero counts; no day or model has it.
     pub counted: bool,
+    /// A fork or a forked subagent: its parent's id and the events it inherited from it,
+    /// which are not counted here (they are the parent's, counted in the parent's log).
+    pub inherited: Option<(String, u64)>,
+    /// A subagent (header `origin: "subagent"`) with its parent's id (`parentSession`):
+    /// `stats --by session` rolls it into its parent's row.
+    pub subagent_of: Option<String>,
 }
 
 /// Where the counts of one log go before the log's own keys (path, `cwd`) are known.
@@ -169,6 +210,8 @@ enum Slot {
     Log,
     Day(Option<String>),
     Model(ModelKey),
+    Band(String),
+    Hour(Option<String>),
 }
 
 /// The turn being read.
@@ -178,10 +221,13 @@ struct OpenTurn {
     start: Option<i64>,
     /// Inside `--since`/`--until`.
     counted: bool,
-    /// The model of its first assistant message ([`GroupBy::Model`]).
-    model: Option<ModelKey>,
+    /// The row of its first assistant message ([`GroupBy::Model`], [`GroupBy::Band`]).
+    first: Option<Slot>,
     /// Its counts so far; the tokens are per model.
     counts: Counts,
+    /// Its tokens by the row of their message, when the grouping splits a turn's tokens
+    /// from its own counts ([`GroupBy::Model`], [`GroupBy::Band`], [`GroupBy::Hour`]).
+    split: BTreeMap<Slot, Counts>,
 }
 
 /// A [`View`] computing the `stats` rows of one log. At [`View::finish`] it hands its
@@ -200,6 +246,10 @@ pub struct UsageView {
     last_model: Option<ModelKey>,
     /// A defect was met: nothing after it is counted.
     stopped: bool,
+    /// The rows counted before each `session/end-seed`: its seq, whether it is tagged
+    /// `inherited: true` (v2+), and the rows since the one before. At the end the segments up
+    /// to a fork's inherited cut are dropped, the others counted.
+    segments: Vec<(u64, bool, BTreeMap<Slot, Counts>)>,
 }
 
 impl UsageView {
@@ -212,6 +262,7 @@ impl UsageView {
             turn: None,
             last_model: None,
             stopped: false,
+            segments: Vec::new(),
         }
     }
 
@@ -225,32 +276,48 @@ impl UsageView {
     }
 
     /// The row a turn (or an event outside any turn) starting at `time` goes to, except
-    /// under [`GroupBy::Model`].
+    /// under [`GroupBy::Model`] and [`GroupBy::Band`].
     fn slot_at(&self, time: Option<i64>) -> Slot {
         match self.options.by {
             GroupBy::Day => Slot::Day(time.and_then(|t| day_of(t, &self.options.tz))),
+            GroupBy::Hour => Slot::Hour(time.and_then(|t| hour_of(t, &self.options.tz))),
             _ => Slot::Log,
         }
     }
 
-    /// Counts `f` for one event outside any turn, at its own time.
-    fn outside_turn(
-        &mut self,
-        time: Option<i64>,
-        model: Option<ModelKey>,
-        f: impl FnOnce(&mut Counts),
-    ) {
+    /// The price band of `model` at `time`: `-` when it has no price then.
+    fn band_of(&self, model: &ModelKey, time: Option<i64>) -> String {
+        let entry =
+            self.options
+                .prices
+                .entry(model.provider.as_deref(), model.model.as_deref(), time);
+        match (entry, time) {
+            (Ok(e), Some(t)) => e.band_at(t).name.to_owned(),
+            (Ok(e), None) => e.base_band.clone(),
+            (Err(_), _) => "-".to_owned(),
+        }
+    }
+
+    /// The row of tokens of `model` at `time` under a grouping that splits them from
+    /// their turn; `None` under the others.
+    fn token_slot(&self, model: &ModelKey, time: Option<i64>) -> Option<Slot> {
+        match self.options.by {
+            GroupBy::Model => Some(Slot::Model(model.clone())),
+            GroupBy::Band => Some(Slot::Band(self.band_of(model, time))),
+            GroupBy::Hour => Some(self.slot_at(time)),
+            GroupBy::Day | GroupBy::Session | GroupBy::Project => None,
+        }
+    }
+
+    /// Counts `f` for one event outside any turn, at its own time, in `slot` when given.
+    fn outside_turn(&mut self, time: Option<i64>, slot: Option<Slot>, f: impl FnOnce(&mut Counts)) {
         if !self.in_range(time) {
             return;
         }
-        let slot = match self.options.by {
-            GroupBy::Model => Slot::Model(
-                model
-                    .or_else(|| self.last_model.clone())
-                    .unwrap_or_default(),
-            ),
-            _ => self.slot_at(time),
-        };
+        let last = self.last_model.clone().unwrap_or_default();
+        let slot = slot
+            .or_else(|| self.token_slot(&last, time))
+            .unwrap_or_else(|| self.slot_at(time));
         f(self.rows.entry(slot).or_default());
     }
 
@@ -276,29 +343,31 @@ impl UsageView {
         }
         let OpenTurn {
             start,
-            model,
+            first,
             counts,
+            split,
             ..
         } = turn;
-        if self.options.by != GroupBy::Model {
-            self.rows
-                .entry(self.slot_at(start))
-                .or_default()
-                .add(&counts);
-            return;
-        }
-        // The turn's own counts go to the model of its first answer (else the model last
-        // named before it ended); each model's tokens to that model.
-        let owner = model
-            .or_else(|| self.last_model.clone())
-            .unwrap_or_default();
-        self.rows
-            .entry(Slot::Model(owner))
-            .or_default()
-            .add_turn_counts(&counts);
-        for (model, usage) in counts.usage {
-            let row = self.rows.entry(Slot::Model(model.clone())).or_default();
-            add_usage(row.usage.entry(model).or_default(), &usage);
+        let owner = match self.options.by {
+            GroupBy::Day | GroupBy::Session | GroupBy::Project => {
+                self.rows
+                    .entry(self.slot_at(start))
+                    .or_default()
+                    .add(&counts);
+                return;
+            }
+            GroupBy::Hour => self.slot_at(start),
+            // The turn's own counts go to the row of its first answer (else of the model
+            // last named before it ended).
+            GroupBy::Model | GroupBy::Band => first.unwrap_or_else(|| {
+                let last = self.last_model.clone().unwrap_or_default();
+                self.token_slot(&last, start).unwrap_or(Slot::Log)
+            }),
+        };
+        // Each message's tokens go to their own row.
+        self.rows.entry(owner).or_default().add_turn_counts(&counts);
+        for (slot, tokens) in split {
+            self.rows.entry(slot).or_default().add_tokens(&tokens);
         }
     }
 
@@ -315,7 +384,8 @@ impl UsageView {
                 self.turn = Some(OpenTurn {
                     start: time,
                     counted: self.in_range(time),
-                    model: None,
+                    first: None,
+                    split: BTreeMap::new(),
                     counts: Counts {
                         turns: 1,
                         ..Counts::default()
@@ -338,6 +408,16 @@ impl UsageView {
                     }
                 }
                 self.close_turn();
+            }
+            // A fork's inherited events end here (FORMAT.md §2.3, GENERATIONS.md §5): keep
+            // what came before apart until the header at the end says whose it is.
+            "session/end-seed" if self.turn.is_none() => {
+                let tagged = data
+                    .and_then(|d| d.get("inherited"))
+                    .and_then(Json::as_bool)
+                    == Some(true);
+                let rows = std::mem::take(&mut self.rows);
+                self.segments.push((event.seq, tagged, rows));
             }
             "step/start" => self.count(time, |c| c.steps += 1),
             "tool/call" => self.count(time, |c| c.tool_calls += 1),
@@ -365,26 +445,58 @@ impl UsageView {
                 let model = named
                     .or_else(|| self.last_model.clone())
                     .unwrap_or_default();
+                let slot = self.token_slot(&model, time);
                 if let Some(turn) = self.turn.as_mut()
-                    && turn.model.is_none()
+                    && turn.first.is_none()
                 {
-                    turn.model = Some(model.clone());
+                    turn.first = slot.clone();
                 }
-                let Some(usage) = data.and_then(|d| d.get("usage")).filter(|u| u.is_object())
-                else {
+                let usage = data.and_then(|d| d.get("usage")).filter(|u| u.is_object());
+                // Reasoning shown with no count makes the count unknown, as `show` says.
+                let reasoned = has_reasoning(logical.message());
+                if usage.is_none() && !reasoned {
                     return;
-                };
+                }
                 let mut tokens = Usage::default();
-                tokens.add(usage);
+                if let Some(usage) = usage {
+                    tokens.add(usage);
+                }
+                tokens.reasoning_shown = reasoned;
+                let mut counts = Counts::default();
+                counts.usage.insert(model.clone(), tokens);
+                let billed = Tokens {
+                    input: tokens.input,
+                    cache_read: tokens.cache_read,
+                    cache_write: tokens.cache_write,
+                    output: tokens.output,
+                };
+                let any = billed != Tokens::default();
+                match self.options.prices.price(
+                    &billed,
+                    model.provider.as_deref(),
+                    model.model.as_deref(),
+                    time,
+                ) {
+                    Ok(p) => {
+                        counts.cost.insert(p.entry.currency.clone(), p.cost);
+                    }
+                    Err(why) if any => {
+                        counts.unpriced.insert(model.name(), why);
+                    }
+                    Err(_) => {}
+                }
                 match &mut self.turn {
                     Some(turn) => {
                         if turn.counted {
-                            add_usage(turn.counts.usage.entry(model).or_default(), &tokens);
+                            match slot {
+                                Some(slot) => {
+                                    turn.split.entry(slot).or_default().add_tokens(&counts)
+                                }
+                                None => turn.counts.add_tokens(&counts),
+                            }
                         }
                     }
-                    None => self.outside_turn(time, Some(model.clone()), |c| {
-                        add_usage(c.usage.entry(model).or_default(), &tokens)
-                    }),
+                    None => self.outside_turn(time, slot, |c| c.add_tokens(&counts)),
                 }
             }
             _ => {}
@@ -429,6 +541,21 @@ fn is_error_result(data: Option<Json<'_>>, message: Option<Json<'_>>) -> bool {
         })
 }
 
+/// Whether an assistant message carries a `reasoning` block.
+fn has_reasoning(message: Option<Json<'_>>) -> bool {
+    message.and_then(|m| m.get("content")).is_some_and(|c| {
+        c.is_array()
+            && c.elements()
+                .any(|b| b.is_object() && b.get("type").is_some_and(|t| t.str_eq("reasoning")))
+    })
+}
+
+/// The hour of the day (`00` to `23`) of `ms` since the Unix epoch in `tz`.
+pub fn hour_of(ms: i64, tz: &jiff::tz::TimeZone) -> Option<String> {
+    let at = jiff::Timestamp::from_millisecond(ms).ok()?;
+    Some(format!("{:02}", tz.to_datetime(at).hour()))
+}
+
 /// The calendar day (`YYYY-MM-DD`) of `ms` since the Unix epoch in `tz`; `None` for a time
 /// outside the range of dates.
 pub fn day_of(ms: i64, tz: &jiff::tz::TimeZone) -> Option<String> {
@@ -452,6 +579,31 @@ impl View for UsageView {
         }
         // A turn still open at the end (a crash) is counted with what it holds.
         self.close_turn();
+        // A fork's inherited history is its parent's: v0/v1 name the cut in the header's
+        // `seedLength`, v2+ with a `session/end-seed` tagged `inherited: true`.
+        let header = report.header.as_ref();
+        let parent = header.and_then(|h| h.parent_session.clone());
+        let cut = header
+            .filter(|h| h.parent_session.is_some())
+            .and_then(|h| h.seed_length)
+            .and_then(|n| u64::try_from(n).ok())
+            .or_else(|| {
+                self.segments
+                    .iter()
+                    .rev()
+                    .find(|(_, tagged, _)| *tagged)
+                    .map(|(seq, _, _)| *seq)
+            });
+        let mut inherited = None;
+        for (seq, _, rows) in std::mem::take(&mut self.segments) {
+            if cut.is_some_and(|c| seq <= c) {
+                inherited = Some((parent.clone().unwrap_or_else(|| "-".to_owned()), seq));
+                continue;
+            }
+            for (slot, counts) in rows {
+                self.rows.entry(slot).or_default().add(&counts);
+            }
+        }
         let log_key = || match self.options.by {
             GroupBy::Project => RowKey::Project(report.header.as_ref().and_then(|h| h.cwd.clone())),
             // A store's session id, else the id the log's header names.
@@ -463,7 +615,13 @@ impl View for UsageView {
                     .or_else(|| report.header.as_ref().map(|h| h.id.clone())),
             },
         };
-        let mut out = LogUsage::default();
+        let mut out = LogUsage {
+            inherited,
+            subagent_of: header
+                .filter(|h| h.origin.as_deref() == Some("subagent"))
+                .and_then(|h| h.parent_session.clone()),
+            ..LogUsage::default()
+        };
         // A session with no turn is still a session read (`show` counts it too).
         let loaded = matches!(report.status, Status::Valid | Status::TornTail);
         let unfiltered = self.options.since.is_none() && self.options.until.is_none();
@@ -481,6 +639,8 @@ impl View for UsageView {
                 Slot::Log => log_key(),
                 Slot::Day(day) => RowKey::Day(day),
                 Slot::Model(model) => RowKey::Model(model),
+                Slot::Band(band) => RowKey::Band(band),
+                Slot::Hour(hour) => RowKey::Hour(hour),
             };
             out.rows.entry(key).or_default().add(&counts);
         }

@@ -52,13 +52,13 @@ pub enum SiteError {
 }
 
 /// How a site is written.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Redact secrets and home directories ([`crate::export::redact`]).
     pub redact: bool,
-    /// Prices by `provider/model`: each session's cost in the index, where every turn
-    /// with tokens has one model with a price ([`crate::prices`]).
-    pub prices: Option<crate::prices::Prices>,
+    /// The prices each session's cost in the index is computed at, as `stats` computes it
+    /// (each answer at the band of its own time, [`crate::prices`]).
+    pub prices: crate::prices::PriceTable,
 }
 
 /// What a site export did.
@@ -110,7 +110,8 @@ struct Manifest {
 /// be written.
 pub fn build(inputs: &[PathBuf], dir: &Path, options: &Options) -> Result<Summary, SiteError> {
     let redact = options.redact;
-    let prices_key = options.prices.as_ref().map(|p| format!("{p:?}"));
+    let prices_key = Some(format!("{:?}", options.prices));
+    let prices = std::sync::Arc::new(options.prices.clone());
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |error| SiteError::Io { path, error }
@@ -185,7 +186,7 @@ pub fn build(inputs: &[PathBuf], dir: &Path, options: &Options) -> Result<Summar
                     written: false,
                 }));
             }
-            let (row, html, doc) = match read::read(unit, redact, options.prices.as_ref()) {
+            let (row, html, doc) = match read::read(unit, redact, &prices) {
                 Outcome::Foreign(_) => return Ok(None),
                 Outcome::Unreadable(why) => {
                     let row = Row {

@@ -309,7 +309,10 @@ pub fn index_page(rows: &[Row], notes_count: usize) -> String {
                 r.turns,
                 text(&r.models.join(", ")),
                 r.tokens,
-                r.cost.map(|c| format!("{c:.6}")).unwrap_or_default(),
+                match (r.cost, &r.currency) {
+                    (Some(c), Some(currency)) => format!("{c:.4} {}", text(currency)),
+                    _ => String::new(),
+                },
                 attr(&r.status),
                 text(&status)
             );

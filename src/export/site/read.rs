@@ -3,12 +3,16 @@
 //! page to write, the whole session as the HTML export reads it, up to a damaged log's
 //! defect (`--salvage`).
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::export::redact::Redactor;
 use crate::export::{Sources, Transcript};
+use crate::prices::PriceTable;
 use crate::replay::Keep;
 use crate::scan::{self, Report, ScanOptions, Status};
 use crate::view::provider::ProviderRules;
@@ -16,6 +20,7 @@ use crate::view::replacements::Replacements;
 use crate::view::stats::Stats;
 use crate::view::transcript::TranscriptFacts;
 use crate::view::up_to_defect::UpToDefect;
+use crate::view::usage::{Counts, GroupBy, LogUsage, UsageOptions, UsageView};
 
 /// One session to export: a log file, or one session of a SQLite store.
 #[derive(Debug, Clone)]
@@ -68,10 +73,13 @@ pub struct Row {
     pub models: Vec<String>,
     /// Input, output, cache-read and cache-write tokens, summed.
     pub tokens: u64,
-    /// The cost at the prices given, when every turn with tokens has one model with a
-    /// price; in the prices' currency.
+    /// The cost at the prices given, when every model with tokens has a price and all are
+    /// in one currency ([`Row::currency`]), as `stats` computes it.
     #[serde(default)]
     pub cost: Option<f64>,
+    /// The currency of [`Row::cost`] (`CNY`, `USD`, …).
+    #[serde(default)]
+    pub currency: Option<String>,
     /// `valid`, `torn-tail`, `corrupt`, `refused` or `unreadable`.
     pub status: String,
     /// The rule behind a corrupt, refused or torn-tail verdict, with its line
@@ -206,7 +214,7 @@ pub enum Outcome {
 }
 
 /// Reads `unit` as `export --salvage` does, redacting with `redact`, its cost at `prices`.
-pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -> Outcome {
+pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
     if let Some(why) = &unit.unreadable {
         return Outcome::Unreadable(why.clone());
     }
@@ -220,6 +228,17 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
         let mut provider = ProviderRules::default();
         let mut facts = UpToDefect::new(TranscriptFacts::default());
         let mut replacements = Replacements::default();
+        let sink = Rc::default();
+        let mut usage = UsageView::new(
+            UsageOptions {
+                by: GroupBy::Session,
+                tz: jiff::tz::TimeZone::UTC,
+                since: None,
+                until: None,
+                prices: Arc::clone(prices),
+            },
+            Rc::clone(&sink),
+        );
         let mut keep = Keep {
             messages: true,
             shadowed: true,
@@ -233,12 +252,13 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
                 &mut provider,
                 &mut facts,
                 &mut replacements,
+                &mut usage,
                 &mut keep,
             ],
         )?;
-        Ok::<_, scan::ScanError>((report, (stats, facts, replacements)))
+        Ok::<_, scan::ScanError>((report, (stats, facts, replacements, sink)))
     });
-    let (report, (stats, facts, replacements)) = match scanned {
+    let (report, (stats, facts, replacements, sink)) = match scanned {
         Ok(r) => r,
         Err(e) => return Outcome::Unreadable(crate::wording::error_text(&e)),
     };
@@ -251,6 +271,10 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
     }
     let mut redactor = Redactor::new(redact);
     let shown_file = redactor.text(&file).into_owned();
+    let cost = cost(&sink);
+    let cost_line = cost
+        .as_ref()
+        .map(|(amount, currency)| format!("{amount:.4} {currency}"));
     let transcript = match Transcript::build(
         &Sources {
             file: &file,
@@ -258,6 +282,7 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
             replacements: &replacements.list,
             stats: &stats.view,
             facts: &facts.view,
+            cost: cost_line.as_deref(),
         },
         Redactor::new(redact),
     ) {
@@ -302,7 +327,8 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
             .map(|m| format!("{}/{}", m.provider, m.model))
             .collect(),
         tokens: s.usage.input + s.usage.output + s.usage.cache_read + s.usage.cache_write,
-        cost: prices.and_then(|p| cost(&transcript, p)),
+        cost: cost.as_ref().map(|c| c.0),
+        currency: cost.map(|c| c.1),
         status: report.status.name().to_owned(),
         rule,
     };
@@ -324,20 +350,18 @@ pub fn read(unit: &Unit, redact: bool, prices: Option<&crate::prices::Prices>) -
     }))
 }
 
-/// The cost of `t`'s turns at `prices`: each turn with tokens priced at its one model;
-/// `None` when a turn has no model, two models, or a model without a price for a kind of
-/// token it used.
-fn cost(t: &Transcript, prices: &crate::prices::Prices) -> Option<f64> {
-    let mut sum = 0.0;
-    for turn in &t.turns {
-        let u = &turn.usage;
-        if u.input + u.output + u.cache_read + u.cache_write == 0 {
-            continue;
+/// A session's cost from what its [`UsageView`] handed to `sink`: the amount and its
+/// currency, when every model with tokens has a price and all bill in one currency.
+fn cost(sink: &RefCell<Vec<LogUsage>>) -> Option<(f64, String)> {
+    let mut total = Counts::default();
+    for log in sink.borrow().iter() {
+        for counts in log.rows.values() {
+            total.add(counts);
         }
-        let [model] = turn.models.as_slice() else {
-            return None;
-        };
-        sum += crate::prices::cost(u, prices.get(model)?).ok()?;
     }
-    Some(sum)
+    if !total.unpriced.is_empty() || total.cost.len() != 1 {
+        return None;
+    }
+    let (currency, cost) = total.cost.into_iter().next()?;
+    Some((crate::prices::amount(cost.total()), currency))
 }
