@@ -309,7 +309,7 @@ site\t'A browsable static site of every session under the paths, in --out DIR: a
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -s o -l output -d 'Write the transcript to FILE (atomically: a temporary file renamed into place) instead of standard output (markdown and html)' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l out -d 'The JSONL root to write the store\'s sessions under (dsh-jsonl), or the directory of the site (site); required for both' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l session -d 'The session to read from a SQLite store: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)' -r
-complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l prices -d 'Prices per million tokens by provider/model, a JSON or TOML file (README: "stats"): the site\'s index shows each session\'s cost (site only). A session with a model without a price, or a turn of two models, gets no cost, never a guess' -r -F
+complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l prices -d 'A price table (TOML or JSON, the schema of `stats --prices`) tried before the built-in one for the site\'s cost column (site only). A session with a model without a price, or of two currencies, gets no cost, never a guess' -r -F
 complete -c dsh-session -n "__fish_dsh_session_using_subcommand export" -l color -d 'When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never' -r -f -a "auto\t'Colour on a terminal unless NO_COLOR is set and non-empty'
 always\t'Always colour'
 never\t'Never colour'"

@@ -408,7 +408,7 @@ site\:"A browsable static site of every session under the paths, in --out DIR\: 
 '(--out)--output=[Write the transcript to FILE (atomically\: a temporary file renamed into place) instead of standard output (markdown and html)]:FILE:_files' \
 '--out=[The JSONL root to write the store'\''s sessions under (dsh-jsonl), or the directory of the site (site); required for both]:DIR:_files' \
 '--session=[The session to read from a SQLite store\: its id or a unique prefix of it (optional when the store holds one; dsh-jsonl exports every session without it)]:ID:_default' \
-'--prices=[Prices per million tokens by provider/model, a JSON or TOML file (README\: "stats")\: the site'\''s index shows each session'\''s cost (site only). A session with a model without a price, or a turn of two models, gets no cost, never a guess]:FILE:_files' \
+'--prices=[A price table (TOML or JSON, the schema of \`stats --prices\`) tried before the built-in one for the site'\''s cost column (site only). A session with a model without a price, or of two currencies, gets no cost, never a guess]:FILE:_files' \
 '--color=[When to colour output\: auto (on a terminal, unless NO_COLOR is set), always, never]:COLOR:((auto\:"Colour on a terminal unless NO_COLOR is set and non-empty"
 always\:"Always colour"
 never\:"Never colour"))' \
