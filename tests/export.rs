@@ -591,9 +591,9 @@ fn the_transcript_prices_the_session_as_show_does() {
     let log = fixture("usage/deepseek-peak-and-off-peak.jsonl");
     let md = stdout(&["export", "--format", "markdown", s(&log)]);
     assert!(
-        md.contains("| cost | 7.2800 CNY (cache hit 0.2600, cache miss 4.2000, output 2.8200); no price: deepseek-official/deepseek-v4-flash-vision-exp |\n"),
+        md.contains("| cost | 13.2000 CNY (cache hit 1.2600, cache miss 5.7000, output 6.2400); no price: deepseek-official/deepseek-v5-preview |\n"),
         "{md}"
     );
     let html = stdout(&["export", "--format", "html", s(&log)]);
-    assert!(html.contains("7.2800 CNY (cache hit 0.2600"), "{html}");
+    assert!(html.contains("13.2000 CNY (cache hit 1.2600"), "{html}");
 }

@@ -357,15 +357,15 @@ fn show_prices_the_session_as_stats_does() {
         .expect("a cost line");
     assert_eq!(
         cost,
-        "cost:         7.2800 CNY (cache hit 0.2600, cache miss 4.2000, output 2.8200); no price: deepseek-official/deepseek-v4-flash-vision-exp"
+        "cost:         13.2000 CNY (cache hit 1.2600, cache miss 5.7000, output 6.2400); no price: deepseek-official/deepseek-v5-preview"
     );
     let v = show_json(&log);
     assert_eq!(
         v["cost"],
-        json!({"CNY": {"total": 7.28, "cache_hit": 0.26, "cache_miss": 4.2, "cache_write": 0.0, "output": 2.82}})
+        json!({"CNY": {"total": 13.2, "cache_hit": 1.26, "cache_miss": 5.7, "cache_write": 0.0, "output": 6.24}})
     );
     assert_eq!(
         v["unpriced"],
-        json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+        json!(["deepseek-official/deepseek-v5-preview"])
     );
 }

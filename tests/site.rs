@@ -529,7 +529,7 @@ fn with_prices_the_index_shows_each_sessions_cost() {
     let site = tmp.path().join("site");
     // The built-in table, as `stats` prices: deepseek/deepseek-chat is V4-Flash, and the
     // answer at 2026-08-30 14:26 UTC (22:26 in Beijing) is off-peak: 1.2 M uncached input
-    // at 1.00 CNY, 0.1 M output at 2.00 CNY per million.
+    // at 1.00 CNY, 0.1 M output at 4.00 CNY per million.
     let out = export(&[&root], &site);
     assert!(
         out.status.success(),
@@ -538,7 +538,7 @@ fn with_prices_the_index_shows_each_sessions_cost() {
     );
     let index = read(&site.join("index.html"));
     assert!(
-        index.contains("<td class=\"n\">1300000</td><td class=\"n\">1.4000 CNY</td>"),
+        index.contains("<td class=\"n\">1300000</td><td class=\"n\">1.6000 CNY</td>"),
         "{index}"
     );
     // A prices file is tried first: 0.27 and 1.10 USD per million (and the rows are made

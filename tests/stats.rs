@@ -607,8 +607,9 @@ fn a_prices_file_extends_the_built_in_table_and_a_model_without_a_price_is_liste
         assert_eq!(v["unpriced"], serde_json::json!([]));
         assert_eq!(v["prices"]["file"], p);
     }
-    // A DSH snapshot on 2026-07-06 at 23:34 Beijing time (off-peak), deepseek-official's
-    // V4-Flash from the built-in table: 3045 × 1.00 + 2816 × 0.02 + 115 × 2.00 per 1M.
+    // A DSH snapshot on 2026-07-06, before DeepSeek billed by peak and off-peak hours
+    // (2026-08-16 16:00 UTC): V4-Flash's flat USD list price, 3045 × 0.14 + 2816 × 0.0028 +
+    // 115 × 0.28 per 1M.
     let other = samples()
         .join("jsonl")
         .join("examples__acp-agent__tests__snapshots__bash-tool-turn__session.jsonl");
@@ -624,11 +625,20 @@ fn a_prices_file_extends_the_built_in_table_and_a_model_without_a_price_is_liste
     assert_eq!(
         costs,
         [
-            ("deepseek-v4-flash".to_owned(), Some(0.00333132)),
+            ("deepseek-v4-flash".to_owned(), None),
             ("mimo-v2.6-flash".to_owned(), Some(0.1526536)),
         ]
     );
-    assert_eq!(cny(&v["total"]), Some(0.15598492));
+    assert_eq!(
+        rows(&v)[0]["cost"]["USD"]["total"].as_f64(),
+        Some(0.0004663848)
+    );
+    assert_eq!(cny(&v["total"]), Some(0.1526536));
+    assert_eq!(
+        v["total"]["cost"]["USD"]["total"].as_f64(),
+        Some(0.0004663848)
+    );
+    assert_eq!(v["unpriced"], serde_json::json!([]));
     // A bad file: exit 2, naming --prices.
     for bad in [
         r#"{"price": [{"provider": "a", "model": "b", "currency": "CNY", "cache_hit": 1, "cache_miss": 1}]}"#,
@@ -1008,7 +1018,7 @@ const DAY: [(&str, &str, &str, u64, u64, u64); 5] = [
     (
         "2026-09-01T03:00:00Z",
         "deepseek-official",
-        "deepseek-v4-flash-vision-exp",
+        "deepseek-v5-preview",
         1_000,
         0,
         10,
@@ -1067,30 +1077,30 @@ fn each_answer_is_priced_in_cny_at_the_band_of_its_own_time() {
                 "-".to_owned(),
                 1,
                 None,
-                serde_json::json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+                serde_json::json!(["deepseek-official/deepseek-v5-preview"])
             ),
-            ("off-peak".to_owned(), 2, Some(1.28), serde_json::json!([])),
-            ("peak".to_owned(), 2, Some(6.0), serde_json::json!([])),
+            ("off-peak".to_owned(), 2, Some(1.5), serde_json::json!([])),
+            ("peak".to_owned(), 2, Some(11.7), serde_json::json!([])),
         ]
     );
     let total = &v["total"];
     assert_eq!(
         total["cost"]["CNY"],
-        serde_json::json!({"total": 7.28, "cache_hit": 0.26, "cache_miss": 4.2, "cache_write": 0.0, "output": 2.82})
+        serde_json::json!({"total": 13.2, "cache_hit": 1.26, "cache_miss": 5.7, "cache_write": 0.0, "output": 6.24})
     );
     assert_eq!(
         total["unpriced"],
-        serde_json::json!(["deepseek-official/deepseek-v4-flash-vision-exp"])
+        serde_json::json!(["deepseek-official/deepseek-v5-preview"])
     );
     assert_eq!(total["input_total_tokens"], 8_601_000);
     assert_eq!(total["input_tokens"], 1_601_000);
     assert_eq!(
         v["unpriced"],
-        serde_json::json!([{"model": "deepseek-official/deepseek-v4-flash-vision-exp", "reason": "no price"}])
+        serde_json::json!([{"model": "deepseek-official/deepseek-v5-preview", "reason": "no price"}])
     );
     assert_eq!(v["prices"]["sources"][0]["checked"], "2026-12-05");
 
-    // One hour later: 09:30 is peak too (1.24 × 2), 21:00 still off-peak.
+    // One hour later: 09:30 is peak too (1.44 × 2), 21:00 still off-peak.
     let later = priced_log(dir.path(), "later.jsonl", 1, &DAY);
     let (v, _) = stats(&["--by", "band"], std::slice::from_ref(&later));
     let costs: Vec<(String, Option<f64>)> = rows(&v)
@@ -1101,11 +1111,11 @@ fn each_answer_is_priced_in_cny_at_the_band_of_its_own_time() {
         costs,
         [
             ("-".to_owned(), None),
-            ("off-peak".to_owned(), Some(0.04)),
-            ("peak".to_owned(), Some(8.48))
+            ("off-peak".to_owned(), Some(0.06)),
+            ("peak".to_owned(), Some(14.58))
         ]
     );
-    assert_eq!(cny(&v["total"]), Some(8.52));
+    assert_eq!(cny(&v["total"]), Some(14.64));
 
     // By hour of the day in Beijing, and by model: the aliases stay apart as the log names
     // them, each at V4-Flash's price.
@@ -1120,11 +1130,11 @@ fn each_answer_is_priced_in_cny_at_the_band_of_its_own_time() {
     assert_eq!(
         hours,
         [
-            ("08".to_owned(), Some(1.24)),
-            ("10".to_owned(), Some(5.6)),
+            ("08".to_owned(), Some(1.44)),
+            ("10".to_owned(), Some(11.1)),
             ("11".to_owned(), None),
-            ("15".to_owned(), Some(0.4)),
-            ("20".to_owned(), Some(0.04)),
+            ("15".to_owned(), Some(0.6)),
+            ("20".to_owned(), Some(0.06)),
         ]
     );
     let (v, _) = stats(&["--by", "model"], std::slice::from_ref(&log));
@@ -1135,11 +1145,11 @@ fn each_answer_is_priced_in_cny_at_the_band_of_its_own_time() {
     assert_eq!(
         models,
         [
-            ("deepseek-chat".to_owned(), Some(0.4)),
-            ("deepseek-reasoner".to_owned(), Some(0.04)),
-            ("deepseek-v4-flash".to_owned(), Some(1.24)),
-            ("deepseek-v4-flash-vision-exp".to_owned(), None),
-            ("deepseek-v4-pro".to_owned(), Some(5.6)),
+            ("deepseek-chat".to_owned(), Some(0.6)),
+            ("deepseek-reasoner".to_owned(), Some(0.06)),
+            ("deepseek-v4-flash".to_owned(), Some(1.44)),
+            ("deepseek-v4-pro".to_owned(), Some(11.1)),
+            ("deepseek-v5-preview".to_owned(), None),
         ]
     );
 }
@@ -1211,18 +1221,18 @@ fn the_text_shows_the_known_cost_with_separators_and_lists_the_unpriced_model() 
             "0",
             "0",
             "0:00:05",
-            "0.2600",
-            "4.2000",
-            "2.8200",
-            "7.2800*"
+            "1.2600",
+            "5.7000",
+            "6.2400",
+            "13.2000*"
         ],
         "{text}"
     );
     assert_eq!(
         lines[7..].join("\n"),
         "1 model has no price, its tokens are in no cost (a cost marked * is the known part):\n  \
-         deepseek-official/deepseek-v4-flash-vision-exp: no price in the built-in table (add one with --prices); 1,000 input (1,000 uncached), 10 output\n\
-         prices: DeepSeek API pricing (api-docs.deepseek.com, Models & Pricing), V4 launch July 2026, as quoted in dsh-session issue 41 (checked 2026-12-05)",
+         deepseek-official/deepseek-v5-preview: no price in the built-in table (add one with --prices); 1,000 input (1,000 uncached), 10 output\n\
+         prices: DeepSeek API pricing, api-docs.deepseek.com/zh-cn/quick_start/pricing (模型 & 价格) from 2026-08-16 16:00 UTC, flat USD list prices before it (api-docs.deepseek.com/quick_start/pricing) (checked 2026-12-05)",
         "{text}"
     );
 }
@@ -1336,18 +1346,18 @@ fn statusline_prints_the_session_today_and_the_band_now_in_its_width() {
         );
         String::from_utf8(out.stdout).expect("utf-8")
     };
-    // 8,601,000 input + 360,010 output; 7.28 CNY priced (one model has no price: *); all of
+    // 8,601,000 input + 360,010 output; 13.20 CNY priced (one model has no price: *); all of
     // it today in Beijing; 10:30 there is peak until noon.
-    let full = "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY · peak ×2 until 12:00 CST";
+    let full = "8,961,010 tok 13.2000 CNY* · today 13.2000 CNY · peak ×2 until 12:00 CST";
     assert_eq!(line("80", "2026-09-01T10:30:00+08:00"), format!("{full}\n"));
     assert_eq!(
         line("80", "2026-09-01T12:30:00+08:00"),
-        "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY · off-peak until 14:00 CST\n"
+        "8,961,010 tok 13.2000 CNY* · today 13.2000 CNY · off-peak until 14:00 CST\n"
     );
     // Narrower: the last parts go first; narrower than the first part, it is cut with `…`.
     assert_eq!(
         line("50", "2026-09-01T10:30:00+08:00"),
-        "8,961,010 tok 7.2800 CNY* · today 7.2800 CNY\n"
+        "8,961,010 tok 13.2000 CNY* · today 13.2000 CNY\n"
     );
     assert_eq!(line("12", "2026-09-01T10:30:00+08:00"), "8,961,010 t…\n");
     // With the cache: the same line twice, the second from the cache file (never beside
@@ -1397,10 +1407,10 @@ fn statusline_prints_the_session_today_and_the_band_now_in_its_width() {
         text.push('\n');
     }
     std::fs::write(&copy, text).expect("grow");
-    assert!(cached(&copy).starts_with("9,161,010 tok 7.6800 CNY* · today 7.6800 CNY"));
+    assert!(cached(&copy).starts_with("9,161,010 tok 13.6000 CNY* · today 13.6000 CNY"));
     // The next day, nothing of it is today's.
     assert_eq!(
         line("80", "2026-09-02T20:00:00+08:00"),
-        "8,961,010 tok 7.2800 CNY* · today 0 · off-peak until 09:00 CST\n"
+        "8,961,010 tok 13.2000 CNY* · today 0 · off-peak until 09:00 CST\n"
     );
 }

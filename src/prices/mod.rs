@@ -1,5 +1,5 @@
 //! Token prices: a dated table compiled in ([`PriceTable::built_in`], `deepseek.toml` beside
-//! this file: DeepSeek's CNY prices since the V4 launch, with its source and the date it was
+//! this file: DeepSeek's prices as its own pricing page gives them, with its source and the date it was
 //! checked) that a file given to `stats --prices FILE` overrides or extends, in the same
 //! schema (TOML, or JSON of the same shape):
 //!
@@ -23,7 +23,8 @@
 //! until = "2027-01-01"       # optional, exclusive
 //! zone = "Asia/Shanghai"     # the zone of the bands and of date bounds (default UTC)
 //! base_band = "off-peak"     # the name of the time outside every band (default "standard")
-//! bands = [{ name = "peak", multiplier = 2, hours = ["09:00-12:00", "14:00-18:00"] }]
+//! bands = [{ name = "peak", multiplier = 2, hours = ["09:00-12:00", "14:00-18:00"],
+//!           days = ["mon", "tue", "wed", "thu", "fri"] }]   # days: optional, default all
 //! ```
 //!
 //! A usage is priced by the first entry, the file's before the built-in ones, whose
@@ -98,6 +99,15 @@ pub struct Band {
     pub multiplier: f64,
     /// Its spans, minutes of the local day, start included, end excluded.
     pub spans: Vec<(u32, u32)>,
+    /// The local days it holds on, Monday first; every day when the file names none.
+    pub days: [bool; 7],
+}
+
+impl Band {
+    /// Whether the band holds on `day` (local).
+    fn on(&self, day: jiff::civil::Weekday) -> bool {
+        self.days[usize::from(day.to_monday_zero_offset().unsigned_abs())]
+    }
 }
 
 /// One price entry.
@@ -152,14 +162,16 @@ impl Entry {
 
     /// The band of `time` (ms since the Unix epoch) in the entry's zone.
     pub fn band_at(&self, time: i64) -> BandAt<'_> {
-        let local = jiff::Timestamp::from_millisecond(time)
-            .map(|t| self.zone.to_datetime(t).time())
+        let at = jiff::Timestamp::from_millisecond(time)
+            .map(|t| self.zone.to_datetime(t))
             .unwrap_or_default();
+        let (local, day) = (at.time(), at.weekday());
         let minute =
             u32::from(local.hour().unsigned_abs()) * 60 + u32::from(local.minute().unsigned_abs());
+        // The bands of this local day (a band may hold on weekdays only).
+        let today: Vec<&Band> = self.bands.iter().filter(|b| b.on(day)).collect();
         // The next boundary of any band after `minute`, else the first one tomorrow.
-        let mut edges: Vec<u32> = self
-            .bands
+        let mut edges: Vec<u32> = today
             .iter()
             .flat_map(|b| b.spans.iter().flat_map(|&(a, z)| [a, z]))
             .collect();
@@ -169,7 +181,7 @@ impl Entry {
             .find(|&&e| e > minute)
             .or(edges.first())
             .map_or(0, |&e| e % 1440);
-        for band in &self.bands {
+        for band in today {
             if band.spans.iter().any(|&(a, z)| a <= minute && minute < z) {
                 return BandAt {
                     name: &band.name,
@@ -280,6 +292,23 @@ struct FileBand {
     name: String,
     multiplier: f64,
     hours: Vec<String>,
+    /// `["mon", …, "fri"]`: the local days the band holds on (default: every day).
+    days: Option<Vec<String>>,
+}
+
+/// The days a band names (`mon` … `sun`), Monday first; every day for `None`.
+fn days_of(days: Option<&[String]>) -> Option<[bool; 7]> {
+    let Some(days) = days else {
+        return Some([true; 7]);
+    };
+    let mut on = [false; 7];
+    for d in days {
+        let i = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(d.trim()))?;
+        on[i] = true;
+    }
+    Some(on)
 }
 
 /// `HH:MM` as minutes since midnight (`24:00` allowed as an end).
@@ -365,10 +394,18 @@ impl FileEntry {
                     })?;
                 spans.push(span);
             }
+            let days = days_of(b.days.as_deref()).ok_or_else(|| {
+                bad(format!(
+                    "band {:?}: days {:?} are not names among mon, tue, wed, thu, fri, sat, sun",
+                    b.name,
+                    b.days.clone().unwrap_or_default()
+                ))
+            })?;
             bands.push(Band {
                 name: b.name,
                 multiplier: b.multiplier,
                 spans,
+                days,
             });
         }
         Ok(Entry {
@@ -538,14 +575,14 @@ mod tests {
     #[test]
     fn the_built_in_table_parses_with_its_source_and_date() {
         let t = PriceTable::parse(BUILT_IN, true).expect("built-in table");
-        assert_eq!(t.entries.len(), 2);
+        assert_eq!(t.entries.len(), 4);
         assert_eq!(t.sources[0].1.as_deref(), Some("2026-12-05"));
         assert!(t.sources[0].0.contains("DeepSeek"));
-        assert_eq!(PriceTable::built_in().entries.len(), 2);
+        assert_eq!(PriceTable::built_in().entries.len(), 4);
     }
 
     #[test]
-    fn peak_hours_in_beijing_double_every_rate_and_aliases_price_as_v4_flash() {
+    fn peak_hours_in_beijing_double_every_rate_and_aliases_price_as_flash() {
         let t = PriceTable::built_in();
         let tokens = Tokens {
             input: 1_000_000,
@@ -554,7 +591,8 @@ mod tests {
             output: 1_000_000,
         };
         let at = |provider, model, time| t.price(&tokens, Some(provider), Some(model), time);
-        // Off-peak 08:59: 0.02 + 1.00 + 2.00 CNY.
+        // Off-peak 08:59 on a Tuesday: 0.02 + 1.00 + 4.00 CNY (the legacy name at the Flash
+        // price).
         let p = at(
             "deepseek-official",
             "deepseek-v4-flash",
@@ -562,13 +600,15 @@ mod tests {
         )
         .expect("p");
         assert_eq!(p.entry.currency, "CNY");
+        assert_eq!(p.entry.model, "deepseek-flash");
         assert_eq!(p.band.name, "off-peak");
         assert_eq!(p.band.until_minute, 9 * 60);
         assert_eq!(
             (p.cost.cache_hit, p.cost.cache_miss, p.cost.output),
-            (20_000_000_000, 1_000_000_000_000, 2_000_000_000_000)
+            (20_000_000_000, 1_000_000_000_000, 4_000_000_000_000)
         );
         // Peak 09:00, 11:59, 14:00, 17:59: twice; 12:00 and 18:00 off-peak again.
+        let one = 150_000_000_000 + 4_500_000_000_000 + 13_500_000_000_000;
         for (h, m, peak) in [
             (9, 0, true),
             (11, 59, true),
@@ -579,7 +619,6 @@ mod tests {
             (18, 0, false),
         ] {
             let p = at("deepseek", "deepseek-v4-pro", Some(beijing(h, m))).expect("priced");
-            let one = 25_000_000_000 + 3_000_000_000_000 + 6_000_000_000_000;
             assert_eq!(p.cost.total(), if peak { 2 * one } else { one }, "{h}:{m}");
             assert_eq!(p.band.name, if peak { "peak" } else { "off-peak" });
         }
@@ -590,25 +629,42 @@ mod tests {
                 .until_minute,
             12 * 60
         );
-        for alias in ["deepseek-chat", "deepseek-reasoner", "deepseek-flash"] {
+        // A Saturday (2026-09-05) is off-peak all day.
+        let saturday = beijing(10, 0) + 4 * 86_400_000;
+        let p = at("deepseek", "deepseek-v4-pro", Some(saturday)).expect("priced");
+        assert_eq!((p.band.name, p.cost.total()), ("off-peak", one));
+        for alias in [
+            "deepseek-chat",
+            "deepseek-reasoner",
+            "deepseek-v4-flash",
+            "deepseek-v4-flash-vision-exp",
+        ] {
             let p = at("deepseek-account", alias, Some(beijing(20, 0))).expect(alias);
-            assert_eq!(p.entry.model, "deepseek-v4-flash");
-            assert_eq!(p.cost.total(), 3_020_000_000_000);
+            assert_eq!(p.entry.model, "deepseek-flash");
+            assert_eq!(p.cost.total(), 5_020_000_000_000);
         }
-        // Unknown models, providers, and times before the V4 launch are not guessed.
+        // Unknown models, providers, and times before peak/off-peak billing are not guessed.
         assert_eq!(
-            at(
-                "deepseek-official",
-                "deepseek-v4-flash-vision-exp",
-                Some(beijing(9, 0))
-            )
-            .map(|p| p.cost),
+            at("deepseek-official", "deepseek-coder", Some(beijing(9, 0))).map(|p| p.cost),
             Err("no price".to_owned())
         );
         assert_eq!(
-            at("openrouter", "deepseek-v4-flash", Some(beijing(9, 0))).map(|p| p.cost),
+            at("openrouter", "deepseek-flash", Some(beijing(9, 0))).map(|p| p.cost),
             Err("no price".to_owned())
         );
+        let before = "2026-08-16T15:59:59Z"
+            .parse::<jiff::Timestamp>()
+            .expect("t")
+            .as_millisecond();
+        assert_eq!(
+            at("deepseek", "deepseek-flash", Some(before)).map(|p| p.cost),
+            Err("no price valid on 2026-08-16 UTC".to_owned())
+        );
+        assert!(at("deepseek", "deepseek-flash", Some(before + 1000)).is_ok());
+        // Before peak/off-peak billing, V4-Flash's flat USD list price: 0.0028 + 0.14 + 0.28.
+        let p = at("deepseek-official", "deepseek-v4-flash", Some(before)).expect("flat");
+        assert_eq!((p.entry.currency.as_str(), p.band.multiplier), ("USD", 1.0));
+        assert_eq!(p.cost.total(), 422_800_000_000);
         let june = "2026-06-30T15:59:59Z"
             .parse::<jiff::Timestamp>()
             .expect("t")
@@ -617,7 +673,29 @@ mod tests {
             at("deepseek", "deepseek-v4-flash", Some(june)).map(|p| p.cost),
             Err("no price valid on 2026-06-30 UTC".to_owned())
         );
-        assert!(at("deepseek", "deepseek-v4-flash", Some(june + 1000)).is_ok());
+    }
+
+    #[test]
+    fn a_band_names_the_days_it_holds_on() {
+        let file = "[[price]]\nprovider = \"a\"\nmodel = \"b\"\ncurrency = \"CNY\"\ncache_hit = 0\ncache_miss = 1\noutput = 0\nbands = [{ name = \"p\", multiplier = 3, hours = [\"00:00-24:00\"], days = [\"sun\"] }]\n";
+        let t = PriceTable::parse(file, true).expect("file");
+        let tokens = Tokens {
+            input: 1_000_000,
+            ..Tokens::default()
+        };
+        // 2026-09-06 is a Sunday, 2026-09-07 a Monday (UTC, the default zone).
+        let sunday = "2026-09-06T12:00:00Z".parse::<jiff::Timestamp>().unwrap();
+        let monday = "2026-09-07T12:00:00Z".parse::<jiff::Timestamp>().unwrap();
+        let price = |at: jiff::Timestamp| {
+            t.price(&tokens, Some("a"), Some("b"), Some(at.as_millisecond()))
+                .expect("priced")
+                .cost
+                .total()
+        };
+        assert_eq!(price(sunday), 3_000_000_000_000);
+        assert_eq!(price(monday), 1_000_000_000_000);
+        let bad = file.replace("\"sun\"", "\"sunday\"");
+        assert!(PriceTable::parse(&bad, true).is_err());
     }
 
     #[test]
