@@ -132,26 +132,15 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
-/// `path`: a reader sees the old file or the whole new one, never a part.
+/// `path` (as a site's pages are written): a reader sees the old file or the whole new
+/// one, never a part; the directory is synced so that the rename is durable.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".dsh-session-export.")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    // The temporary file is private (0600); the transcript gets an ordinary file's mode.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        temp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    use dsh_session::write::site::{replace_file, sync_dir};
+    replace_file(path, bytes)?;
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => sync_dir(dir),
+        _ => sync_dir(Path::new(".")),
     }
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    std::fs::File::open(dir)?.sync_all()
 }
 
 /// `export PATH... --format site --out DIR`: the work is [`dsh_session::export::site`].

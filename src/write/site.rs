@@ -6,7 +6,8 @@ use std::io::Write as _;
 use std::path::Path;
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, synced,
-/// then renamed over `path` (mode 0644 on Unix).
+/// then renamed over `path` (mode 0644 on Unix). Used for a site's pages and for a
+/// transcript `export -o FILE` writes.
 ///
 /// # Errors
 /// The directory cannot be written, or the rename fails.
