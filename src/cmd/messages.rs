@@ -29,14 +29,17 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), Keep::MESSAGES);
-    let mut keep = Keep::MESSAGES;
-    let mut views: [&mut dyn dsh_session::view::View; 1] = match args.at {
-        Some(_) => [&mut snapshot],
-        None => [&mut keep],
-    };
-    let (report, salvaged) =
-        salvage::scan_salvaging(&args.file, &args.file, &options, &mut views, args.salvage)?;
+    let (report, snapshot, salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, args.salvage, |path, o| {
+            let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), Keep::MESSAGES);
+            let mut keep = Keep::MESSAGES;
+            let view: &mut dyn dsh_session::view::View = match args.at {
+                Some(_) => &mut snapshot,
+                None => &mut keep,
+            };
+            let report = dsh_session::scan::scan_path_with(path, o, &mut [view])?;
+            Ok((report, snapshot))
+        })?;
     let name = args.file.display();
     let shape = match args.format {
         MessageFormat::Json => Shape::JsonArray("messages"),

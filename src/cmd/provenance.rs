@@ -25,18 +25,18 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut index = ProvenanceIndex::default();
-    let mut replacements = Replacements::default();
     // Two passes read the log: standard input is kept in a temporary file for the second.
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let (report, salvaged) = salvage::scan_salvaging(
-        path,
-        &args.file,
-        &options,
-        &mut [&mut index, &mut replacements],
-        args.salvage,
-    )?;
+    let (report, (index, replacements), salvaged) =
+        salvage::scan_salvaging(path, &args.file, &options, args.salvage, |path, o| {
+            let mut index = ProvenanceIndex::default();
+            let mut replacements = Replacements::default();
+            let views: &mut [&mut dyn dsh_session::view::View] =
+                &mut [&mut index, &mut replacements];
+            let report = dsh_session::scan::scan_path_with(path, o, views)?;
+            Ok((report, (index, replacements)))
+        })?;
     let events = report.events;
     if args.seq >= events {
         bail!(

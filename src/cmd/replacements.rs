@@ -31,14 +31,12 @@ pub fn run(args: &ReplacementsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut replacements = Replacements::default();
-    let (_, salvaged) = salvage::scan_salvaging(
-        &args.file,
-        &args.file,
-        &options,
-        &mut [&mut replacements],
-        args.salvage,
-    )?;
+    let (_, replacements, salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, args.salvage, |path, o| {
+            let mut replacements = Replacements::default();
+            let report = dsh_session::scan::scan_path_with(path, o, &mut [&mut replacements])?;
+            Ok((report, replacements))
+        })?;
     let rows: Vec<Row<'_>> = (replacements.list.iter())
         .map(|r| Row {
             schema_version: 1,

@@ -15,11 +15,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use dsh_session::rules::Finding;
 use dsh_session::scan::defect::{self, Reach};
-use dsh_session::scan::{Report, ScanOptions, Status};
-use dsh_session::view::View;
+use dsh_session::scan::{Report, ScanError, ScanOptions, Status};
 use serde_json::{Value, json};
 
-use crate::cmd::{readable, scan_readable_as, spool_stdin};
+use crate::cmd::{readable, spool_stdin};
 
 /// The defect a salvaged read stopped at.
 #[derive(Debug, Clone)]
@@ -69,7 +68,8 @@ pub fn exit_code(salvaged: Option<&Salvaged>) -> ExitCode {
     }
 }
 
-/// [`scan_readable_as`], and with `salvage` a corrupt or refused log read up to its defect
+/// The scan `read` makes of `path` (its views made anew at each call, handed back), as
+/// [`scan_readable_as`] reads it; with `salvage` a corrupt or refused log read up to its defect
 /// instead of refused ([`defect`]: the one rule every command follows): the report then
 /// holds what the log held before it, and the defect comes back beside it. A log only the
 /// frozen edges refuse is read whole, as DSH 0.1.1 loads it, as without the flag.
@@ -77,21 +77,24 @@ pub fn exit_code(salvaged: Option<&Salvaged>) -> ExitCode {
 /// # Errors
 /// As [`scan_readable_as`], for a log with nothing to salvage (a broken header, another
 /// harness's file).
-pub fn scan_salvaging(
+pub fn scan_salvaging<V>(
     path: &Path,
     shown: &Path,
     options: &ScanOptions,
-    views: &mut [&mut dyn View],
     salvage: bool,
-) -> Result<(Report, Option<Salvaged>)> {
+    mut read: impl FnMut(&Path, &ScanOptions) -> Result<(Report, V), ScanError>,
+) -> Result<(Report, V, Option<Salvaged>)> {
+    let context = || shown.display().to_string();
     if !salvage {
-        return scan_readable_as(path, shown, options, views).map(|r| (r, None));
+        let (report, views) = read(path, options).with_context(context)?;
+        return Ok((readable(report, shown)?, views, None));
     }
-    // The verdict comes first, then the reading: standard input is read twice from a file.
+    // A second pass reads the log again when its defect was found after later lines:
+    // standard input is kept in a temporary file.
     let spooled = spool_stdin(path)?;
     let path = spooled.as_ref().map_or(path, |s| s.path());
-    let report = defect::scan_up_to_defect(path, options, views)
-        .with_context(|| shown.display().to_string())?;
+    let (report, views) =
+        defect::read_up_to_defect(options, |options| read(path, options)).with_context(context)?;
     let salvaged = match (defect::reach(&report), &report.finding) {
         (Reach::UpTo(_), Some(f)) => Some(Salvaged {
             status: report.status,
@@ -102,8 +105,8 @@ pub fn scan_salvaging(
         _ => None,
     };
     match salvaged {
-        Some(s) => Ok((report, Some(s))),
-        None => readable(report, shown).map(|r| (r, None)),
+        Some(s) => Ok((report, views, Some(s))),
+        None => Ok((readable(report, shown)?, views, None)),
     }
 }
 

@@ -294,21 +294,22 @@ pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(seq) = args.seq {
         return show_one(args, seq, out);
     }
-    let mut stats = Stats::with_turn_rows();
-    let mut provider = ProviderRules::default();
-    let mut derived = Derived::default();
-    let (mut priced, sink) = crate::cmd::cost::session_view();
-    let (report, salvaged) = salvage::scan_salvaging(
-        &args.file,
-        &args.file,
-        &ScanOptions {
-            session: args.session.clone(),
-            dsh: dsh_session::edge::Judge::default().with_both_lines(),
-            ..ScanOptions::default()
-        },
-        &mut [&mut stats, &mut provider, &mut derived, &mut priced],
-        args.salvage,
-    )?;
+    let options = ScanOptions {
+        session: args.session.clone(),
+        dsh: dsh_session::edge::Judge::default().with_both_lines(),
+        ..ScanOptions::default()
+    };
+    let (report, (stats, derived, sink), salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, args.salvage, |path, o| {
+            let mut stats = Stats::with_turn_rows();
+            let mut provider = ProviderRules::default();
+            let mut derived = Derived::default();
+            let (mut priced, sink) = crate::cmd::cost::session_view();
+            let views: &mut [&mut dyn dsh_session::view::View] =
+                &mut [&mut stats, &mut provider, &mut derived, &mut priced];
+            let report = dsh_session::scan::scan_path_with(path, o, views)?;
+            Ok((report, (stats, derived, sink)))
+        })?;
     let cost = crate::cmd::cost::session_total(&sink);
     let cost_text = crate::cmd::cost::cost_text(&cost);
     let sum = summary(&report, &stats, &derived, &cost);

@@ -88,22 +88,25 @@ pub fn run(args: &SurfaceArgs, out: &mut dyn Write) -> Result<ExitCode> {
         session: args.session.clone(),
         ..ScanOptions::default()
     };
-    let mut keep = Keep {
-        shadowed: args.all,
-        ..Keep::PREVIEWS
-    };
-    let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), keep);
-    let mut replacements = Replacements::default();
-    // With --all, the replaces' details say which replace shadowed each entry.
-    let mut views: Vec<&mut dyn View> = match args.at {
-        Some(_) => vec![&mut snapshot],
-        None => vec![&mut keep],
-    };
-    if args.all {
-        views.push(&mut replacements);
-    }
-    let (report, salvaged) =
-        salvage::scan_salvaging(&args.file, &args.file, &options, &mut views, args.salvage)?;
+    let (report, (snapshot, replacements), salvaged) =
+        salvage::scan_salvaging(&args.file, &args.file, &options, args.salvage, |path, o| {
+            let mut keep = Keep {
+                shadowed: args.all,
+                ..Keep::PREVIEWS
+            };
+            let mut snapshot = SurfaceAt::new(args.at.unwrap_or_default(), keep);
+            let mut replacements = Replacements::default();
+            // With --all, the replaces' details say which replace shadowed each entry.
+            let mut views: Vec<&mut dyn View> = match args.at {
+                Some(_) => vec![&mut snapshot],
+                None => vec![&mut keep],
+            };
+            if args.all {
+                views.push(&mut replacements);
+            }
+            let report = dsh_session::scan::scan_path_with(path, o, &mut views)?;
+            Ok((report, (snapshot, replacements)))
+        })?;
     let name = args.file.display().to_string();
     let replay = &report.replay;
     // A node leaves the surface once, so each shadowed seq has one replacement.

@@ -17,10 +17,7 @@
 //! were then told of later records, so the log is read a second time, stopping at the line
 //! ([`ScanOptions::salvage`]); the verdict stays that of the whole log.
 
-use std::path::Path;
-
-use super::{Report, ScanError, ScanOptions, Status, scan_path_with};
-use crate::view::View;
+use super::{Report, ScanOptions, Status};
 
 /// How much of a log a command that shows what it held reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,49 +89,9 @@ pub fn read_up_to_defect<T, E>(
     }
 }
 
-/// [`read_up_to_defect`] for views the caller holds: a first pass with no view finds the
-/// verdict, and the one pass with `views` reads what [`reach`] says. `path` is read twice:
-/// it cannot be standard input.
-///
-/// # Errors
-/// As [`scan_path_with`].
-pub fn scan_up_to_defect(
-    path: &Path,
-    options: &ScanOptions,
-    views: &mut [&mut dyn View],
-) -> Result<Report, ScanError> {
-    // The verdict is the one the views' scan would reach: the closers are checked when a
-    // view reads the closed history, as they would be with the views.
-    let mut mirror = ClosedHistory(views.iter().any(|v| v.needs_closed_history()));
-    let first = scan_path_with(
-        path,
-        &ScanOptions {
-            salvage: Some(u64::MAX),
-            ..options.clone()
-        },
-        &mut [&mut mirror],
-    )?;
-    let salvage = match reach(&first) {
-        Reach::Whole | Reach::Nothing => None,
-        Reach::UpTo(line) => Some(second_pass(&first).or(line).unwrap_or(u64::MAX)),
-    };
-    let mut report = scan_path_with(
-        path,
-        &ScanOptions {
-            salvage,
-            ..options.clone()
-        },
-        views,
-    )?;
-    if salvage.is_some() {
-        keep_verdict(&mut report, first);
-    }
-    Ok(report)
-}
-
 /// True when [`read_up_to_defect`] reads `report`'s log again: the views of this pass
 /// were told of records on or after the line of the defect, and what they hold is to be
-/// dropped (a view that hands its result out in [`View::finish`] asks this first).
+/// dropped (a view that hands its result out in [`crate::view::View::finish`] asks this first).
 pub fn read_again(report: &Report) -> bool {
     second_pass(report).is_some()
 }
@@ -156,15 +113,6 @@ fn keep_verdict(read: &mut Report, whole: Report) {
     read.torn = whole.torn;
     read.edge = whole.edge;
     read.notes = whole.notes;
-}
-
-/// A view that reads nothing but asks for the closers as the views it stands for do.
-struct ClosedHistory(bool);
-
-impl View for ClosedHistory {
-    fn needs_closed_history(&self) -> bool {
-        self.0
-    }
 }
 
 /// What a read up to the defect read ([`Report::read_through`]), in words: `lines 1–13`,
