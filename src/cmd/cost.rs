@@ -91,35 +91,19 @@ pub fn sources_json(table: &PriceTable) -> Value {
     )
 }
 
-/// A [`UsageView`] pricing one session's own events at the built-in table (a fork's
-/// inherited history left to its parent, as `stats` counts it), and where its rows go.
+/// [`dsh_session::view::usage::session_view`] at the built-in table.
 pub fn session_view() -> (
     dsh_session::view::usage::UsageView,
     std::rc::Rc<std::cell::RefCell<Vec<dsh_session::view::usage::LogUsage>>>,
 ) {
-    use dsh_session::view::usage::{GroupBy, UsageOptions, UsageView};
-    let sink = std::rc::Rc::default();
-    let options = UsageOptions {
-        by: GroupBy::Session,
-        tz: jiff::tz::TimeZone::UTC,
-        since: None,
-        until: None,
-        prices: std::sync::Arc::new(PriceTable::built_in().clone()),
-    };
-    (UsageView::new(options, std::rc::Rc::clone(&sink)), sink)
+    dsh_session::view::usage::session_view(std::sync::Arc::new(PriceTable::built_in().clone()))
 }
 
 /// The counts a [`session_view`] handed to its sink, summed.
 pub fn session_total(
     sink: &std::cell::RefCell<Vec<dsh_session::view::usage::LogUsage>>,
 ) -> dsh_session::view::usage::Counts {
-    let mut total = dsh_session::view::usage::Counts::default();
-    for log in sink.borrow().iter() {
-        for counts in log.rows.values() {
-            total.add(counts);
-        }
-    }
-    total
+    dsh_session::view::usage::total(sink)
 }
 
 /// A session's cost as one text line: the cost per currency with its parts, then the

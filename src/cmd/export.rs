@@ -14,13 +14,7 @@ use anyhow::{Context, Result, bail};
 use dsh_session::export::jsonl::{Outcome, export_store};
 use dsh_session::export::redact::Redactor;
 use dsh_session::export::{Sources, Transcript, html, markdown};
-use dsh_session::replay::Keep;
-use dsh_session::scan::{self, ScanOptions, Status};
-use dsh_session::view::provider::ProviderRules;
-use dsh_session::view::replacements::Replacements;
-use dsh_session::view::stats::Stats;
-use dsh_session::view::transcript::TranscriptFacts;
-use dsh_session::view::up_to_defect::UpToDefect;
+use dsh_session::scan::{self, Status};
 
 use crate::cli::{ExportArgs, ExportFormat};
 use crate::cmd::Rejected;
@@ -52,55 +46,26 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // A corrupt or refused log is exported too, with its verdict at the top (it is what a
     // bug report needs), read up to its defect as every command reads one (`scan::defect`),
     // and the command then exits 1 as the other readers do.
-    let options = ScanOptions {
-        session: args.session.clone(),
-        ..ScanOptions::default()
-    };
     // A damaged log may be read twice: standard input is kept in a temporary file.
     let spooled = crate::cmd::spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let (report, (stats, facts, replacements, sink)) =
-        scan::defect::read_up_to_defect(&options, |options| {
-            // A corrupt log is counted as `stats` counts it: up to its defect, what was read.
-            let mut stats = UpToDefect::new(Stats::with_turn_rows());
-            let mut provider = ProviderRules::default();
-            let mut facts = UpToDefect::new(TranscriptFacts::default());
-            let mut replacements = Replacements::default();
-            let (mut priced, sink) = crate::cmd::cost::session_view();
-            let mut keep = Keep {
-                messages: true,
-                shadowed: true,
-                ..Keep::NOTHING
-            };
-            let report = scan::scan_path_with(
-                path,
-                options,
-                &mut [
-                    &mut stats,
-                    &mut provider,
-                    &mut facts,
-                    &mut replacements,
-                    &mut priced,
-                    // The transcript copies what it shows; the fold's own texts wait on disk.
-                    &mut keep,
-                ],
-            )?;
-            Ok::<_, scan::ScanError>((report, (stats, facts, replacements, sink)))
-        })
+    let prices = std::sync::Arc::new(dsh_session::prices::PriceTable::built_in().clone());
+    let read = dsh_session::export::read_session(path, args.session.clone(), prices)
         .with_context(|| args.file.display().to_string())?;
+    let report = &read.report;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
         // Another harness's file: no DSH transcript to show, not even an empty one.
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
     }
     let file = args.file.display().to_string();
-    let cost = crate::cmd::cost::cost_text(&crate::cmd::cost::session_total(&sink));
+    let cost = crate::cmd::cost::cost_text(&read.usage);
     let transcript = Transcript::build(
         &Sources {
             file: &file,
-            report: &report,
-            replacements: &replacements.list,
-            stats: &stats.view,
-            facts: &facts.view,
+            report,
+            replacements: &read.replacements,
+            stats: &read.stats,
+            facts: &read.facts,
             cost: Some(&cost),
         },
         Redactor::new(!args.no_redact),
@@ -124,7 +89,7 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         stderr!(
             "dsh-session: {file}: {} {f} (the transcript shows what was read before it: {})",
             report.status.name(),
-            scan::defect::read_text(&report)
+            scan::defect::read_text(report)
         );
         return Ok(ExitCode::from(1));
     }

@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use dsh_session::prices::{Cost, PriceTable};
 use dsh_session::scan::{self, ScanOptions};
 use dsh_session::view::View;
-use dsh_session::view::usage::{Counts, GroupBy, LogUsage, UsageOptions, UsageView};
+use dsh_session::view::usage::{Counts, GroupBy, UsageOptions, UsageView};
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthStr;
 
@@ -43,14 +43,7 @@ fn counts_of(path: &Path, options: &UsageOptions) -> Result<Counts> {
     scan::scan_all(path, &ScanOptions::default(), &views)
         .map_err(|e| anyhow::anyhow!(dsh_session::wording::error_text(&e)))
         .with_context(|| path.display().to_string())?;
-    let mut total = Counts::default();
-    let logs: Vec<LogUsage> = std::mem::take(&mut *sink.borrow_mut());
-    for log in logs {
-        for counts in log.rows.values() {
-            total.add(counts);
-        }
-    }
-    Ok(total)
+    Ok(crate::cmd::cost::session_total(&sink))
 }
 
 /// A log's size and mtime (ms), to know when a cached count is stale.
@@ -261,18 +254,7 @@ pub fn fit(parts: &[String], width: usize) -> String {
             return line;
         }
     }
-    let first = parts.first().map_or("", String::as_str);
-    let mut out = String::new();
-    for c in first.chars() {
-        if (out.clone() + &c.to_string()).width() + 1 > width {
-            break;
-        }
-        out.push(c);
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
+    dsh_session::tui::text::fit(parts.first().map_or("", String::as_str), width)
 }
 
 /// Runs `statusline`.

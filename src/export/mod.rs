@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::replay::{SurfaceEntry, SurfaceOp};
-use crate::scan::Report;
+use crate::scan::{Report, ScanError, ScanOptions};
 use crate::view::replacements::Replacement;
 use crate::view::stats::{Stats, Usage};
 use crate::view::transcript::TranscriptFacts;
@@ -237,6 +237,76 @@ pub enum Part {
         /// The block, pretty-printed.
         json: String,
     },
+}
+
+/// What a transcript is built from ([`read_session`]): the report, `show`'s counts with
+/// turn rows, the transcript facts, the replaces and the session's priced usage.
+pub struct SessionRead {
+    /// The scan's report (its fold keeps messages and shadowed entries).
+    pub report: Report,
+    /// `show`'s counts, with turn rows.
+    pub stats: Stats,
+    /// The transcript facts.
+    pub facts: TranscriptFacts,
+    /// Each replace's details.
+    pub replacements: Vec<Replacement>,
+    /// The session's own usage and cost at the prices given.
+    pub usage: crate::view::usage::Counts,
+}
+
+/// Reads the log at `path` (one session of a store with `session`) for a transcript, up to
+/// its defect as every command reads a damaged log ([`crate::scan::defect`]; twice when the
+/// defect is found after later lines, so `path` cannot be standard input), pricing it at
+/// `prices`. Used by `export` and the site export.
+///
+/// # Errors
+/// [`ScanError`]: the file cannot be opened or read.
+pub fn read_session(
+    path: &std::path::Path,
+    session: Option<String>,
+    prices: std::sync::Arc<crate::prices::PriceTable>,
+) -> Result<SessionRead, ScanError> {
+    use crate::replay::Keep;
+    use crate::view::provider::ProviderRules;
+    use crate::view::replacements::Replacements;
+    let options = ScanOptions {
+        session,
+        ..ScanOptions::default()
+    };
+    let (report, read) = crate::scan::defect::read_up_to_defect(&options, |options| {
+        let mut stats = Stats::with_turn_rows();
+        let mut provider = ProviderRules::default();
+        let mut facts = TranscriptFacts::default();
+        let mut replacements = Replacements::default();
+        let (mut usage, sink) = crate::view::usage::session_view(std::sync::Arc::clone(&prices));
+        let mut keep = Keep {
+            messages: true,
+            shadowed: true,
+            ..Keep::NOTHING
+        };
+        let report = crate::scan::scan_path_with(
+            path,
+            options,
+            &mut [
+                &mut stats,
+                &mut provider,
+                &mut facts,
+                &mut replacements,
+                &mut usage,
+                // The transcript copies what it shows; the fold's own texts wait on disk.
+                &mut keep,
+            ],
+        )?;
+        Ok::<_, ScanError>((report, (stats, facts, replacements.list, sink)))
+    })?;
+    let (stats, facts, replacements, sink) = read;
+    Ok(SessionRead {
+        report,
+        stats,
+        facts,
+        replacements,
+        usage: crate::view::usage::total(&sink),
+    })
 }
 
 /// What [`Transcript::build`] reads.

@@ -22,7 +22,6 @@ pub mod replacements;
 pub mod stats;
 pub mod surface_at;
 pub mod transcript;
-pub mod up_to_defect;
 pub mod usage;
 
 use crate::check::Logical;

@@ -237,14 +237,7 @@ impl Stats {
                         row.usage.add(usage);
                     }
                 }
-                let reasoned = logical
-                    .message()
-                    .and_then(|m| m.get("content"))
-                    .is_some_and(|c| {
-                        c.elements()
-                            .any(|b| b.get("type").is_some_and(|t| t.str_eq("reasoning")))
-                    });
-                if reasoned {
+                if has_reasoning(logical.message()) {
                     self.usage.reasoning_shown = true;
                     if let Some(row) = self.open_row() {
                         row.usage.reasoning_shown = true;
@@ -376,4 +369,13 @@ impl View for Stats {
     fn on_packed_chunks(&mut self, chunks: &PackedChunks<'_>) {
         self.record_packed_chunks(chunks.times);
     }
+}
+
+/// Whether an assistant message carries a `reasoning` block (FORMAT.md §2.4.2): its
+/// reasoning is then shown, though a count of its tokens may be missing.
+pub(crate) fn has_reasoning(message: Option<Json<'_>>) -> bool {
+    message.and_then(|m| m.get("content")).is_some_and(|c| {
+        c.elements()
+            .any(|b| b.get("type").is_some_and(|t| t.str_eq("reasoning")))
+    })
 }

@@ -453,7 +453,7 @@ impl UsageView {
                 }
                 let usage = data.and_then(|d| d.get("usage")).filter(|u| u.is_object());
                 // Reasoning shown with no count makes the count unknown, as `show` says.
-                let reasoned = has_reasoning(logical.message());
+                let reasoned = crate::view::stats::has_reasoning(logical.message());
                 if usage.is_none() && !reasoned {
                     return;
                 }
@@ -539,15 +539,6 @@ fn is_error_result(data: Option<Json<'_>>, message: Option<Json<'_>>) -> bool {
                     && yes(block.get("isError"))
             })
         })
-}
-
-/// Whether an assistant message carries a `reasoning` block.
-fn has_reasoning(message: Option<Json<'_>>) -> bool {
-    message.and_then(|m| m.get("content")).is_some_and(|c| {
-        c.is_array()
-            && c.elements()
-                .any(|b| b.is_object() && b.get("type").is_some_and(|t| t.str_eq("reasoning")))
-    })
 }
 
 /// The hour of the day (`00` to `23`) of `ms` since the Unix epoch in `tz`.
@@ -646,4 +637,30 @@ impl View for UsageView {
         }
         self.sink.borrow_mut().push(out);
     }
+}
+
+/// A [`UsageView`] pricing one session's own events at `prices` (a fork's inherited history
+/// left to its parent, as `stats` counts it), one row per session, and the sink its rows
+/// go to ([`total`] sums them).
+pub fn session_view(prices: Arc<PriceTable>) -> (UsageView, Rc<RefCell<Vec<LogUsage>>>) {
+    let sink = Rc::default();
+    let options = UsageOptions {
+        by: GroupBy::Session,
+        tz: jiff::tz::TimeZone::UTC,
+        since: None,
+        until: None,
+        prices,
+    };
+    (UsageView::new(options, Rc::clone(&sink)), sink)
+}
+
+/// The counts the views of a scan handed to `sink`, summed.
+pub fn total(sink: &RefCell<Vec<LogUsage>>) -> Counts {
+    let mut total = Counts::default();
+    for log in sink.borrow().iter() {
+        for counts in log.rows.values() {
+            total.add(counts);
+        }
+    }
+    total
 }

@@ -336,21 +336,14 @@ fn page_name(unit: &Unit, ident: &Ident, used: &mut HashSet<String>) -> String {
         })
         .take(60)
         .collect();
-    let mut hash = fnv(unit.key.as_bytes());
+    let mut hash = crate::saved::fnv1a(unit.key.as_bytes());
     loop {
         let name = format!("s/{slug}-{:08x}.html", hash as u32);
         if used.insert(name.clone()) {
             return name;
         }
-        hash = fnv(&hash.to_le_bytes());
+        hash = crate::saved::fnv1a(&hash.to_le_bytes());
     }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 fn page_fingerprint(unit: &Unit, page: &str, links: &[pages::Link]) -> String {
@@ -358,7 +351,11 @@ fn page_fingerprint(unit: &Unit, page: &str, links: &[pages::Link]) -> String {
     for l in links {
         s.push_str(&format!("|{}:{}:{}", l.relation, l.page, l.id));
     }
-    format!("{}:{:016x}", unit.file_fp, fnv(s.as_bytes()))
+    format!(
+        "{}:{:016x}",
+        unit.file_fp,
+        crate::saved::fnv1a(s.as_bytes())
+    )
 }
 
 /// Each session's links to the others: its parent (`subagent of`, `forked from`), the

@@ -3,9 +3,7 @@
 //! page to write, the whole session as the HTML export reads it, up to a damaged log's
 //! defect (`--salvage`).
 
-use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -13,14 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::export::redact::Redactor;
 use crate::export::{Sources, Transcript};
 use crate::prices::PriceTable;
-use crate::replay::Keep;
 use crate::scan::{self, Report, ScanOptions, Status};
-use crate::view::provider::ProviderRules;
-use crate::view::replacements::Replacements;
-use crate::view::stats::Stats;
-use crate::view::transcript::TranscriptFacts;
-use crate::view::up_to_defect::UpToDefect;
-use crate::view::usage::{Counts, GroupBy, LogUsage, UsageOptions, UsageView};
+use crate::view::usage::Counts;
 
 /// One session to export: a log file, or one session of a SQLite store.
 #[derive(Debug, Clone)]
@@ -218,50 +210,13 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
     if let Some(why) = &unit.unreadable {
         return Outcome::Unreadable(why.clone());
     }
-    let options = ScanOptions {
-        session: unit.session.clone(),
-        ..ScanOptions::default()
-    };
     // Up to the defect, as every command reads a damaged log (`scan::defect`).
-    let scanned = scan::defect::read_up_to_defect(&options, |options| {
-        let mut stats = UpToDefect::new(Stats::with_turn_rows());
-        let mut provider = ProviderRules::default();
-        let mut facts = UpToDefect::new(TranscriptFacts::default());
-        let mut replacements = Replacements::default();
-        let sink = Rc::default();
-        let mut usage = UsageView::new(
-            UsageOptions {
-                by: GroupBy::Session,
-                tz: jiff::tz::TimeZone::UTC,
-                since: None,
-                until: None,
-                prices: Arc::clone(prices),
-            },
-            Rc::clone(&sink),
-        );
-        let mut keep = Keep {
-            messages: true,
-            shadowed: true,
-            ..Keep::NOTHING
+    let read =
+        match crate::export::read_session(&unit.path, unit.session.clone(), Arc::clone(prices)) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Unreadable(crate::wording::error_text(&e)),
         };
-        let report = scan::scan_path_with(
-            &unit.path,
-            options,
-            &mut [
-                &mut stats,
-                &mut provider,
-                &mut facts,
-                &mut replacements,
-                &mut usage,
-                &mut keep,
-            ],
-        )?;
-        Ok::<_, scan::ScanError>((report, (stats, facts, replacements, sink)))
-    });
-    let (report, (stats, facts, replacements, sink)) = match scanned {
-        Ok(r) => r,
-        Err(e) => return Outcome::Unreadable(crate::wording::error_text(&e)),
-    };
+    let report = &read.report;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
         return Outcome::Foreign(f.message.clone());
     }
@@ -271,17 +226,17 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
     }
     let mut redactor = Redactor::new(redact);
     let shown_file = redactor.text(&file).into_owned();
-    let cost = cost(&sink);
+    let cost = cost(read.usage);
     let cost_line = cost
         .as_ref()
         .map(|(amount, currency)| format!("{amount:.4} {currency}"));
     let transcript = match Transcript::build(
         &Sources {
             file: &file,
-            report: &report,
-            replacements: &replacements.list,
-            stats: &stats.view,
-            facts: &facts.view,
+            report,
+            replacements: &read.replacements,
+            stats: &read.stats,
+            facts: &read.facts,
             cost: cost_line.as_deref(),
         },
         Redactor::new(redact),
@@ -289,7 +244,7 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
         Ok(t) => t,
         Err(e) => return Outcome::Unreadable(crate::wording::io_error(&e)),
     };
-    let s = &stats.view;
+    let s = &read.stats;
     let h = report.header.as_ref();
     let mut models: Vec<_> = s.models.iter().collect();
     models.sort_by_key(|m| std::cmp::Reverse(m.assistant_messages));
@@ -312,7 +267,7 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
         });
     let row = Row {
         page: String::new(),
-        id: ident_of(&report).id,
+        id: ident_of(report).id,
         title: transcript.title.clone(),
         project: h
             .and_then(|h| h.cwd.as_deref())
@@ -332,13 +287,13 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
         status: report.status.name().to_owned(),
         rule,
     };
-    let reading = match scan::defect::reach(&report) {
+    let reading = match scan::defect::reach(report) {
         scan::defect::Reach::Whole => {
             "DSH 0.1.1 loads it: this page shows the whole log, as it loads it.".to_owned()
         }
         _ => format!(
             "This page shows what could be read before the defect ({}), as export --salvage reads it.",
-            scan::defect::read_text(&report)
+            scan::defect::read_text(report)
         ),
     };
     Outcome::Read(Box::new(Read {
@@ -350,15 +305,9 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
     }))
 }
 
-/// A session's cost from what its [`UsageView`] handed to `sink`: the amount and its
-/// currency, when every model with tokens has a price and all bill in one currency.
-fn cost(sink: &RefCell<Vec<LogUsage>>) -> Option<(f64, String)> {
-    let mut total = Counts::default();
-    for log in sink.borrow().iter() {
-        for counts in log.rows.values() {
-            total.add(counts);
-        }
-    }
+/// A session's cost from its priced usage: the amount and its currency, when every model
+/// with tokens has a price and all bill in one currency.
+fn cost(total: Counts) -> Option<(f64, String)> {
     if !total.unpriced.is_empty() || total.cost.len() != 1 {
         return None;
     }
