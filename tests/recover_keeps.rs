@@ -369,6 +369,15 @@ fn recovered_sessions_keep_the_messages_and_dsh_loads_them() {
     }
     let want = std::fs::read_to_string(golden())
         .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", golden().display()));
+    // Without ../shared/samples beside the checkout, the table's rows of the fixtures.
+    let want: String = match common::have_samples() {
+        true => want,
+        false => want
+            .lines()
+            .filter(|l| !l.starts_with("../shared/samples/"))
+            .map(|l| format!("{l}\n"))
+            .collect(),
+    };
     let diff: Vec<String> = want
         .lines()
         .zip(table.lines())
