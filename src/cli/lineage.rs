@@ -1,5 +1,5 @@
 //! Arguments of `fork` and `trim`, the commands that make a new session of an existing one
-//! (included in `cli`).
+//! (a module of `cli`).
 
 use std::path::PathBuf;
 
