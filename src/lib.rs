@@ -29,6 +29,7 @@ pub mod saved;
 pub mod scan;
 pub mod tui;
 pub mod varint;
+pub mod version;
 pub mod view;
 pub mod wording;
 pub mod write;

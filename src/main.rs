@@ -137,10 +137,10 @@ fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
         Command::Export(args) => cmd::export::run(&args, out),
         Command::Tui(args) => cmd::tui::run(&args, color),
-        Command::Man(args) => cmd::man::run(&args, out),
+        Command::Man(args) => cli::man::run(&args, out),
         Command::Stats(args) => cmd::stats::run(&args, out),
         Command::Statusline(args) => cmd::statusline::run(&args, out),
-        Command::Completions(args) => cmd::completions::run(&args, out),
+        Command::Completions(args) => cli::completions::run(&args, out),
     }
 }
 

@@ -303,3 +303,131 @@ fn no_source_file_is_over_1000_lines_but_the_json_layer() {
         assert!(lines <= 1000, "{} has {lines} lines", f.display());
     }
 }
+
+/// Issue 42: a command in `src/cmd/` parses its arguments, calls one room's function and
+/// hands the result to a renderer, so each file stays short and `cmd/` small; the work
+/// lives in the rooms, where the TUI, the MCP server and the site reach it too.
+#[test]
+fn commands_are_thin() {
+    let cmd = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/cmd");
+    let mut files = Vec::new();
+    library_files(&cmd, &mut files);
+    assert!(files.len() > 10, "{files:?}");
+    let mut total = 0;
+    for f in &files {
+        let lines = std::fs::read_to_string(f)
+            .expect("readable")
+            .lines()
+            .count();
+        assert!(
+            lines <= 400,
+            "{} has {lines} lines (at most 400 in cmd/)",
+            f.display()
+        );
+        total += lines;
+    }
+    assert!(total <= 4000, "src/cmd/ has {total} lines (at most 4,000)");
+}
+
+/// Issue 42: `ScanOptions` carries at most two switches; a view asks for what it needs.
+#[test]
+fn scan_options_has_at_most_two_switches() {
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/scan/mod.rs"))
+            .expect("readable");
+    let start = text
+        .find("pub struct ScanOptions")
+        .expect("ScanOptions in scan/mod.rs");
+    let body = &text[start..start + item_end(&text[start..])];
+    let switches = body
+        .lines()
+        .filter(|l| l.trim_end().ends_with(": bool,"))
+        .count();
+    assert!(switches >= 1, "{body}");
+    assert!(
+        switches <= 2,
+        "ScanOptions has {switches} boolean switches:\n{body}"
+    );
+}
+
+/// Runs one of the workplace's developer tools (`farm-studio`, `duplicates`) from the
+/// source tree, or `None` where it is not installed: they are not packages a CI machine
+/// can install, so these two checks run where the tools are and say so where they are not.
+fn workplace_tool(tool: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(tool)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    match out {
+        Ok(out) if out.status.success() => Some(String::from_utf8_lossy(&out.stdout).into()),
+        Ok(out) => panic!(
+            "{tool} {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) => {
+            eprintln!("{tool} is not installed here: the check that uses it is skipped");
+            None
+        }
+    }
+}
+
+/// The first number in `text` before `what` (`"6 stays; 4 rooms; 2 climbs back up"`).
+fn count_before(text: &str, what: &str) -> usize {
+    let at = text
+        .find(what)
+        .unwrap_or_else(|| panic!("no {what:?} in:\n{text}"));
+    let number: String = text[..at]
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    number
+        .chars()
+        .rev()
+        .collect::<String>()
+        .parse()
+        .expect("a count")
+}
+
+#[test]
+fn the_count_before_a_phrase_is_read() {
+    assert_eq!(
+        count_before("6 stays; 4 rooms; 12 climbs back up; 2", "climbs back up"),
+        12
+    );
+}
+
+/// Issue 42: a repair's and a recover's data go down the layers once, climbing back up at
+/// most 3 times on the studio's walk of `args`.
+#[test]
+fn repair_and_recover_go_down_once() {
+    for entry in ["src/cmd/repair.rs:run:args", "src/cmd/recover.rs:run:args"] {
+        let Some(walk) = workplace_tool("farm-studio", &["walk", entry]) else {
+            return;
+        };
+        let climbs = count_before(&walk, "climbs back up;");
+        assert!(
+            climbs <= 3,
+            "{entry}: {climbs} climbs back up (at most 3):\n{walk}"
+        );
+    }
+}
+
+/// Issue 42: `src/` repeats itself in at most 60 pairs of places.
+#[test]
+fn the_source_repeats_itself_in_at_most_60_pairs() {
+    let Some(report) = workplace_tool("duplicates", &["--repo", "src", "--seconds", "300"]) else {
+        return;
+    };
+    assert!(!report.contains("incomplete:"), "{report}");
+    let pairs = if report.starts_with("no duplicates") {
+        0
+    } else {
+        count_before(&report, "pairs of places")
+    };
+    assert!(
+        pairs <= 60,
+        "src/ repeats itself in {pairs} pairs (at most 60):\n{report}"
+    );
+}

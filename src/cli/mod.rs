@@ -1,13 +1,16 @@
 //! Command-line definitions. Every flag is documented here, once: `--help`, the man page
-//! and the shell completions all come from these doc comments.
+//! (`man`) and the shell completions (`completions`) all come from these doc comments, and
+//! those two commands live here beside them.
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod archive;
+pub mod completions;
 mod export;
 pub mod lineage;
+pub mod man;
 mod read;
 mod reference;
 mod repair;

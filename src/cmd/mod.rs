@@ -1,12 +1,10 @@
 //! One file per subcommand, each with a single `run` entry point.
 
-pub mod completions;
 pub mod cost;
 pub mod export;
 pub mod follow;
 pub mod index;
 pub mod lineage;
-pub mod man;
 pub mod mcp;
 pub mod messages;
 pub mod provenance;
@@ -30,7 +28,6 @@ use dsh_session::wording::count;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use dsh_session::event::Era;
 use dsh_session::scan::{self, Report, ScanOptions, Status};
 use dsh_session::view::View;
 
@@ -192,40 +189,4 @@ pub fn say_passed_over(mut notes: Vec<String>) {
     for s in &notes {
         stderr!("dsh-session: {s}");
     }
-}
-
-/// What each DSH release line does with a log, for `show` and `version`: `None` when the
-/// frozen edges did not run (SQLite, v3, v4) or DSH 0.1.1 does not load it either.
-pub fn dsh_lines(report: &Report) -> Option<String> {
-    let edge_refusal = report.finding.as_ref().filter(|f| f.rule.is_edge());
-    let loads_011 = report.is_ok() || edge_refusal.is_some();
-    // DSH 0.1.1 reads only v0 (a v1-v4 header is newer than it).
-    let v0 = matches!(report.era, Some(Era::Head | Era::V0Alpha | Era::June2026));
-    if !loads_011 || !v0 {
-        return None;
-    }
-    if report.session.is_some() {
-        return None;
-    }
-    Some(match report.edge.as_ref() {
-        Some(f) => {
-            // The finding says "DSH 0.1.5 and later refuse to migrate it (<edge>): <what>".
-            let (edge, what) = f
-                .message
-                .split_once(" (")
-                .and_then(|(_, rest)| rest.split_once("): "))
-                .unwrap_or(("", &f.message));
-            let mut place = f.rule.id().to_owned();
-            if let Some(line) = f.line {
-                place.push_str(&format!(" at line {line}"));
-            }
-            if let Some(seq) = f.seq {
-                place.push_str(&format!(", seq {seq}"));
-            }
-            format!(
-                "DSH 0.1.1 loads it; DSH 0.1.5+ refuses to migrate it ({edge}, {place}): {what}"
-            )
-        }
-        None => "DSH 0.1.1 loads it; DSH 0.1.5+ migrates it".to_owned(),
-    })
 }

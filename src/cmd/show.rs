@@ -228,7 +228,7 @@ fn summary<'a>(report: &'a Report, s: &'a Stats, d: &'a Derived, cost: &Counts) 
         approval_policy: s.approval_policy.as_deref(),
         child_sessions: (!s.child_sessions.is_empty()).then_some(s.child_sessions.len()),
         status: report.status.name(),
-        dsh: crate::cmd::dsh_lines(report),
+        dsh: report.dsh_lines(),
         events: s.events,
         first_event_at: s.first_time.map(utc),
         last_event_at: s.last_time.map(utc),

@@ -91,4 +91,39 @@ impl Report {
     pub fn is_ok(&self) -> bool {
         matches!(self.status, Status::Valid | Status::TornTail)
     }
+
+    /// What each DSH release line does with the log, for `show` and `version`
+    /// (GENERATIONS.md §4–§7): "DSH 0.1.1 loads it; DSH 0.1.5+ migrates it", or "… refuses
+    /// to migrate it (EDGE, RULE at line N, seq S): WHAT". `None` when the frozen edges did
+    /// not run (SQLite, v3, v4) or DSH 0.1.1 does not load it either.
+    pub fn dsh_lines(&self) -> Option<String> {
+        let edge_refusal = self.finding.as_ref().filter(|f| f.rule.is_edge());
+        let loads_011 = self.is_ok() || edge_refusal.is_some();
+        // DSH 0.1.1 reads only v0 (a v1-v4 header is newer than it).
+        let v0 = matches!(self.era, Some(Era::Head | Era::V0Alpha | Era::June2026));
+        if !loads_011 || !v0 || self.session.is_some() {
+            return None;
+        }
+        Some(match self.edge.as_ref() {
+            Some(f) => {
+                // The finding says "DSH 0.1.5 and later refuse to migrate it (<edge>): <what>".
+                let (edge, what) = f
+                    .message
+                    .split_once(" (")
+                    .and_then(|(_, rest)| rest.split_once("): "))
+                    .unwrap_or(("", &f.message));
+                let mut place = f.rule.id().to_owned();
+                if let Some(line) = f.line {
+                    place.push_str(&format!(" at line {line}"));
+                }
+                if let Some(seq) = f.seq {
+                    place.push_str(&format!(", seq {seq}"));
+                }
+                format!(
+                    "DSH 0.1.1 loads it; DSH 0.1.5+ refuses to migrate it ({edge}, {place}): {what}"
+                )
+            }
+            None => "DSH 0.1.1 loads it; DSH 0.1.5+ migrates it".to_owned(),
+        })
+    }
 }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::CommandFactory;
 
-use crate::cli::{Cli, EXIT_CODES, ManArgs};
+use super::{Cli, EXIT_CODES, ManArgs};
 
 /// Runs `man`.
 pub fn run(args: &ManArgs, out: &mut dyn Write) -> Result<ExitCode> {

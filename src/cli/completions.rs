@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap_complete::Shell;
 
-use crate::cli::{Cli, CompletionsArgs};
+use super::{Cli, CompletionsArgs};
 
 /// The name the scripts complete.
 const BIN_NAME: &str = "dsh-session";
