@@ -27,6 +27,7 @@ pub mod replay;
 pub mod rules;
 pub mod saved;
 pub mod scan;
+pub mod sessions;
 pub mod tui;
 pub mod varint;
 pub mod version;

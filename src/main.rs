@@ -11,6 +11,8 @@ macro_rules! stderr {
 
 mod cli;
 mod cmd;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod render;
 
 use std::io::{self, Write};

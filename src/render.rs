@@ -1,4 +1,13 @@
 //! Shared output helpers: tables, times, colour, JSON strings.
+//!
+//! Beside them, the renderers of the index's front ends: [`index`] (opening and updating the
+//! search index, with what it says on standard error, and `index`'s summary), [`search`]
+//! (hits and sessions with hits) and [`sessions`] (one table spec for a store's and a
+//! root's sessions).
+
+pub mod index;
+pub mod search;
+pub mod sessions;
 
 use std::io::{IsTerminal, Write};
 

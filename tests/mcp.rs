@@ -28,6 +28,20 @@ fn python() -> Option<String> {
     ok.then_some(python)
 }
 
+/// [`python`], or `None` after saying the client tests skip (a failure with
+/// `DSH_SESSION_REQUIRE_ALL=1`).
+fn sdk_python() -> Option<String> {
+    let found = python();
+    if found.is_none() {
+        common::require(
+            "the MCP Python SDK",
+            false,
+            "`pip install mcp` (or set DSH_SESSION_PYTHON to a Python that has it)",
+        );
+    }
+    found
+}
+
 /// The gen-session example, built by `cargo test` (or here, when only this test was built).
 fn gen_session() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary");
@@ -130,12 +144,7 @@ fn first_call(log: &Path) -> (u64, Vec<String>) {
 
 #[test]
 fn an_mcp_client_calls_every_tool() {
-    let Some(python) = python() else {
-        common::require(
-            "the MCP Python SDK",
-            false,
-            "`pip install mcp` (or set DSH_SESSION_PYTHON to a Python that has it)",
-        );
+    let Some(python) = sdk_python() else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -172,18 +181,7 @@ fn an_mcp_client_calls_every_tool() {
         "env": {"NO_COLOR": "1", "PATH": std::env::var("PATH").unwrap_or_default()},
         "calls": calls,
     });
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
-    let out = Command::new(&python)
-        .arg(&script)
-        .arg(spec.to_string())
-        .output()
-        .expect("python runs");
-    assert!(
-        out.status.success(),
-        "the client failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Value = serde_json::from_slice(&out.stdout).expect("the client's JSON");
+    let got = client(&python, &spec);
     assert_eq!(got["server"]["name"], "dsh-session");
     let mut names: Vec<&str> = got["tools"]
         .as_array()
@@ -473,6 +471,120 @@ fn an_mcp_client_calls_every_tool() {
     );
     // The next page of a log that did not change carries the revision it came with.
     assert_eq!(first["next"]["revision"], first["revision"]);
+}
+
+/// Runs tests/mcp_client.py with `spec` and returns what it printed.
+fn client(python: &str, spec: &Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(spec.to_string())
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "the client failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the client's JSON")
+}
+
+#[test]
+fn messages_pages_come_from_the_history_of_the_revision() {
+    let Some(python) = sdk_python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = generated_root(dir.path());
+    let big = root.join("p9/big/session.jsonl");
+    let session = "bench-session-77";
+    // 0: the whole history in one page; 1: the first page of 20 kB; 2..=31: each the next
+    // page of the one before (until there is none).
+    let mut calls = vec![
+        json!(["messages", {"session": session, "max_bytes": 1_000_000}]),
+        json!(["messages", {"session": session, "max_bytes": 20_000}]),
+    ];
+    for i in 1..=30 {
+        calls.push(json!(["messages", {"next_of": i}]));
+    }
+    // 32: the log's last message text changed in place, its size and time kept (the same
+    // revision); 33: the whole history again, from the history kept for that revision, not
+    // from the log; 34: the log's time moved on; 35: the second page again, with the
+    // revision of the first: source_changed; 36: the whole history, read again.
+    calls.push(json!(["_edit", {"file": big, "after": "\"text\":\"", "length": 6}]));
+    calls.push(json!(["messages", {"session": session, "max_bytes": 1_000_000}]));
+    calls.push(json!(["_touch", {"file": big}]));
+    calls.push(json!(["messages", {"next_of": 1}]));
+    calls.push(json!(["messages", {"session": session, "max_bytes": 1_000_000}]));
+    let spec = json!({
+        "command": env!("CARGO_BIN_EXE_dsh-session"),
+        "args": ["mcp", "--root", root, "--index", dir.path().join("index.db")],
+        "env": {"NO_COLOR": "1", "PATH": std::env::var("PATH").unwrap_or_default()},
+        "calls": calls,
+    });
+    let got = client(&python, &spec);
+    let answer = |i: usize| -> Value {
+        let call = &got["calls"][i];
+        assert_eq!(call["isError"], false, "call {i}: {}", call["text"]);
+        let text: Value = serde_json::from_str(call["text"].as_str().expect("text")).expect("json");
+        assert_eq!(call["structured"], text, "call {i}");
+        text
+    };
+    let whole = answer(0);
+    assert!(whole.get("next").is_none());
+    let all = whole["messages"].as_array().expect("messages").clone();
+    assert!(all.len() > 40, "{}", all.len());
+    assert_eq!(whole["history_messages"], all.len());
+    // The pages, in order, hold exactly the messages of the one page, each once.
+    let mut paged: Vec<Value> = Vec::new();
+    let mut pages = 0;
+    for i in 1..=31 {
+        let call = &got["calls"][i];
+        if call["isError"] == true {
+            assert_eq!(call["text"], "the answer has no next range", "call {i}");
+            continue;
+        }
+        let page = answer(i);
+        assert!(
+            page["bytes"].as_u64().expect("bytes") <= 20_000
+                || page["notes"].to_string().contains("shown whole"),
+            "{page}"
+        );
+        assert_eq!(page["revision"], whole["revision"]);
+        paged.extend(
+            page["messages"]
+                .as_array()
+                .expect("messages")
+                .iter()
+                .cloned(),
+        );
+        pages += 1;
+    }
+    assert!(pages >= 3, "{pages} pages");
+    assert_eq!(
+        got["calls"][31]["isError"], true,
+        "the last page came before call 31"
+    );
+    assert_eq!(paged, all);
+    // Changed in place under the same revision: the answer is the kept history's, so it
+    // matches the first to the byte (a new reading would show the Zs).
+    assert_eq!(answer(33), whole);
+    // The log's time moved on: a page asked with the old revision is source_changed…
+    let stale = &got["calls"][35];
+    assert_eq!(stale["isError"], true);
+    let text = stale["text"].as_str().expect("text");
+    assert!(
+        text.starts_with(&format!(
+            "source_changed: the log of {session} changed since the page that gave revision {}",
+            whole["revision"].as_str().expect("revision")
+        )),
+        "{text}"
+    );
+    // …and the history read again shows the change the kept one did not.
+    let again = answer(36);
+    assert_ne!(again["revision"], whole["revision"]);
+    assert!(again["messages"].to_string().contains("ZZZZZZ"));
+    assert!(!whole["messages"].to_string().contains("ZZZZZZ"));
 }
 
 /// Writes one JSON-RPC message as a line.

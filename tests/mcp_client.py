@@ -8,7 +8,11 @@ only argument is a JSON object:
      "calls": [["tool", {arguments}], ["messages", {"next_of": 3}], ...]}
 
 A call whose arguments are {"next_of": i} asks `messages` for the `next` range of call i's
-answer (same session and max_bytes). It prints one JSON object on standard output: the
+answer (same session and max_bytes). Two pseudo-calls change a log between calls, keeping
+its inode: `["_edit", {"file", "after", "length"}]` overwrites with `Z` the `length` bytes
+after the last occurrence of `after` and puts the modification time back (the log's
+revision, its size and time, stays the same); `["_touch", {"file"}]` moves its
+modification time a second on. It prints one JSON object on standard output: the
 server's name and instructions, the tools (name, description, input schema), and per call
 `isError`, the text of its content and its `structuredContent` (which the SDK has checked
 against the tool's `outputSchema`). The test asserts on those; this script asserts nothing
@@ -17,6 +21,7 @@ but that the protocol worked.
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -26,6 +31,23 @@ from mcp.client.stdio import stdio_client
 def wire(model):
     """A result as it went over the wire (camelCase names), whichever SDK version."""
     return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def change_log(name, arguments):
+    """Carries out a pseudo-call `_edit` or `_touch` on arguments["file"]."""
+    path = arguments["file"]
+    before = os.stat(path)
+    if name == "_edit":
+        with open(path, "r+b") as f:
+            data = f.read()
+            at = data.rindex(arguments["after"].encode()) + len(arguments["after"])
+            f.seek(at)
+            f.write(b"Z" * arguments["length"])
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    elif name == "_touch":
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    else:
+        raise ValueError(f"unknown pseudo-call {name}")
 
 
 async def main():
@@ -43,9 +65,15 @@ async def main():
             out["tools"] = tools["tools"]
             asked = []
             for name, arguments in spec["calls"]:
+                if name.startswith("_"):
+                    change_log(name, arguments)
+                    asked.append(arguments)
+                    out["calls"].append({"isError": False, "text": "", "structured": None})
+                    continue
                 if "next_of" in arguments:
                     earlier = asked[arguments["next_of"]]
-                    answer = json.loads(out["calls"][arguments["next_of"]]["text"])
+                    was = out["calls"][arguments["next_of"]]
+                    answer = {} if was["isError"] else json.loads(was["text"])
                     if "next" not in answer:
                         asked.append(arguments)
                         out["calls"].append(

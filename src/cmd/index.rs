@@ -1,165 +1,14 @@
-//! `index [PATH]...`: build or update the search index (issue 28), and what `search` and
-//! `sessions ROOT` share with it: where the index is, opening it with its notes, and an
-//! update with a progress bar.
+//! `index [PATH]...`: build or update the search index (issue 28). Opening and updating,
+//! as every front end of the index does it, and the summary are in
+//! [`crate::render::index`].
 
-use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use dsh_session::index::{Index, Progress, UpdateOptions, UpdateSummary};
-use dsh_session::wording::count;
-use serde::Serialize;
+use anyhow::{Result, bail};
 
-use crate::cli::{IndexArgs, IndexLocation};
-
-/// `index --format json` layout.
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// A progress bar appears for an update that reads at least this much…
-const PROGRESS_BYTES: u64 = 64_000_000;
-/// …or this many files.
-const PROGRESS_FILES: u64 = 500;
-
-/// Opens the index `location` names (else the default one), saying on standard error
-/// what was rebuilt and why.
-pub fn open(location: &IndexLocation) -> Result<Index> {
-    let path = match &location.file {
-        Some(p) => p.clone(),
-        None => dsh_session::index::default_path().context(
-            "no cache directory is known for the index (no home directory): give --index FILE or set DSH_SESSION_INDEX",
-        )?,
-    };
-    let (index, notes) = Index::open(&path)?;
-    for n in notes {
-        stderr!("dsh-session: {n}");
-    }
-    Ok(index)
-}
-
-/// What [`update`] says on standard error besides the directories with no logs, and
-/// whether an index another process keeps busy is an error.
-#[derive(Debug, Clone, Copy)]
-pub struct Say {
-    /// A progress bar on a terminal for a long update.
-    pub progress: bool,
-    /// Which logs could not be read, what the walk passed over, what another process
-    /// indexed meanwhile.
-    pub notes: bool,
-    /// When another process keeps writing the index past the busy timeout, go on with the
-    /// index as it is (with a note) instead of failing (`search`, `sessions`).
-    pub as_is_when_busy: bool,
-}
-
-impl Say {
-    /// Everything, or (`quiet`) nothing; going on when the index is busy.
-    pub fn unless(quiet: bool) -> Say {
-        Say {
-            progress: !quiet,
-            notes: !quiet,
-            as_is_when_busy: true,
-        }
-    }
-}
-
-/// Brings `index` up to date for `paths` (none: the roots indexed before), saying on
-/// standard error what `say` asks, and always which directories hold no logs (the caller
-/// exits 2 for them, as `validate` does).
-///
-/// # Errors
-/// No paths and nothing indexed before; a path that cannot be read; index errors.
-pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSummary> {
-    let default;
-    let paths = if paths.is_empty() && index.roots()?.is_empty() {
-        // Nothing given and nothing indexed yet: DSH's default root, as `tui` reads it.
-        default = crate::cmd::default_root().context(
-            "nothing indexed yet and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to index (`dsh-session index ~/.dsh/sessions`)",
-        )?;
-        std::slice::from_ref(&default)
-    } else {
-        paths
-    };
-    let bar = std::cell::RefCell::new(None::<indicatif::ProgressBar>);
-    let show = say.progress && std::io::stderr().is_terminal();
-    let progress = |p: Progress| {
-        if !show {
-            return;
-        }
-        let mut bar = bar.borrow_mut();
-        if bar.is_none() && (p.bytes >= PROGRESS_BYTES || p.files >= PROGRESS_FILES) {
-            let b = indicatif::ProgressBar::new(p.bytes);
-            b.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "indexing {bar:40} {bytes}/{total_bytes} {msg} ({bytes_per_sec}, {eta})",
-                )
-                .expect("valid template"),
-            );
-            *bar = Some(b);
-        }
-        if let Some(b) = bar.as_ref() {
-            b.set_position(p.bytes_done);
-            b.set_message(format!("{}/{} files", p.files_done, p.files));
-        }
-    };
-    let options = UpdateOptions {
-        progress: Some(&progress),
-    };
-    let summary = index.update(paths, &options);
-    if let Some(b) = bar.borrow_mut().take() {
-        b.finish_and_clear();
-    }
-    let summary = match summary {
-        Err(dsh_session::index::IndexError::Busy(path)) if say.as_is_when_busy => {
-            stderr!(
-                "dsh-session: {}: another dsh-session has been writing the index for over a minute; answering from the index as it is",
-                path.display()
-            );
-            UpdateSummary::default()
-        }
-        other => other?,
-    };
-    if say.notes {
-        for (path, why) in &summary.unreadable {
-            stderr!("dsh-session: {}: not indexed: {why}", path.display());
-        }
-        // In the words and order `validate` says them: one walk for every command.
-        crate::cmd::say_passed_over(summary.passed_over.clone());
-        if summary.raced > 0 {
-            stderr!(
-                "dsh-session: {} indexed meanwhile by another dsh-session: kept as it wrote them",
-                count(summary.raced, "log")
-            );
-        }
-    }
-    // Like `validate DIR`: nothing found where logs were expected is a usage error (the
-    // caller exits 2 once it has done the rest).
-    for dir in &summary.empty_dirs {
-        stderr!("dsh-session: {}", crate::cmd::no_logs_in(dir));
-    }
-    Ok(summary)
-}
-
-#[derive(Debug, Serialize)]
-struct Json<'a> {
-    schema_version: u32,
-    index: String,
-    index_bytes: u64,
-    files: u64,
-    unchanged: u64,
-    added: u64,
-    grown: u64,
-    read_again: u64,
-    removed: u64,
-    raced: u64,
-    unreadable: Vec<Unreadable<'a>>,
-    parts_written: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct Unreadable<'a> {
-    file: String,
-    message: &'a str,
-}
+use crate::cli::IndexArgs;
+use crate::render::index::{Say, open, update, write_summary};
 
 /// Runs `index`.
 pub fn run(args: &IndexArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -187,54 +36,8 @@ pub fn run(args: &IndexArgs, out: &mut dyn Write) -> Result<ExitCode> {
     } else {
         ExitCode::from(2)
     };
-    if args.quiet {
-        return Ok(code);
+    if !args.quiet {
+        write_summary(out, args.format, &index, &s)?;
     }
-    let json = Json {
-        schema_version: SCHEMA_VERSION,
-        index: index.path().display().to_string(),
-        index_bytes: index.size_on_disk(),
-        files: s.files,
-        unchanged: s.unchanged,
-        added: s.added,
-        grown: s.grown,
-        read_again: s.read_again,
-        removed: s.removed,
-        raced: s.raced,
-        unreadable: s
-            .unreadable
-            .iter()
-            .map(|(f, m)| Unreadable {
-                file: f.display().to_string(),
-                message: m,
-            })
-            .collect(),
-        parts_written: s.parts_written,
-    };
-    crate::render::write_one(out, args.format, &json, |out| {
-        writeln!(
-            out,
-            "{}: {} ({} new, {} grown, {} read again, {} unchanged), {} removed; {} written; {} on disk",
-            json.index,
-            count(s.files, "log"),
-            s.added,
-            s.grown,
-            s.read_again,
-            s.unchanged,
-            s.removed,
-            count(s.parts_written, "message part"),
-            bytes(json.index_bytes)
-        )
-    })?;
     Ok(code)
-}
-
-/// A size in bytes, KB, MB or GB (powers of 1000, one decimal).
-pub fn bytes(n: u64) -> String {
-    match n {
-        0..1_000 => format!("{n} B"),
-        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
-        _ => format!("{:.1} GB", n as f64 / 1e9),
-    }
 }

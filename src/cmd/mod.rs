@@ -15,7 +15,6 @@ pub mod rules;
 pub mod salvage;
 pub mod search;
 pub mod sessions;
-pub mod sessions_root;
 pub mod show;
 pub mod stats;
 pub mod statusline;
@@ -59,19 +58,8 @@ pub fn spool_stdin(path: &Path) -> Result<Option<tempfile::NamedTempFile>> {
     Ok(Some(spool))
 }
 
-/// DSH's default sessions root, `~/.dsh/sessions` (FORMAT.md §7.1), when it exists: what
-/// every walking command (validate, stats, index, search, sessions, tui, mcp) reads when
-/// it is given no path.
-pub fn default_root() -> Option<PathBuf> {
-    let root = directories::BaseDirs::new()?
-        .home_dir()
-        .join(".dsh")
-        .join("sessions");
-    root.is_dir().then_some(root)
-}
-
 /// The paths a walking command reads: those given, else DSH's default root
-/// ([`default_root`]).
+/// ([`dsh_session::load::layout::default_root`]).
 ///
 /// # Errors
 /// No path given and no `~/.dsh/sessions`: a usage error naming the command.
@@ -79,7 +67,7 @@ pub fn paths_or_default_root(paths: &[PathBuf], command: &str) -> Result<Vec<Pat
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
-    match default_root() {
+    match dsh_session::load::layout::default_root() {
         Some(root) => Ok(vec![root]),
         None => anyhow::bail!(
             "no path given and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to read (`dsh-session {command} ~/.dsh/sessions`)"

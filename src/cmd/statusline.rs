@@ -24,16 +24,6 @@ use unicode_width::UnicodeWidthStr;
 use crate::cli::StatuslineArgs;
 use crate::cmd::cost::{money, thousands};
 
-/// DSH's sessions root in the home directory.
-fn dsh_root() -> Option<PathBuf> {
-    Some(
-        directories::BaseDirs::new()?
-            .home_dir()
-            .join(".dsh")
-            .join("sessions"),
-    )
-}
-
 /// Reads one log (every session of a store) into summed counts.
 fn counts_of(path: &Path, options: &UsageOptions) -> Result<Counts> {
     let sink = Rc::default();
@@ -267,7 +257,10 @@ pub fn run(args: &StatuslineArgs, out: &mut dyn Write) -> Result<ExitCode> {
         .map(|t| crate::cmd::stats::parse_when("--now", t, &zone, false))
         .transpose()?
         .unwrap_or_else(|| jiff::Timestamp::now().as_millisecond());
-    let root = args.root.clone().or_else(dsh_root);
+    let root = args
+        .root
+        .clone()
+        .or_else(dsh_session::load::layout::dsh_root);
     // The session: the path given, else the log under the root written last.
     let logs: Vec<PathBuf> = match &root {
         Some(r) if r.is_dir() => {

@@ -22,23 +22,15 @@ pub fn run(args: &TuiArgs, color: bool) -> Result<ExitCode> {
     if args.paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("tui reads indexed files: name them (standard input cannot be browsed)");
     }
-    let mut index = crate::cmd::index::open(&args.index)?;
-    let mut paths = args.paths.clone();
-    if paths.is_empty() && index.roots()?.is_empty() {
-        match crate::cmd::default_root() {
-            Some(root) => paths.push(root),
-            None => bail!(
-                "nothing indexed yet and no ~/.dsh/sessions: name the JSONL roots, logs or stores to browse (`dsh-session tui ~/.dsh/sessions`)"
-            ),
-        }
-    }
+    let mut index = crate::render::index::open(&args.index)?;
+    let Some(paths) = index.paths_to_update(&args.paths)? else {
+        bail!(
+            "nothing indexed yet and no ~/.dsh/sessions: name the JSONL roots, logs or stores to browse (`dsh-session tui ~/.dsh/sessions`)"
+        );
+    };
     if !args.no_update {
-        let say = crate::cmd::index::Say {
-            progress: true,
-            notes: false,
-            as_is_when_busy: true,
-        };
-        let s = crate::cmd::index::update(&mut index, &paths, say)?;
+        let say = crate::render::index::Say::progress_only();
+        let s = crate::render::index::update(&mut index, &paths, say)?;
         if !s.empty_dirs.is_empty() {
             return Ok(ExitCode::from(2));
         }

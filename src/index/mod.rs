@@ -291,6 +291,21 @@ impl Index {
         Ok(rows.into_iter().map(PathBuf::from).collect())
     }
 
+    /// The paths an update reads when `given` are named: `given` when there are some;
+    /// none (the roots indexed before, [`Index::roots`]) when something was indexed; else
+    /// DSH's default root ([`crate::load::layout::default_root`]). `None` when nothing was
+    /// given, nothing indexed and there is no `~/.dsh/sessions`: every front end (index,
+    /// search, sessions, tui, mcp) falls back the same way and says so in its own words.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn paths_to_update(&self, given: &[PathBuf]) -> Result<Option<Vec<PathBuf>>, IndexError> {
+        if !given.is_empty() || !self.roots()?.is_empty() {
+            return Ok(Some(given.to_vec()));
+        }
+        Ok(crate::load::layout::default_root().map(|root| vec![root]))
+    }
+
     fn error(&self, source: rusqlite::Error) -> IndexError {
         IndexError::Sqlite {
             path: self.path.clone(),

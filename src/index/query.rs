@@ -254,6 +254,57 @@ impl Where {
     }
 }
 
+/// One SELECT of the index: what it reads, from which tables, under which conditions, in
+/// which order, how many — the one builder every answer from the index is asked through
+/// ([`Index::sessions`], the searches of [`super::search`]).
+pub(super) struct Select<'a> {
+    /// The columns read.
+    pub(super) columns: String,
+    /// `FROM` and its joins.
+    pub(super) from: &'a str,
+    /// The conditions and their parameters.
+    pub(super) filter: Where,
+    /// `ORDER BY`.
+    pub(super) order: &'a str,
+    /// `LIMIT`: a number, `?` (the last parameter), or none.
+    pub(super) limit: Option<String>,
+}
+
+impl Select<'_> {
+    /// The statement's text.
+    pub(super) fn sql(&self) -> String {
+        let mut sql = format!(
+            "SELECT {} {} WHERE {} ORDER BY {}",
+            self.columns,
+            self.from,
+            self.filter.sql(),
+            self.order
+        );
+        if let Some(limit) = &self.limit {
+            sql.push_str(" LIMIT ");
+            sql.push_str(limit);
+        }
+        sql
+    }
+
+    /// Every row, each read by `read`; an error of SQLite's goes through `error` (a search
+    /// turns FTS5's into a query error).
+    pub(super) fn rows<T>(
+        self,
+        index: &Index,
+        read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+        error: impl Fn(rusqlite::Error) -> IndexError,
+    ) -> Result<Vec<T>, IndexError> {
+        let mut stmt = index
+            .conn
+            .prepare(&self.sql())
+            .map_err(|e| index.error(e))?;
+        stmt.query_map(rusqlite::params_from_iter(self.filter.params), read)
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(error)
+    }
+}
+
 pub(super) const SESSION_COLUMNS: &str = "f.path, f.encoding, f.size, f.error, s.session, s.title, s.cwd, s.created_at, s.first_time, s.last_time, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.revision, s.generation, s.status, s.rule, s.message, s.events, s.turns, s.tool_calls, s.models, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens";
 
 /// A [`SessionRow`] from the columns [`SESSION_COLUMNS`] at `at`.
@@ -314,19 +365,17 @@ impl Index {
     /// # Errors
     /// SQLite errors.
     pub fn sessions(&self, filter: &SessionFilter) -> Result<Vec<SessionRow>, IndexError> {
-        let mut w = Where::default();
-        w.sessions(filter);
-        let limit = filter.limit.map_or(-1, |n| n as i64);
-        let sql = format!(
-            "SELECT {SESSION_COLUMNS} FROM files f LEFT JOIN sessions s ON s.file_id = f.id WHERE (s.id IS NOT NULL OR f.error IS NOT NULL) AND {} ORDER BY COALESCE(s.last_time, s.created_at) DESC NULLS LAST, f.path, s.session LIMIT {limit}",
-            w.sql()
-        );
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(w.params), |r| session_row(r, 0))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.error(e))?;
-        Ok(rows)
+        let mut filter_sql = Where::default();
+        filter_sql.add("(s.id IS NOT NULL OR f.error IS NOT NULL)", []);
+        filter_sql.sessions(filter);
+        Select {
+            columns: SESSION_COLUMNS.to_owned(),
+            from: "FROM files f LEFT JOIN sessions s ON s.file_id = f.id",
+            filter: filter_sql,
+            order: "COALESCE(s.last_time, s.created_at) DESC NULLS LAST, f.path, s.session",
+            limit: Some(filter.limit.map_or(-1, |n| n as i64).to_string()),
+        }
+        .rows(self, |r| session_row(r, 0), |e| self.error(e))
     }
 
     /// The message parts of session `session` of `file` whose seqs are in `seqs`, in

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use rusqlite::types::Value;
 
 use super::query::{
-    MessagePart, PART_COLUMNS, SESSION_COLUMNS, SessionFilter, SessionRow, Where, part_row,
+    MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow, Where, part_row,
     session_row,
 };
 use super::{Index, IndexError};
@@ -507,15 +507,20 @@ impl Index {
                 ..query.sessions.clone()
             };
             w.sessions(&sessions);
-            let sql = format!(
-                "SELECT f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
-                 COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0) \
-                 FROM sessions s JOIN files f ON f.id = s.file_id WHERE {} ORDER BY s.last_time DESC LIMIT {CANDIDATES}",
-                w.sql()
+            let columns = format!(
+                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
+                 COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)"
             );
-            let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
-            let rows = stmt
-                .query_map(rusqlite::params_from_iter(w.params), |r| {
+            let select = Select {
+                columns,
+                from: "FROM sessions s JOIN files f ON f.id = s.file_id",
+                filter: w,
+                order: "s.last_time DESC",
+                limit: Some(CANDIDATES.to_string()),
+            };
+            let rows = select.rows(
+                self,
+                |r| {
                     let text: String = r.get(5)?;
                     let seq: i64 = r.get(11)?;
                     let hit = Hit {
@@ -549,9 +554,9 @@ impl Index {
                         score: 0.0,
                     };
                     Ok((hit, text))
-                })
-                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-                .map_err(|e| self.error(e))?;
+                },
+                |e| self.error(e),
+            )?;
             found.extend(rows);
         }
         Ok(found)
@@ -564,10 +569,13 @@ impl Index {
     /// # Errors
     /// As [`Index::search`].
     pub fn search_sessions(&self, query: &Query) -> Result<Vec<SessionHits>, IndexError> {
-        let (sql, params, terms) = self.search_sql(query, true)?;
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
+        let (select, terms) = self.search_select(query, true)?;
+        let mut stmt = self
+            .conn
+            .prepare(&select.sql())
+            .map_err(|e| self.error(e))?;
         let mut rows = stmt
-            .query(rusqlite::params_from_iter(params))
+            .query(rusqlite::params_from_iter(select.filter.params))
             .map_err(|e| self.query_error(query, e))?;
         let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
@@ -611,24 +619,24 @@ impl Index {
 
     /// The matching parts of `query`, newest first, at most `limit`.
     fn matches(&self, query: &Query, limit: Option<usize>) -> Result<Matches, IndexError> {
-        let (sql, mut params, terms) = self.search_sql(query, false)?;
-        params.push(Value::Integer(limit.map_or(-1, |n| n as i64)));
-        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.error(e))?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| hit_row(r, 0))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| self.query_error(query, e))?;
+        let (mut select, terms) = self.search_select(query, false)?;
+        select
+            .filter
+            .params
+            .push(Value::Integer(limit.map_or(-1, |n| n as i64)));
+        let rows = select.rows(self, |r| hit_row(r, 0), |e| self.query_error(query, e))?;
         let (hits, texts) = rows.into_iter().unzip();
         Ok(Matches { hits, texts, terms })
     }
 
-    /// The SQL of a search (hits newest first; `by_session`: each with its session's
-    /// columns, after the session's id), its parameters, and the terms its snippets mark.
-    fn search_sql(
+    /// The SELECT of a search (hits newest first; `by_session`: each with its session's
+    /// columns, after the session's id; else up to a `LIMIT` parameter still to add), and
+    /// the terms its snippets mark.
+    fn search_select(
         &self,
         query: &Query,
         by_session: bool,
-    ) -> Result<(String, Vec<Value>, Vec<String>), IndexError> {
+    ) -> Result<(Select<'static>, Vec<String>), IndexError> {
         if is_fts_syntax(&query.text)
             && let Some(reason) = syntax_problem(&query.text)
         {
@@ -686,18 +694,18 @@ impl Index {
                 "m.id DESC",
             )
         };
-        let sql = if by_session {
-            format!(
-                "SELECT s.id, {HIT_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS} {from} WHERE {} ORDER BY {order}",
-                w.sql()
-            )
-        } else {
-            format!(
-                "SELECT {HIT_COLUMNS}, {PART_COLUMNS} {from} WHERE {} ORDER BY {order} LIMIT ?",
-                w.sql()
-            )
+        let select = Select {
+            columns: if by_session {
+                format!("s.id, {HIT_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS}")
+            } else {
+                format!("{HIT_COLUMNS}, {PART_COLUMNS}")
+            },
+            from,
+            filter: w,
+            order,
+            limit: (!by_session).then(|| "?".to_owned()),
         };
-        Ok((sql, w.params, t.terms))
+        Ok((select, t.terms))
     }
 
     /// A query error for FTS5 syntax SQLite refused, else the SQLite error.

@@ -223,6 +223,24 @@ fn in_root(path: &std::path::Path) -> Option<InRoot> {
     })
 }
 
+/// DSH's sessions root in the home directory, `~/.dsh/sessions` (FORMAT.md §7.1), whether
+/// it exists or not (`statusline` names it); `None` when no home directory is known.
+pub fn dsh_root() -> Option<std::path::PathBuf> {
+    Some(
+        directories::BaseDirs::new()?
+            .home_dir()
+            .join(".dsh")
+            .join("sessions"),
+    )
+}
+
+/// DSH's default sessions root ([`dsh_root`]) when it is a directory: what every walking
+/// command (validate, stats, index, search, sessions, tui, mcp) reads when it is given no
+/// path, the one place that says so.
+pub fn default_root() -> Option<std::path::PathBuf> {
+    dsh_root().filter(|root| root.is_dir())
+}
+
 /// Whether the file at `path` starts with a DSH session header (FORMAT.md §6.3): its first
 /// line (after zstd's first frame for a `.zstd` name; at most [`HEADER_BYTES`] read) is a
 /// JSON object with `"type": "session"`, a string `id` and a number `createdAt`. Another

@@ -1,5 +1,5 @@
 //! The MCP side: the tools as the official Rust SDK (`rmcp`) routes them, each run on a
-//! blocking thread ([`super::tools`]) and answered as JSON text, or as a tool error result
+//! blocking thread ([`super::tools`], [`super::pages`]) and answered as JSON text, or as a tool error result
 //! (`isError`) in the words the command line would use. No failure of a tool ends the
 //! server or reaches the protocol as anything but a result.
 
@@ -12,6 +12,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 
+use super::pages::{self, Histories};
 use super::tools::{self, Context};
 use crate::cli::McpArgs;
 
@@ -24,10 +25,12 @@ message by seq, as a search hit names it), validate (whether \
 DSH and a provider would accept the log) and provenance (where an event came from and what \
 cites it). Sessions are named by id or a unique prefix of it. Nothing here changes a log.";
 
-/// The server: the context every call shares, and the tool routes.
+/// The server: the context every call shares, the derived histories `messages` pages
+/// through, and the tool routes.
 #[derive(Clone)]
 pub struct Server {
     context: Arc<Context>,
+    histories: Arc<Histories>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -36,6 +39,7 @@ impl Server {
     fn new(context: Context) -> Server {
         Server {
             context: Arc::new(context),
+            histories: Arc::default(),
             tool_router: Self::tool_router(),
         }
     }
@@ -105,9 +109,11 @@ impl Server {
     )]
     async fn messages(
         &self,
-        Parameters(p): Parameters<tools::Messages>,
+        Parameters(p): Parameters<pages::Messages>,
     ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::messages(cx, p)).await
+        let histories = Arc::clone(&self.histories);
+        self.answer(move |cx| pages::messages(cx, &histories, p))
+            .await
     }
 
     #[tool(
@@ -157,7 +163,11 @@ impl ServerHandler for Server {
 }
 
 /// Serves on standard I/O until the client closes it.
-pub fn run(args: &McpArgs) -> Result<ExitCode> {
+///
+/// # Errors
+/// A `--root` cannot be read, the index cannot be opened, nothing to serve; the client did
+/// not initialize the connection.
+pub fn serve(args: &McpArgs) -> Result<ExitCode> {
     let context = Context::new(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
