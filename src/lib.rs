@@ -28,6 +28,7 @@ pub mod rules;
 pub mod saved;
 pub mod scan;
 pub mod tui;
+pub mod validate;
 pub mod varint;
 pub mod view;
 pub mod wording;
