@@ -29,6 +29,7 @@ pub mod saved;
 pub mod scan;
 pub mod sessions;
 pub mod tui;
+pub mod validate;
 pub mod varint;
 pub mod version;
 pub mod view;

@@ -1,6 +1,8 @@
 //! Provenance queries over a finished fold: where an event came from, what cites it,
 //! what shadowed it (FORMAT.md §1.2, §3.1).
 
+pub mod trace;
+
 use std::collections::{BTreeSet, HashSet};
 
 use crate::replay::Replay;

@@ -1,13 +1,20 @@
-//! Shared output helpers: tables, times, colour, JSON strings.
-//!
-//! Beside them, the renderers of the index's front ends: [`index`] (opening and updating the
-//! search index, with what it says on standard error, and `index`'s summary), [`search`]
-//! (hits and sessions with hits) and [`sessions`] (one table spec for a store's and a
-//! root's sessions).
+//! Shared output helpers: tables, times, colour, JSON strings; and each command's
+//! renderer (text and JSON layout only: the work is the library's). The index's front ends:
+//! [`index`] (opening and updating the search index, with what it says on standard error,
+//! and `index`'s summary), [`search`] (hits and sessions with hits) and [`sessions`] (one
+//! table spec for a store's and a root's sessions).
 
 pub mod index;
+pub mod messages;
+pub mod provenance;
+pub mod recover;
+pub mod repair;
+pub mod replacements;
 pub mod search;
 pub mod sessions;
+pub mod show;
+pub mod surface;
+pub mod validate;
 
 use std::io::{IsTerminal, Write};
 
@@ -19,6 +26,27 @@ use dsh_session::rules::Finding;
 use serde::Serialize;
 
 use crate::cli::ColorChoice;
+
+/// A list under its heading: nothing for no `items`; else the line `heading` says (given
+/// how many there are), then each item as `line` writes it.
+///
+/// # Errors
+/// Writing to `out` failed.
+pub fn write_list<T>(
+    out: &mut dyn Write,
+    items: &[T],
+    heading: impl FnOnce(u64) -> String,
+    mut line: impl FnMut(&mut dyn Write, &T) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{}", heading(items.len() as u64))?;
+    for item in items {
+        line(out, item)?;
+    }
+    Ok(())
+}
 
 /// A plain ASCII table with a header row, laid out the same on a terminal and in a pipe.
 pub fn table(header: &[&str]) -> Table {

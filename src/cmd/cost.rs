@@ -91,14 +91,6 @@ pub fn sources_json(table: &PriceTable) -> Value {
     )
 }
 
-/// [`dsh_session::view::usage::session_view`] at the built-in table.
-pub fn session_view() -> (
-    dsh_session::view::usage::UsageView,
-    std::rc::Rc<std::cell::RefCell<Vec<dsh_session::view::usage::LogUsage>>>,
-) {
-    dsh_session::view::usage::session_view(std::sync::Arc::new(PriceTable::built_in().clone()))
-}
-
 /// The counts a [`session_view`] handed to its sink, summed.
 pub fn session_total(
     sink: &std::cell::RefCell<Vec<dsh_session::view::usage::LogUsage>>,

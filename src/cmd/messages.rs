@@ -1,17 +1,24 @@
-//! `messages FILE [--at SEQ]`: deriveMessages (FORMAT.md §4), byte for byte as stored.
+//! `messages FILE [--at SEQ]`: deriveMessages (FORMAT.md §4), byte for byte as stored. The
+//! messages are the scan's ([`dsh_session::view::surface_at`],
+//! [`dsh_session::view::message_at`], [`dsh_session::repair::healed_history`]); the
+//! output is [`crate::render::messages`]'.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::repair::{self, RepairError};
-use dsh_session::replay::{Keep, Replay};
+use dsh_session::replay::Keep;
 use dsh_session::scan::ScanOptions;
+use dsh_session::view::message_at::{self, NoMessage};
 use dsh_session::view::surface_at::SurfaceAt;
 
 use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
 use crate::cmd::salvage::{self, Shape};
 use crate::cmd::{Rejected, readable, scan_readable_as, spool_stdin};
+use crate::render::messages::{kept_context, kept_messages, write_heal_notes, write_messages};
+
+pub use dsh_session::view::message_at::OneMessage;
 
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
@@ -65,23 +72,9 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     Ok(salvage::exit_code(salvaged.as_ref()))
 }
 
-/// The message one event derives ([`one_message`]), with where it stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OneMessage {
-    /// The event's seq.
-    pub seq: u64,
-    /// The event's type (`user/message`, `assistant/message`, `tool/result` …).
-    pub ty: String,
-    /// The message's role, when it has one.
-    pub role: Option<String>,
-    /// False when a replace took it off the surface (compacted or pruned).
-    pub on_surface: bool,
-    /// The derived message, byte for byte as stored (FORMAT.md §4).
-    pub message: String,
-}
-
 /// The message the event `seq` of the log at `file` derives (of `session` in a store), on
-/// the surface or shadowed by a replace: what `messages --seq` and `show --seq` print.
+/// the surface or shadowed by a replace: what `messages --seq` and `show --seq` print
+/// ([`message_at::find`]).
 ///
 /// # Errors
 /// The log cannot be read, or is corrupt or refused ([`Rejected`]); `seq` is no event of
@@ -91,84 +84,20 @@ pub fn one_message(file: &std::path::Path, session: Option<&str>, seq: u64) -> R
         session: session.map(str::to_owned),
         ..ScanOptions::default()
     };
-    let mut keep = Keep {
-        shadowed: true,
-        ..Keep::MESSAGES
-    };
+    let mut keep = message_at::KEEP;
     let spooled = spool_stdin(file)?;
     let path = spooled.as_ref().map_or(file, |s| s.path());
     let report = scan_readable_as(path, file, &options, &mut [&mut keep])?;
     let name = file.display();
-    let Some(entry) = report.replay.entry_by_seq(seq) else {
-        bail!(
+    match message_at::find(&report, seq) {
+        Ok(one) => Ok(one),
+        Err(NoMessage::NotAnEntry { events, .. }) => bail!(
             "{name}: seq {seq} derives no message (the log's events are seqs 0 to {}; `dsh-session surface {name} --all` lists those that do)",
-            report.events.saturating_sub(1)
-        );
-    };
-    let entry = entry.with_context(|| kept_context(&name))?;
-    let on_surface = report.replay.contains(seq);
-    let Some(message) = entry.message else {
-        bail!("{name}: seq {seq} ({}) derives no message", entry.ty);
-    };
-    Ok(OneMessage {
-        seq,
-        ty: entry.ty.into_owned(),
-        role: entry.role.map(|r| r.into_owned()),
-        on_surface,
-        message,
-    })
-}
-
-/// The derived messages of the final surface, read back one at a time.
-fn kept_messages<'a>(
-    replay: &'a Replay,
-    name: &'a dyn std::fmt::Display,
-) -> impl Iterator<Item = Result<String>> + 'a {
-    replay.iter().filter_map(move |e| match e {
-        Ok(e) => e.message.map(Ok),
-        Err(e) => Some(Err(anyhow::Error::new(e).context(kept_context(name)))),
-    })
-}
-
-/// What failed when a kept message cannot be read back.
-fn kept_context(name: &dyn std::fmt::Display) -> String {
-    format!("{name}: cannot read back the derived messages from a temporary file")
-}
-
-/// Writes the messages as an array (`json`) or one per line (`jsonl`), as they come.
-fn write_messages(
-    out: &mut dyn Write,
-    format: MessageFormat,
-    messages: impl Iterator<Item = Result<String>>,
-) -> Result<()> {
-    match format {
-        MessageFormat::Jsonl => {
-            for m in messages {
-                out.write_all(m?.as_bytes())?;
-                out.write_all(b"\n")?;
-            }
-        }
-        MessageFormat::Json => {
-            write_array(out, messages)?;
-            out.write_all(b"\n")?;
-        }
+            events.saturating_sub(1)
+        ),
+        Err(e @ NoMessage::Derives { .. }) => bail!("{name}: {e}"),
+        Err(NoMessage::ReadBack(e)) => Err(anyhow::Error::new(e).context(kept_context(&name))),
     }
-    Ok(())
-}
-
-/// A JSON array of the messages: `[]` when empty, otherwise one stored message per line,
-/// so that a diff or `grep` of the output still works line by line.
-fn write_array(out: &mut dyn Write, messages: impl Iterator<Item = Result<String>>) -> Result<()> {
-    out.write_all(b"[")?;
-    let mut any = false;
-    for m in messages {
-        let m = m?;
-        out.write_all(if any { b",\n" } else { b"\n" })?;
-        out.write_all(m.as_bytes())?;
-        any = true;
-    }
-    out.write_all(if any { b"\n]" } else { b"]" })?;
-    Ok(())
 }
 
 /// `messages --provider NAME`: the history after `repair --provider NAME`, computed in
@@ -217,40 +146,6 @@ fn run_healed(
         }
     };
     write_messages(out, args.format, kept_messages(&report.replay, &name))?;
-    let provider = profile.name();
-    let first_closer = report.events - (planned.plan.closers.len() + planned.heals.len()) as u64;
-    for (record, seq) in planned.plan.closers.iter().zip(first_closer..) {
-        stderr!(
-            "note: {name}: {provider}: seq {seq}: DSH's crash repair appends {}",
-            closer_what(record)
-        );
-    }
-    for h in &planned.heals {
-        stderr!("note: {name}: {provider}: seq {}: {}", h.seq, h.change);
-    }
-    for u in &planned.unhealed {
-        stderr!(
-            "note: {name}: {provider}: {} at seq {} is not healed: {}",
-            u.finding.rule.id(),
-            u.finding.seq.unwrap_or_default(),
-            u.why
-        );
-    }
+    write_heal_notes(&name, profile.name(), &planned, &report);
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a closer record is, for a change line: `a tool/result for call "call_7"`.
-fn closer_what(record: &str) -> String {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(record) else {
-        return "a closer".to_owned();
-    };
-    let ty = v["type"].as_str().unwrap_or("a closer");
-    match ty {
-        "tool/result" => format!(
-            "a tool/result for the interrupted call {}",
-            v["data"]["message"]["source"]["callId"]
-        ),
-        "turn/end" => "turn/end (interrupted)".to_owned(),
-        other => other.to_owned(),
-    }
 }

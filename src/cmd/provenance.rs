@@ -1,22 +1,16 @@
 //! `provenance FILE SEQ`: status, ancestors and descendants of one event
-//! (FORMAT.md §1.2, §3).
+//! (FORMAT.md §1.2, §3). The trace is [`dsh_session::provenance::trace`]'s; the output
+//! [`crate::render::provenance`]'s.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use dsh_session::heal;
-use dsh_session::provenance::{self, Status, TreeNode};
-use dsh_session::rules::Rule;
+use anyhow::{Result, bail};
+use dsh_session::provenance::trace::{self, TraceError};
 use dsh_session::scan::ScanOptions;
-use dsh_session::view::nodes::{NodeInfo, Nodes};
-use dsh_session::view::provenance_index::ProvenanceIndex;
-use dsh_session::view::replacements::Replacements;
-use serde_json::{Value, json};
 
-use crate::cli::{ProvenanceArgs, ProvenanceFormat};
-use crate::cmd::salvage::{self, Shape};
+use crate::cli::ProvenanceArgs;
+use crate::cmd::salvage;
 use crate::cmd::spool_stdin;
 
 /// Runs `provenance`: one pass builds the index, a second collects what the trees show.
@@ -28,271 +22,16 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     // Two passes read the log: standard input is kept in a temporary file for the second.
     let spooled = spool_stdin(&args.file)?;
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
-    let (report, (index, replacements), salvaged) =
-        salvage::scan_salvaging(path, &args.file, &options, args.salvage, |path, o| {
-            let mut index = ProvenanceIndex::default();
-            let mut replacements = Replacements::default();
-            let views: &mut [&mut dyn dsh_session::view::View] =
-                &mut [&mut index, &mut replacements];
-            let report = dsh_session::scan::scan_path_with(path, o, views)?;
-            Ok((report, (index, replacements)))
-        })?;
-    let events = report.events;
-    if args.seq >= events {
-        bail!(
-            "{}: seq {} is beyond the log: its last seq is {}",
-            args.file.display(),
-            args.seq,
-            events
-                .checked_sub(1)
-                .map_or("none (no events)".into(), |s| s.to_string())
-        );
-    }
-    let replacements = replacements.list;
-    let status = provenance::status(&report.replay, &index, &replacements, args.seq);
-    let up = provenance::ancestors(&index, args.seq, args.depth);
-    let down = provenance::descendants(&index, args.seq, args.depth);
-    let mut seqs = BTreeSet::new();
-    up.seqs(&mut seqs);
-    down.seqs(&mut seqs);
-    let wanted: HashSet<u64> = seqs.iter().copied().collect();
-    let options = ScanOptions {
-        session: args.session.clone(),
-        only_seqs: Some(wanted.clone()),
-        ..ScanOptions::default()
+    let (report, index, salvaged) =
+        salvage::scan_salvaging(path, &args.file, &options, args.salvage, trace::scan_index)?;
+    let name = args.file.display();
+    let session = args.session.as_ref();
+    let t = match trace::trace(path, session, args.seq, args.depth, &report, index) {
+        Ok(t) => t,
+        Err(e @ TraceError::Beyond { .. }) => bail!("{name}: {e}"),
+        Err(TraceError::Scan(e)) => return Err(anyhow::Error::new(e).context(name.to_string())),
     };
-    // The first pass reported the verdict and any torn tail; this one only collects.
-    let mut collected = Nodes::new(wanted);
-    dsh_session::scan::scan_path_with(path, &options, &mut [&mut collected])
-        .with_context(|| args.file.display().to_string())?;
-    let nodes = collected.nodes;
-    let replaced = replacements.iter().find(|r| r.seq == args.seq);
-    let heal = nodes
-        .get(&args.seq)
-        .and_then(|n| n.message_id.as_deref())
-        .and_then(|id| Some((id, heal::heal_rules(id)?)));
-    if args.salvage {
-        let shape = match args.format {
-            ProvenanceFormat::Dot => Shape::Dot,
-            _ => Shape::Text,
-        };
-        if args.format != ProvenanceFormat::Json {
-            salvage::head(out, shape, salvaged.as_ref())?;
-        }
-    }
-    match args.format {
-        ProvenanceFormat::Text => {
-            writeln!(out, "event:  {}", describe(args.seq, &nodes))?;
-            writeln!(out, "status: {}", status_text(&status))?;
-            if let Some(r) = replaced {
-                writeln!(
-                    out,
-                    "replaces: {} ({} replace {}..{}, replace generation {})",
-                    r.shadowed
-                        .iter()
-                        .map(u64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    r.ty,
-                    r.start,
-                    r.end,
-                    r.generation
-                )?;
-            }
-            if let Some((id, rules)) = &heal {
-                writeln!(out, "heal:   {}", heal_text(id, rules))?;
-            }
-            write_trees(out, &up, &down, &nodes)?;
-        }
-        ProvenanceFormat::Json => {
-            let mut value = json!({
-                "schema_version": 1,
-                "seq": args.seq,
-                "event": node_json(args.seq, &nodes),
-                "status": status_json(&status),
-                "replaces": replaced.map(|r| json!({
-                    "shadowed": r.shadowed,
-                    "type": r.ty,
-                    "start": r.start,
-                    "end": r.end,
-                    "generation": r.generation,
-                })),
-                "heal": heal.as_ref().map(|(id, rules)| json!({
-                    "message_id": id,
-                    "rules": rules.iter().map(|r| r.id()).collect::<Vec<_>>(),
-                    "why": heal_text(id, rules),
-                })),
-                "ancestors": tree_json(&up, &nodes),
-                "descendants": tree_json(&down, &nodes),
-            });
-            if args.salvage {
-                value["salvaged"] = salvaged.as_ref().map_or(Value::Null, |s| s.json());
-            }
-            serde_json::to_writer_pretty(&mut *out, &value)?;
-            writeln!(out)?;
-        }
-        ProvenanceFormat::Dot => write_dot(out, args.seq, &index, &seqs, &nodes)?,
-    }
+    let salvaged_shown = args.salvage.then_some(salvaged.as_ref());
+    crate::render::provenance::write(out, &t, args.format, salvaged_shown)?;
     Ok(salvage::exit_code(salvaged.as_ref()))
-}
-
-fn status_text(status: &Status) -> String {
-    match status {
-        Status::OnSurface { position } => format!("on the surface at position {position}"),
-        Status::Shadowed { replacement: r } => format!(
-            "shadowed by seq {} ({} replace {}..{}, replace generation {})",
-            r.seq, r.ty, r.start, r.end, r.generation
-        ),
-        Status::LogOnly => "not a surface event (log only)".into(),
-    }
-}
-
-fn status_json(status: &Status) -> Value {
-    match status {
-        Status::OnSurface { position } => json!({"kind": "on-surface", "position": position}),
-        Status::Shadowed { replacement: r } => json!({
-            "kind": "shadowed", "by": r.seq, "type": r.ty, "start": r.start, "end": r.end, "generation": r.generation,
-        }),
-        Status::LogOnly => json!({"kind": "log-only"}),
-    }
-}
-
-fn describe(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> String {
-    let Some(n) = nodes.get(&seq) else {
-        return seq.to_string();
-    };
-    let mut text = format!("{seq} {}", n.ty);
-    match (n.turn, n.step) {
-        (Some(t), Some(s)) => text.push_str(&format!(" t{t}/s{s}")),
-        (Some(t), None) => text.push_str(&format!(" t{t}")),
-        _ => {}
-    }
-    if !n.preview.is_empty() {
-        text.push_str(&format!("  {}", n.preview));
-    }
-    text
-}
-
-/// Why a heal was written, from its message id (`dsh-session-heal-P1-13`).
-fn heal_text(id: &str, rules: &[Rule]) -> String {
-    format!(
-        "written by `dsh-session repair --provider` (message id {id}) because the provider would refuse the history: {}",
-        rules
-            .iter()
-            .map(|r| format!("{} {}", r.id(), heal::refusal(*r)))
-            .collect::<Vec<_>>()
-            .join("; ")
-    )
-}
-
-fn write_trees(
-    out: &mut dyn Write,
-    up: &TreeNode,
-    down: &TreeNode,
-    nodes: &HashMap<u64, NodeInfo>,
-) -> std::io::Result<()> {
-    writeln!(out)?;
-    writeln!(
-        out,
-        "ancestors (what it was built from, via sourceEventSeqs):"
-    )?;
-    write_node(out, up, "", "", nodes)?;
-    writeln!(out)?;
-    writeln!(out, "descendants (what cites it, and what shadowed it):")?;
-    write_node(out, down, "", "", nodes)
-}
-
-fn write_node(
-    out: &mut dyn Write,
-    node: &TreeNode,
-    first: &str,
-    rest: &str,
-    nodes: &HashMap<u64, NodeInfo>,
-) -> std::io::Result<()> {
-    let edge = node
-        .edge
-        .filter(|e| e.name() != "cited" && e.name() != "cited by")
-        .map(|e| format!("[{}] ", e.name()))
-        .unwrap_or_default();
-    let text = if node.back_reference {
-        format!("{} (see above)", node.seq)
-    } else {
-        describe(node.seq, nodes)
-    };
-    let cut = if node.cut { " …" } else { "" };
-    writeln!(out, "{first}{edge}{text}{cut}")?;
-    for (i, child) in node.children.iter().enumerate() {
-        let last = i + 1 == node.children.len();
-        let (f, r) = if last {
-            ("└── ", "    ")
-        } else {
-            ("├── ", "│   ")
-        };
-        write_node(
-            out,
-            child,
-            &format!("{rest}{f}"),
-            &format!("{rest}{r}"),
-            nodes,
-        )?;
-    }
-    Ok(())
-}
-
-fn node_json(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> Value {
-    match nodes.get(&seq) {
-        Some(n) => {
-            json!({"seq": seq, "type": n.ty, "turn": n.turn, "step": n.step, "preview": n.preview})
-        }
-        None => json!({"seq": seq}),
-    }
-}
-
-fn tree_json(node: &TreeNode, nodes: &HashMap<u64, NodeInfo>) -> Value {
-    let mut v = node_json(node.seq, nodes);
-    let obj = v.as_object_mut().expect("an object");
-    obj.insert(
-        "edge".into(),
-        node.edge.map_or(Value::Null, |e| e.name().into()),
-    );
-    if node.back_reference {
-        obj.insert("back_reference".into(), true.into());
-    }
-    if node.cut {
-        obj.insert("cut".into(), true.into());
-    }
-    obj.insert(
-        "children".into(),
-        node.children.iter().map(|c| tree_json(c, nodes)).collect(),
-    );
-    v
-}
-
-fn dot_label(seq: u64, nodes: &HashMap<u64, NodeInfo>) -> String {
-    let text = match nodes.get(&seq) {
-        Some(n) => format!("{seq} {}", n.ty),
-        None => seq.to_string(),
-    };
-    text.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-fn write_dot(
-    out: &mut dyn Write,
-    seq: u64,
-    index: &ProvenanceIndex,
-    seqs: &BTreeSet<u64>,
-    nodes: &HashMap<u64, NodeInfo>,
-) -> std::io::Result<()> {
-    writeln!(out, "digraph provenance {{")?;
-    writeln!(out, "  rankdir=LR;")?;
-    writeln!(out, "  node [shape=box, fontname=\"monospace\"];")?;
-    for s in seqs {
-        let bold = if *s == seq { ", style=bold" } else { "" };
-        writeln!(out, "  \"{s}\" [label=\"{}\"{bold}];", dot_label(*s, nodes))?;
-    }
-    for (from, to, dashed) in provenance::dot_edges(index, seqs) {
-        let style = if dashed { " [style=dashed]" } else { "" };
-        writeln!(out, "  \"{from}\" -> \"{to}\"{style};")?;
-    }
-    writeln!(out, "}}")
 }

@@ -123,6 +123,17 @@ pub enum Shape {
     Jsonl,
 }
 
+impl Shape {
+    /// The shape of a table command's `format`: its JSON array is the member `name`.
+    pub fn of_table(format: crate::cli::TableFormat, name: &'static str) -> Shape {
+        match format {
+            crate::cli::TableFormat::Text => Shape::Text,
+            crate::cli::TableFormat::Json => Shape::JsonArray(name),
+            crate::cli::TableFormat::Jsonl => Shape::Jsonl,
+        }
+    }
+}
+
 /// What goes before the output of a command run with `--salvage` (`salvaged`: the defect,
 /// `None` for a healthy log).
 pub fn head(out: &mut dyn Write, shape: Shape, salvaged: Option<&Salvaged>) -> std::io::Result<()> {

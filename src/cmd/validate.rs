@@ -1,181 +1,21 @@
-//! `validate PATH...`: one verdict per log, for people and for CI.
+//! `validate PATH...`: one verdict per log, for people and for CI. The logs are checked
+//! by [`dsh_session::validate`]; the verdicts are written by [`crate::render::validate`].
 
-use dsh_session::wording::{count, lines_and_events};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Result;
-use dsh_session::scan::{self, Report, ScanOptions, Status, TornTail};
-use rayon::prelude::*;
-use serde::Serialize;
+use dsh_session::validate::{self, Checked, Gate, Progress, Tally};
 
-use crate::cli::{ListFormat, ProviderName, ValidateArgs};
-use crate::render::{FindingJson, TornTailJson, log_name, paint, place_for};
-use dsh_session::provider::Provider;
-use dsh_session::view::provider::ProviderRules;
-
-/// Version of the JSON object layout below; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+use crate::cli::{ProviderName, ValidateArgs};
 
 /// Inputs at least this large get a progress bar on a terminal (64 MB).
 const PROGRESS_BYTES: u64 = 64_000_000;
 
-/// One line of `validate --format json|jsonl`.
-#[derive(Debug, Serialize)]
-struct Verdict {
-    schema_version: u32,
-    file: String,
-    /// The session id, for a SQLite store.
-    session: Option<String>,
-    /// `valid`, `torn-tail`, `corrupt`, `refused`, or `error` (the file could not be read).
-    status: &'static str,
-    rule: Option<&'static str>,
-    seq: Option<u64>,
-    line: Option<u64>,
-    /// SQLite only: the `seq` column of the physical row concerned.
-    row: Option<u64>,
-    message: Option<String>,
-    /// Events replayed (the torn tail excluded); `null` for a path that could not be read
-    /// (not known, not zero).
-    events: Option<u64>,
-    /// `null` for a path that could not be read.
-    surface_len: Option<usize>,
-    era: Option<&'static str>,
-    encoding: Option<&'static str>,
-    torn_tail: Option<TornJson>,
-    warnings: Vec<FindingJson>,
-    /// What DSH itself does on load that is no finding (an open final turn it closes).
-    notes: Vec<String>,
-    /// With `--provider`: that provider's answer on the derived history.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    provider: Option<ProviderJson>,
-    /// With `--strict`: true when a warning fails the gate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    strict_failed: Option<bool>,
-}
-
-/// `validate --provider NAME`: whether that provider accepts the derived history.
-#[derive(Debug, Serialize)]
-struct ProviderJson {
-    name: &'static str,
-    #[serde(skip)]
-    profile: Provider,
-    /// False when a finding of one of its P-rules stands (the log fails the gate).
-    accepted: bool,
-    /// The P-findings that provider refuses, as `warnings` lists them.
-    findings: Vec<FindingJson>,
-}
-
-#[derive(Debug, Serialize)]
-struct TornJson {
-    #[serde(flatten)]
-    tail: TornTailJson,
-    message: String,
-    /// What is known of the loss when it cannot be counted ([`dsh_session::scan::TornTail::uncounted`]).
-    #[serde(skip)]
-    uncounted: Option<String>,
-}
-
-impl From<&TornTail> for TornJson {
-    fn from(t: &TornTail) -> Self {
-        TornJson {
-            tail: TornTailJson::from(t),
-            message: t.message.clone(),
-            uncounted: t.counted().is_none().then(|| t.uncounted()),
-        }
-    }
-}
-
-/// What fails the gate besides DSH's verdict.
-#[derive(Debug, Clone, Copy, Default)]
-struct Gate {
-    provider: Option<Provider>,
-    strict: bool,
-}
-
-fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
-    let finding = report.finding.as_ref();
-    let warnings: Vec<FindingJson> = report.warnings.iter().map(FindingJson::from).collect();
-    let provider = gate.provider.filter(|_| report.is_ok()).map(|p| {
-        let findings: Vec<FindingJson> = report
-            .warnings
-            .iter()
-            .filter(|w| p.enforces(w.rule))
-            .map(FindingJson::from)
-            .collect();
-        ProviderJson {
-            name: p.name(),
-            profile: p,
-            accepted: findings.is_empty(),
-            findings,
-        }
-    });
-    let strict_failed = gate
-        .strict
-        .then(|| report.is_ok() && !report.warnings.is_empty());
-    let torn = report.torn.as_ref();
-    let sqlite = report.session.is_some();
-    Verdict {
-        schema_version: SCHEMA_VERSION,
-        file,
-        session: report.session.clone(),
-        status: report.status.name(),
-        rule: finding.map(|f| f.rule.id()).or(torn.map(|t| t.rule.id())),
-        seq: finding.and_then(|f| f.seq),
-        line: finding
-            .and_then(|f| f.line)
-            .or(torn.filter(|_| !sqlite).map(|t| t.line)),
-        row: finding
-            .and_then(|f| f.row)
-            .or(torn.filter(|_| sqlite).map(|t| t.line)),
-        message: finding
-            .map(|f| f.message.clone())
-            .or(torn.map(|t| t.message.clone())),
-        events: Some(report.events),
-        surface_len: Some(report.replay.len()),
-        era: report.era.map(|e| e.name()),
-        encoding: Some(report.encoding.name()),
-        torn_tail: torn.map(TornJson::from),
-        warnings,
-        notes: report
-            .is_ok()
-            .then(|| report.open_turn.load_note())
-            .flatten()
-            .into_iter()
-            .chain(report.notes.iter().cloned())
-            .collect(),
-        provider,
-        strict_failed,
-    }
-}
-
-fn io_error(file: String, message: String) -> Verdict {
-    Verdict {
-        schema_version: SCHEMA_VERSION,
-        file,
-        session: None,
-        status: "error",
-        rule: None,
-        seq: None,
-        line: None,
-        row: None,
-        message: Some(message),
-        events: None,
-        surface_len: None,
-        era: None,
-        encoding: None,
-        torn_tail: None,
-        warnings: Vec::new(),
-        notes: Vec::new(),
-        provider: None,
-        strict_failed: None,
-    }
-}
-
 /// A progress bar on standard error for one large input, when standard error is a terminal.
-fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::load::ProgressFn)> {
+fn progress_for(path: &Path) -> Option<Progress> {
     let size = std::fs::metadata(path).ok()?.len();
     if size < PROGRESS_BYTES || !std::io::stderr().is_terminal() {
         return None;
@@ -189,39 +29,10 @@ fn progress_for(path: &Path) -> Option<(indicatif::ProgressBar, dsh_session::loa
     );
     bar.set_message(path.display().to_string());
     let handle = bar.clone();
-    Some((bar, Arc::new(move |read| handle.set_position(read))))
-}
-
-fn check(path: &Path, session: Option<&String>, gate: Gate) -> Vec<Verdict> {
-    let file = path.display().to_string();
-    // A session directory the walk gave as a whole: its current generation, or why none is.
-    if path.is_dir() {
-        return match dsh_session::load::layout::current_generation(path) {
-            Ok(log) => check(&log, session, gate),
-            Err(e) => vec![io_error(file, e.to_string())],
-        };
-    }
-    let progress = progress_for(path);
-    let options = ScanOptions {
-        session: session.cloned(),
-        progress: progress.as_ref().map(|p| p.1.clone()),
-        ..ScanOptions::default()
-    };
-    let result = scan::scan_all(path, &options, &|| vec![Box::new(ProviderRules::default())]);
-    if let Some((bar, _)) = progress {
-        bar.finish_and_clear();
-    }
-    match result {
-        Ok(reports) if reports.is_empty() => {
-            stderr!("dsh-session: {file}: store holds no sessions");
-            Vec::new()
-        }
-        Ok(reports) => reports
-            .iter()
-            .map(|r| verdict(file.clone(), r, gate))
-            .collect(),
-        Err(e) => vec![io_error(file, dsh_session::wording::error_text(&e))],
-    }
+    Some((
+        Arc::new(move |read| handle.set_position(read)),
+        Box::new(move || bar.finish_and_clear()),
+    ))
 }
 
 /// Runs `validate`: inputs are expanded, checked in parallel, and printed in path order.
@@ -234,284 +45,24 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         provider: args.provider.map(ProviderName::profile),
         strict: args.strict,
     };
-    let verdicts: Vec<Verdict> = paths
-        .par_iter()
-        .map(|p| check(p, args.session.as_ref(), gate))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .collect();
-    let count = |status: &str| verdicts.iter().filter(|v| v.status == status).count();
-    let errors = count("error");
-    for v in verdicts.iter().filter(|v| v.status == "error") {
-        stderr!(
-            "dsh-session: {}: {}",
-            v.file,
-            v.message.as_deref().unwrap_or_default()
-        );
-    }
-    let provider_refused = verdicts
-        .iter()
-        .filter(|v| v.provider.as_ref().is_some_and(|p| !p.accepted))
-        .count();
-    let strict_failed = verdicts
-        .iter()
-        .filter(|v| v.strict_failed == Some(true))
-        .count();
-    // Another harness's file fails the gate when it was named, not when a walk came upon
-    // it (a walk lists it and goes on).
-    let named: std::collections::HashSet<String> = args
-        .files
-        .iter()
-        .filter(|f| !f.is_dir())
-        .map(|f| f.display().to_string())
-        .collect();
-    let foreign_named = verdicts
-        .iter()
-        .filter(|v| v.status == Status::Foreign.name() && named.contains(&v.file))
-        .count();
-    let shown: Vec<&Verdict> = verdicts
-        .iter()
-        .filter(|v| !(args.quiet && v.status == "valid" && v.warnings.is_empty()))
-        .collect();
-    // `N valid, M torn-tail, K corrupt, R refused`, with the gates and the unreadable.
-    let summary = || {
-        let unreadable = if errors > 0 {
-            format!(", {errors} unreadable")
-        } else {
-            String::new()
-        };
-        let foreign = match count(Status::Foreign.name()) {
-            0 => String::new(),
-            n => format!(", {n} foreign"),
-        };
-        let mut gates = String::new();
-        if let Some(p) = gate.provider {
-            gates.push_str(&format!(", {provider_refused} refused by {}", p.name()));
-        }
-        if gate.strict {
-            gates.push_str(&format!(", {strict_failed} failed --strict"));
-        }
-        format!(
-            "{} valid, {} torn-tail, {} corrupt, {} refused{foreign}{gates}{unreadable}",
-            count(Status::Valid.name()),
-            count(Status::TornTail.name()),
-            count(Status::Corrupt.name()),
-            count(Status::Refused.name()),
-        )
-    };
-    match args.format {
-        ListFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, &shown)?;
-            writeln!(out)?;
-        }
-        ListFormat::Jsonl => {
-            for v in &shown {
-                serde_json::to_writer(&mut *out, v)?;
-                writeln!(out)?;
-            }
-        }
-        ListFormat::Github => {
-            for v in &shown {
-                write_github(out, v)?;
-            }
-            // A step that passes says what it checked, in the step's log and summary.
-            if !args.quiet {
-                writeln!(
-                    out,
-                    "::notice title=dsh-session validate::{}",
-                    gh_escape(&summary(), false)
-                )?;
-            }
-        }
-        ListFormat::Text => {
-            for v in shown.iter().filter(|v| v.status != "error") {
-                write_text(out, v, color)?;
-            }
-            if !args.quiet {
-                writeln!(out, "{}", summary())?;
-            }
+    let checked = validate::check_all(&paths, args.session.as_ref(), &progress_for);
+    for (file, c) in &checked {
+        if let Checked::NoSessions = c {
+            stderr!("dsh-session: {file}: store holds no sessions");
         }
     }
-    let failed = count(Status::Corrupt.name())
-        + count(Status::Refused.name())
-        + provider_refused
-        + strict_failed
-        + foreign_named
-        > 0;
-    Ok(ExitCode::from(if errors + empty_dirs > 0 {
+    for (file, c) in &checked {
+        if let Checked::Unreadable(why) = c {
+            stderr!("dsh-session: {file}: {why}");
+        }
+    }
+    let tally = Tally::of(&checked, gate, &args.files);
+    crate::render::validate::write(out, &checked, &tally, gate, args.format, args.quiet, color)?;
+    Ok(ExitCode::from(if tally.unreadable + empty_dirs > 0 {
         2
-    } else if failed {
+    } else if tally.failed() {
         1
     } else {
         0
     }))
-}
-
-/// Escapes a GitHub workflow command's message (`%`, CR, LF) or property (also `:`, `,`).
-fn gh_escape(text: &str, property: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '\r' => out.push_str("%0D"),
-            '\n' => out.push_str("%0A"),
-            ':' if property => out.push_str("%3A"),
-            ',' if property => out.push_str("%2C"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn write_github(out: &mut dyn Write, v: &Verdict) -> std::io::Result<()> {
-    let file = gh_escape(&v.file, true);
-    let line = |l: Option<u64>| l.map(|l| format!(",line={l}")).unwrap_or_default();
-    let level = match v.status {
-        "corrupt" | "refused" | "error" => Some("error"),
-        "foreign" => Some("notice"),
-        "torn-tail" => Some("warning"),
-        _ => None,
-    };
-    if let Some(level) = level {
-        let title = v
-            .rule
-            .map_or_else(|| v.status.to_owned(), |r| format!("{r} {}", v.status));
-        let mut message = v.message.clone().unwrap_or_default();
-        if let Some(seq) = v.seq {
-            message = format!("seq {seq}: {message}");
-        }
-        if let Some(session) = &v.session {
-            message = format!("session {session}: {message}");
-        }
-        writeln!(
-            out,
-            "::{level} file={file}{},title={}::{}",
-            line(v.line),
-            gh_escape(&title, true),
-            gh_escape(&message, false)
-        )?;
-    }
-    for w in &v.warnings {
-        let seq = w.seq.map(|s| format!("seq {s}: ")).unwrap_or_default();
-        let refused_by = v
-            .provider
-            .as_ref()
-            .filter(|p| w.refused_by.as_ref().is_some_and(|r| r.contains(&p.name)))
-            .map(|p| p.name);
-        let (level, title) = match refused_by {
-            Some(name) => ("error", format!("{} refused by {name}", w.rule)),
-            None if v.strict_failed == Some(true) => ("error", format!("{} (--strict)", w.rule)),
-            None => ("warning", w.rule.to_owned()),
-        };
-        writeln!(
-            out,
-            "::{level} file={file}{},title={}::{}",
-            line(w.line.or(w.row)),
-            gh_escape(&title, true),
-            gh_escape(&format!("{seq}{}", w.message), false)
-        )?;
-    }
-    for note in &v.notes {
-        writeln!(
-            out,
-            "::notice file={file},title=open turn::{}",
-            gh_escape(note, false)
-        )?;
-    }
-    Ok(())
-}
-
-fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<()> {
-    let code = match v.status {
-        "valid" => "32",
-        "torn-tail" => "33",
-        _ => "31",
-    };
-    let status = paint(color, code, v.status);
-    let era = v.era.map(|e| format!(", {e}")).unwrap_or_default();
-    let name = log_name(&v.file, v.session.as_deref());
-    let refused_by = v.provider.as_ref().filter(|p| !p.accepted);
-    match (v.status, v.rule) {
-        ("valid", _) | (_, None) => {
-            let gate = match (refused_by, v.strict_failed) {
-                (Some(p), _) => {
-                    format!(" for DSH, {} by {}", paint(color, "31", "refused"), p.name)
-                }
-                (None, Some(true)) => format!(", {} --strict", paint(color, "31", "failed")),
-                _ => String::new(),
-            };
-            writeln!(
-                out,
-                "{name}: {status}{gate} ({} events, surface {}{era})",
-                v.events.unwrap_or_default(),
-                v.surface_len.unwrap_or_default()
-            )?
-        }
-        (_, Some(rule)) => {
-            let mut place = String::new();
-            if let Some(line) = v.line {
-                place.push_str(&format!(" at line {line}"));
-            }
-            if let Some(row) = v.row {
-                place.push_str(&format!(" at row {row}"));
-            }
-            if let Some(seq) = v.seq {
-                place.push_str(&format!(" (seq {seq})"));
-            }
-            let message = v.message.as_deref().unwrap_or_default();
-            writeln!(out, "{name}: {status} {rule}{place}: {message}")?;
-            if let Some(TornJson {
-                tail: t, uncounted, ..
-            }) = &v.torn_tail
-            {
-                let loss = match (uncounted, t.lines, t.events) {
-                    (None, Some(lines), Some(events)) => lines_and_events(lines, events),
-                    (uncounted, ..) => uncounted
-                        .clone()
-                        .unwrap_or_else(|| "what it held cannot be counted".into()),
-                };
-                writeln!(
-                    out,
-                    "  a repair cuts {} at offset {}: {loss}; {} before it {} kept",
-                    count(t.bytes, "byte"),
-                    t.offset,
-                    count(v.events.unwrap_or_default(), "event"),
-                    if v.events == Some(1) { "is" } else { "are" }
-                )?;
-            }
-        }
-    }
-    let profile = v.provider.as_ref().map(|p| p.profile);
-    for w in &v.warnings {
-        // Only a rule the profile enforces has an error text; its placeholder takes the
-        // index that profile counts.
-        let refusal = refused_by.and_then(|p| {
-            let rule = dsh_session::rules::Rule::from_id(w.rule)?;
-            let index = w
-                .message_index
-                .zip(w.anthropic_index)
-                .map(|(openai, anthropic)| p.profile.counted_index(openai, anthropic));
-            p.profile.answer(rule, index).map(|text| (p.name, text))
-        });
-        let level = match refusal {
-            Some(_) => paint(color, "31", "error"),
-            None if v.strict_failed == Some(true) => paint(color, "31", "error"),
-            None => paint(color, "33", "warning"),
-        };
-        let answer = refusal
-            .map(|(name, text)| format!("; {name} answers: {text}"))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "  {level} {}{}: {}{answer}",
-            w.rule,
-            place_for(w, profile),
-            w.message
-        )?;
-    }
-    for note in &v.notes {
-        writeln!(out, "  note: {note}")?;
-    }
-    Ok(())
 }

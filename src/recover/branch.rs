@@ -2,21 +2,20 @@
 //! as DSH 0.1.5+ and DSH 0.1.1 load it, and act on the first finding (change the record,
 //! drop its type, or cut it out as a defect) until it passes; then finish it as `repair`
 //! does (DSH's closers, with a provider the heals) and add the note that cites the
-//! original. Every check reads the session in memory, as it would be stored at its path.
-
-use std::path::Path;
+//! original. Every check reads the session in memory, as it would be stored at its path,
+//! through the [`Check`] the branch is handed.
 
 use crate::edge::{DshLine, Judge};
 use crate::event::Era;
 use crate::heal::Heal;
 use crate::provider::Provider;
 use crate::recover::assemble::{Candidate, Origin, Policy, assemble};
-use crate::recover::edit::{Edit, apply, splice, value_at};
+use crate::recover::edit::{Edit, change, value_at};
 use crate::recover::shapes::{Decision, decide_in, dropped_by, header_change};
 use crate::recover::stored::Stored;
 use crate::replay::Keep;
 use crate::rules::{Finding, Rule};
-use crate::scan::{Report, ScanError, ScanOptions, scan_text_with};
+use crate::scan::{Report, ScanError, ScanOptions};
 use crate::view::View;
 use crate::view::stats::Stats;
 
@@ -62,12 +61,19 @@ pub struct Recovered {
     pub events: u64,
 }
 
-/// What the branch's checks read: the session's header and where it would be stored.
+/// The in-memory DSH a branch is checked by: one scan of a session's text, as it would be
+/// stored at its path (its name decides G2 and H6), with these options, telling these views
+/// ([`crate::scan::scan_text_with`]). Planning is handed it, as repair's planning is handed
+/// its [`crate::repair::Scan`], and reads nothing else.
+pub type Check<'a> =
+    dyn Fn(&[u8], &ScanOptions, &mut [&mut dyn View]) -> Result<Report, ScanError> + 'a;
+
+/// What the branch's checks read: the session's header, and how DSH loads it.
 pub struct Target<'a> {
     /// The header line, new id in it.
     pub header: String,
-    /// Where the session would be stored (its name decides G2 and H6).
-    pub path: &'a Path,
+    /// The session checked where it would be stored.
+    pub check: &'a Check<'a>,
     /// Check as DSH 0.1.1 loads it too (not for the v0 alpha dialect DSH 0.1.1 refuses).
     pub both_lines: bool,
 }
@@ -82,15 +88,6 @@ fn options(line: DshLine, append_closers: bool, then_append: Vec<String>) -> Sca
         then_append,
         ..ScanOptions::default()
     }
-}
-
-fn scan(
-    path: &Path,
-    text: &[u8],
-    options: &ScanOptions,
-    views: &mut [&mut dyn View],
-) -> Result<Report, ScanError> {
-    scan_text_with(path, text.to_vec(), options, views)
 }
 
 /// The first finding on `text` with the closers DSH appends (and `then_append` after them),
@@ -108,12 +105,7 @@ fn first_finding(
         &[DshLine::Current]
     };
     for &line in lines {
-        let report = scan(
-            target.path,
-            text,
-            &options(line, true, then_append.to_vec()),
-            &mut [],
-        )?;
+        let report = (target.check)(text, &options(line, true, then_append.to_vec()), &mut [])?;
         if report.finding.is_some() {
             return Ok(report.finding);
         }
@@ -179,16 +171,11 @@ fn recover_branch_with(
     };
     let mut changes: Vec<Change> = Vec::new();
     let mut drops: Vec<(usize, Finding)> = Vec::new();
-    let path = target.path;
+    let check = target.check;
     let mut closers_of = |text: &[u8]| -> Vec<String> {
-        scan(
-            path,
-            text,
-            &options(DshLine::Current, true, Vec::new()),
-            &mut [],
-        )
-        .map(|r| r.closers)
-        .unwrap_or_default()
+        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
+            .map(|r| r.closers)
+            .unwrap_or_default()
     };
     let mut acted = 0;
     let candidate = loop {
@@ -215,19 +202,16 @@ fn recover_branch_with(
                         finding.message
                     )));
                 };
-                for edit in &edits {
+                let (header, before) = change(&target.header, &edits);
+                for (edit, before) in edits.into_iter().zip(before) {
                     changes.push(Change {
                         item: None,
-                        before: value_at(&target.header, edit.path()).map(str::to_owned),
-                        edit: edit.clone(),
+                        before,
+                        edit,
                         finding: finding.clone(),
                     });
                 }
-                let splices = edits
-                    .iter()
-                    .filter_map(|e| splice(&target.header, e))
-                    .collect();
-                target.header = apply(&target.header, splices);
+                target.header = header;
             }
             Some(Origin::Record(i)) => {
                 let Some(r) = stored.record(i) else {
@@ -337,16 +321,11 @@ fn the_one_change(
     candidates: &[Edit],
 ) -> Result<Result<Edit, String>, ScanError> {
     let mut passing = Vec::new();
-    let path = target.path;
+    let check = target.check;
     let mut closers_of = |text: &[u8]| -> Vec<String> {
-        scan(
-            path,
-            text,
-            &options(DshLine::Current, true, Vec::new()),
-            &mut [],
-        )
-        .map(|r| r.closers)
-        .unwrap_or_default()
+        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
+            .map(|r| r.closers)
+            .unwrap_or_default()
     };
     for edit in candidates {
         let mut trial = policy.clone();
@@ -413,16 +392,16 @@ fn finish(
             "no record comes before its first defect: there is nothing to put in a session".into(),
         ));
     }
-    let path = target.path;
+    let check = target.check;
     let base = candidate.text.clone();
     let closed = options(DshLine::Current, true, Vec::new());
     let mut turns = Stats::with_turn_rows();
     let mut rules = crate::view::provider::ProviderRules::default();
-    let report = scan(path, &base, &closed, &mut [&mut turns, &mut rules])?;
+    let report = check(&base, &closed, &mut [&mut turns, &mut rules])?;
     let mut heals = Vec::new();
     let mut unhealed = Vec::new();
     if let Some(provider) = provider {
-        let mut driver = |o: &ScanOptions, views: &mut [&mut dyn View]| scan(path, &base, o, views);
+        let mut driver = |o: &ScanOptions, views: &mut [&mut dyn View]| check(&base, o, views);
         match crate::repair::healing::heals_for(
             &report,
             &turns,
@@ -471,10 +450,10 @@ fn finish(
         if line == DshLine::Writer && !target.both_lines {
             continue;
         }
-        let check = scan(path, &text, &options(line, false, Vec::new()), &mut [])?;
-        if let Some(f) = check
+        let read = check(&text, &options(line, false, Vec::new()), &mut [])?;
+        if let Some(f) = read
             .finding
-            .filter(|_| check.status != crate::scan::Status::Valid)
+            .filter(|_| read.status != crate::scan::Status::Valid)
         {
             return Ok(Err(format!(
                 "the recovered session would not validate as {} loads it ({} {}; please report this)",

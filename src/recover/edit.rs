@@ -124,7 +124,11 @@ pub fn value_at<'a>(text: &'a str, path: &MemberPath) -> Option<&'a str> {
 /// and value, and the comma before it (the comma after it for a first member).
 fn member_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
     let (key, value) = find(text, path)?;
-    let key = key?;
+    Some(member_span_of(text, key?, value))
+}
+
+/// [`member_span`] of the member found in `text` as its `key` token and `value`.
+fn member_span_of(text: &str, key: Json<'_>, value: Json<'_>) -> Range<usize> {
     let bytes = text.as_bytes();
     let start = offset(text, key);
     let end = offset(text, value) + value.raw().len();
@@ -134,7 +138,7 @@ fn member_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
         before -= 1;
     }
     if before > 0 && bytes[before - 1] == b',' {
-        return Some(before - 1..end);
+        return before - 1..end;
     }
     let mut after = end;
     while after < bytes.len() && is_ws(bytes[after]) {
@@ -145,9 +149,9 @@ fn member_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
         while after < bytes.len() && is_ws(bytes[after]) {
             after += 1;
         }
-        return Some(start..after);
+        return start..after;
     }
-    Some(start..end)
+    start..end
 }
 
 /// A replacement of the bytes `range` of a text by `with`.
@@ -174,6 +178,30 @@ fn added(text: &str, path: &MemberPath, value: &str) -> Option<Splice> {
     let comma = if json.is_empty() { "" } else { "," };
     let name = serde_json::to_string(key).ok()?;
     Some((end..end, format!("{comma}{name}:{value}")))
+}
+
+/// `text` with `edits` made, and the value each edit's member held before (raw JSON;
+/// `None` where it was absent): one parse of `text` per edit, every splice in the original
+/// text (as [`splice`] and [`apply`] make them).
+pub fn change(text: &str, edits: &[Edit]) -> (String, Vec<Option<String>>) {
+    let mut before = Vec::new();
+    let mut splices = Vec::new();
+    for edit in edits {
+        let found = find(text, edit.path());
+        before.push(found.map(|(_, v)| v.raw().to_owned()));
+        splices.extend(match (edit, found) {
+            (Edit::Remove(_), Some((Some(key), value))) => {
+                Some((member_span_of(text, key, value), String::new()))
+            }
+            (Edit::Remove(_), _) => None,
+            (Edit::Set(_, with), Some((_, value))) => {
+                let start = offset(text, value);
+                Some((start..start + value.raw().len(), with.clone()))
+            }
+            (Edit::Set(path, with), None) => added(text, path, with),
+        });
+    }
+    (apply(text, splices), before)
 }
 
 /// `text` with `splices` made; they must not overlap (they are applied from the end, so

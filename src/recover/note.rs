@@ -5,8 +5,15 @@
 //! `dsh-session-recover-<seq>`. It is appended after DSH's closers, where no turn is open,
 //! with the last event's time (no time is invented, FORMAT.md §5.2).
 
+use std::collections::BTreeSet;
+
+use super::assemble::{Candidate, Policy};
+use super::recovery::{ranges, show_ranges};
+use super::stored::{self, Item, Stored};
+use super::writers;
 use crate::event::Era;
 use crate::json::write_js_string;
+use crate::rules::{Finding, Rule};
 
 /// Marks the first words of every note.
 pub const NOTE_MARK: &str = "[dsh-session recover]";
@@ -29,6 +36,173 @@ pub fn note_record(era: Era, seq: u64, time: i64, text: &str) -> String {
     format!(
         "{{\"type\":\"user/message\",\"seq\":{seq},\"time\":{time},\"data\":{data},\"surfaceOp\":\"append\"}}"
     )
+}
+
+/// The note's text for branch `k` of `n` (see the module).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn note_text(
+    stored: &Stored,
+    finding: &Option<Finding>,
+    strays: &[writers::Stray],
+    branch: &writers::Branch,
+    k: usize,
+    n: usize,
+    candidate: &Candidate,
+    policy: &Policy,
+) -> String {
+    let mut text = format!(
+        "This session was recovered by dsh-session from session {}, whose log DSH refuses",
+        stored.header.id
+    );
+    if let Some(f) = finding {
+        let at = f
+            .line
+            .or(f.row)
+            .map(|l| format!(" at line {l}"))
+            .unwrap_or_default();
+        text.push_str(&format!(" ({}{at}: {})", f.rule.id(), f.message));
+    }
+    text.push('.');
+    if let Some(r) = &stored.rebuilt {
+        text.push_str(&format!(" Its header was rebuilt ({})", r.why));
+        if !r.assumed.is_empty() {
+            text.push_str(&format!(": {}", r.assumed.join("; ")));
+        }
+        text.push('.');
+    }
+    if n > 1 {
+        text.push_str(&format!(
+            " {n} processes wrote that log at the same time; this is the history of writer {} of {n}",
+            k + 1
+        ));
+        if let Some((seq, _)) = branch.fork {
+            text.push_str(&format!(", which leaves the first writer's at seq {seq}"));
+        }
+        text.push('.');
+    }
+    let lost: Vec<u64> = candidate
+        .lost
+        .iter()
+        .flat_map(|l| l.items.iter())
+        .filter_map(|&i| stored.record(i).map(|r| r.line))
+        .chain(stored.items.iter().filter_map(|it| match it {
+            Item::Hole(h) if h.rule != Rule::J2 && h.rule != Rule::Z3 => h.line,
+            _ => None,
+        }))
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    if !lost.is_empty() {
+        text.push_str(&format!(
+            " The original log's {} could not be recovered; the conversation here may miss what they held.",
+            show_ranges(&ranges(lost.into_iter()))
+        ));
+    }
+    let mut quoted = String::new();
+    let stray = strays
+        .iter()
+        .filter(|x| x.copy_of.is_none())
+        .map(|x| &x.item);
+    // A record of a type no DSH loads that held a message (June 2026's context/message)
+    // is quoted too.
+    let mut quoting: Vec<usize> = (candidate.lost.iter())
+        .flat_map(|l| l.items.iter().copied())
+        .chain(stray.copied())
+        .chain(policy.dropped.iter().copied())
+        .collect();
+    quoting.sort_unstable();
+    quoting.dedup();
+    for i in quoting {
+        let Some(r) = stored.record(i) else { continue };
+        let quotes = message_quotes(r);
+        if !quotes.is_empty() {
+            quoted.push_str(&format!(
+                " Line {} ({}) is not here; it said: {}.",
+                r.line,
+                r.ty,
+                quotes.join("; ")
+            ));
+        }
+    }
+    for item in &stored.items {
+        if let Item::Hole(h) = item
+            && let (Some(line), Some(held)) = (h.line, &h.text)
+        {
+            quoted.push_str(&format!(
+                " Line {line} could not be read ({} {}); it held: {held}.",
+                h.rule.id(),
+                h.why
+            ));
+        }
+    }
+    text.push_str(&quoted);
+    let log_only: Vec<&stored::Record> = (policy.dropped.iter())
+        .filter_map(|&i| stored.record(i))
+        .filter(|r| message_quotes(r).is_empty())
+        .collect();
+    if !log_only.is_empty() {
+        let types: BTreeSet<&str> = log_only.iter().map(|r| r.ty.as_str()).collect();
+        text.push_str(&format!(
+            " {} log-only record(s) of types no DSH release loads ({}) were left out; the model never saw them.",
+            log_only.len(),
+            types.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !candidate.opened.is_empty() {
+        text.push_str(&format!(
+            " {} message(s) on the surface before any step (which DSH's migration cannot put after the system prompt) were each given a step of their own (and a turn, where none was open), as DSH writes user input.",
+            candidate.opened.len()
+        ));
+    }
+    if !policy.edits.is_empty() {
+        text.push_str(&format!(
+            " {} record(s) were changed where DSH's migration refuses them.",
+            policy.edits.len()
+        ));
+    }
+    text
+}
+
+/// What a record of a message type (`*/message`, `tool/result`) says, for the note that
+/// quotes a record the session cannot hold: each text (a message's, a reasoning's, a tool
+/// result's) and each tool call as `call ID NAME ARGUMENTS`, in order; empty for any
+/// other record.
+pub fn message_quotes(r: &stored::Record) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                if let (Some(serde_json::Value::String(name)), Some(args)) =
+                    (map.get("name"), map.get("arguments"))
+                {
+                    let id = map.get("id").and_then(|i| i.as_str()).unwrap_or("");
+                    let args = match args {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    out.push(format!("call {id} {name} {args}"));
+                }
+                for key in ["text", "reasoning", "thinking"] {
+                    if let Some(serde_json::Value::String(t)) = map.get(key) {
+                        out.push(t.clone());
+                    }
+                }
+                for (k, x) in map {
+                    if k != "text" && k != "arguments" {
+                        walk(x, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(list) => list.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if (r.ty.ends_with("/message") || r.ty == "tool/result")
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text)
+    {
+        walk(&v["data"], &mut out);
+    }
+    out
 }
 
 #[cfg(test)]

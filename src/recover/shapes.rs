@@ -151,31 +151,53 @@ pub fn decide_in(finding: &Finding, stored: &Stored, records: &[usize], i: usize
 }
 
 /// The turn last started before record `i` of the branch (0 for none) and the last step
-/// started in it (0 for none), as the records before it number them.
+/// started in it (0 for none), as the records before it number them: each `turn/start` says
+/// its turn or counts one on, each `step/start` its step or counts one on, and a turn starts
+/// its steps over. Read backwards from `i`: the turns back to the last one that says its
+/// number, the steps back to the turn's start — only those `step/start` records are parsed.
 fn lifecycle_before(stored: &Stored, records: &[usize], i: usize) -> (i64, i64) {
-    let (mut turn, mut step) = (0i64, 0i64);
-    for r in records
+    let end = records
         .iter()
-        .take_while(|&&k| k != i)
-        .filter_map(|&k| stored.record(k))
-    {
-        match r.ty.as_str() {
-            "turn/start" => {
-                turn = r.turn.unwrap_or(turn + 1);
-                step = 0;
+        .position(|&k| k == i)
+        .unwrap_or(records.len());
+    let before = || {
+        records[..end]
+            .iter()
+            .rev()
+            .filter_map(|&k| stored.record(k))
+    };
+    let mut counted = 0;
+    let mut turn = None;
+    for r in before().filter(|r| r.ty == "turn/start") {
+        match r.turn {
+            Some(t) => {
+                turn = Some(t + counted);
+                break;
             }
-            "step/start" => {
-                let said = Json::parse(&r.text).ok().and_then(|j| {
-                    j.get("data")
-                        .and_then(|d| d.get("step"))
-                        .and_then(Json::as_safe_integer)
-                });
-                step = said.unwrap_or(step + 1);
-            }
-            _ => {}
+            None => counted += 1,
         }
     }
-    (turn, step)
+    let turn = turn.unwrap_or(counted);
+    let mut counted = 0;
+    let mut step = None;
+    for r in before().take_while(|r| r.ty != "turn/start") {
+        if r.ty != "step/start" {
+            continue;
+        }
+        let said = Json::parse(&r.text).ok().and_then(|j| {
+            j.get("data")
+                .and_then(|d| d.get("step"))
+                .and_then(Json::as_safe_integer)
+        });
+        match said {
+            Some(s) => {
+                step = Some(s + counted);
+                break;
+            }
+            None => counted += 1,
+        }
+    }
+    (turn, step.unwrap_or(counted))
 }
 
 /// Why a record of this rule cannot be changed into one DSH loads.

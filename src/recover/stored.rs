@@ -80,6 +80,20 @@ pub struct Hole {
     pub text: Option<String>,
 }
 
+impl Hole {
+    /// zstd bytes that hold no line: `len` bytes at offset `at`, breaking `rule`.
+    fn of_bytes(at: usize, len: usize, rule: Rule, why: String) -> Hole {
+        Hole {
+            line: None,
+            lines: 0,
+            bytes: Some((at as u64, len as u64)),
+            rule,
+            why,
+            text: None,
+        }
+    }
+}
+
 /// The longest unreadable line a note quotes, in bytes.
 pub const QUOTABLE: usize = 64 * 1024;
 
@@ -437,32 +451,18 @@ fn read_zstd(path: &Path) -> Result<Stored, Unreadable> {
                 push_text(&plain, &mut pending, &mut text_lines, true);
                 holes.push((
                     text_lines.len(),
-                    Hole {
-                        line: None,
-                        lines: 0,
-                        bytes: Some((at as u64, rest.len() as u64)),
-                        rule: Rule::Z3,
-                        why: format!(
-                            "the file ends inside the zstd frame at byte offset {at} (torn final frame); its complete lines are kept"
-                        ),
-                        text: None,
-                    },
+                    Hole::of_bytes(at, rest.len(), Rule::Z3, format!(
+                        "the file ends inside the zstd frame at byte offset {at} (torn final frame); its complete lines are kept"
+                    )),
                 ));
                 break;
             }
             _ => {
                 holes.push((
                     text_lines.len(),
-                    Hole {
-                        line: None,
-                        lines: 0,
-                        bytes: Some((at as u64, rest.len() as u64)),
-                        rule: Rule::Z1,
-                        why: format!(
-                            "the bytes at offset {at} do not start a zstd frame; nothing after them can be located"
-                        ),
-                        text: None,
-                    },
+                    Hole::of_bytes(at, rest.len(), Rule::Z1, format!(
+                        "the bytes at offset {at} do not start a zstd frame; nothing after them can be located"
+                    )),
                 ));
                 break;
             }

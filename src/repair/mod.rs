@@ -11,6 +11,7 @@
 //! session's row set. The closers themselves are a load-time check
 //! ([`crate::check::closers`]).
 
+pub mod apply;
 pub mod healing;
 pub mod plan;
 pub mod stays;
@@ -104,6 +105,58 @@ pub fn plan(
     provider: Option<Provider>,
 ) -> Result<Repair, RepairError> {
     plan_with(path, session, provider, false).map(|(repair, _)| repair)
+}
+
+/// Repairs the log at `path` (one `session` of a SQLite store; with `provider`, healed for
+/// it): plans it ([`plan()`]) and, unless `dry_run`, writes the plan, the original
+/// first copied beside it with `backup`.
+///
+/// # Errors
+/// [`apply::ApplyError`]: no plan, an unwritable log or directory, a log that changed, a write
+/// that failed (what is left, and how to complete it, in the sentence).
+pub fn run(
+    path: &Path,
+    session: Option<&str>,
+    provider: Option<Provider>,
+    dry_run: bool,
+    backup: bool,
+) -> Result<(Repair, apply::Done), apply::ApplyError> {
+    let mut planned = plan(path, session, provider)?;
+    if planned.is_empty() {
+        return Ok((planned, apply::Done::NothingToRepair));
+    }
+    if dry_run {
+        return Ok((planned, apply::Done::WouldRepair));
+    }
+    apply::preflight(&planned.plan, backup)?;
+    let stamp = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .map(|m| (m.len(), m.modified().ok()))
+    };
+    let before = stamp(path);
+    match write::apply(&mut planned.plan, backup) {
+        Ok(()) => Ok((planned, apply::Done::Repaired)),
+        Err(e @ WriteError::Changed(_)) => Err(apply::ApplyError::Changed(e)),
+        Err(e) => {
+            let why = crate::wording::error_text(&e);
+            let log = path.display();
+            Err(match &planned.plan.backup {
+                // Nothing of the log changed: the backup is a copy of it, not needed.
+                Some(_) if stamp(path) == before => {
+                    write::discard_backup(&planned.plan);
+                    apply::ApplyError::Stopped(format!(
+                        "{log}: cannot repair: {why}; nothing was written (the backup made first is removed)"
+                    ))
+                }
+                Some(b) => apply::ApplyError::Stopped(format!(
+                    "{log}: the repair stopped part way: {why}; the original is kept in {}, and `dsh-session repair` run again completes it",
+                    b.display()
+                )),
+                None => apply::ApplyError::Write(e),
+            })
+        }
+    }
 }
 
 /// [`plan()`] for `provider`, and the history the log would then derive: the report of the

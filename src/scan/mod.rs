@@ -25,6 +25,7 @@ use crate::check::stages::{
     BACKEND, LEGACY_DELTA, PER_EVENT, Place, STAGES, Stages, per_event_checks,
 };
 use crate::derive;
+use crate::header::Header;
 use crate::event::{Dialect, Era, Event};
 use crate::json::Json;
 use crate::load::layout::LogPlace;
@@ -880,17 +881,8 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         {
             return;
         }
-        let problem = self
-            .state
-            .report
-            .header
-            .as_ref()
-            .and_then(|h| seeded_cut_problem(h, self.state.tagged_end_seeds > 0));
-        if let Some(problem) = problem {
-            self.state
-                .stages
-                .fail(BACKEND, Finding::new(Rule::G8, None, Some(1), problem));
-        }
+        let seeded = self.state.tagged_end_seeds > 0;
+        self.fail_on_header(Rule::G8, |h| seeded_cut_problem(h, seeded).map(String::from));
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
@@ -898,16 +890,18 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
         if matches!(self.state.report.era, None | Some(Era::June2026)) {
             return;
         }
-        let problem = self
-            .state
-            .report
-            .header
-            .as_ref()
-            .and_then(|h| store_path_problem(h, self.state.place.in_root.as_ref()));
+        let in_root = self.state.place.in_root.clone();
+        self.fail_on_header(Rule::H6, |h| store_path_problem(h, in_root.as_ref()));
+    }
+
+    /// A check of the header that only the whole log decides: `problem` of the header, if
+    /// any, fails `rule` at line 1 in the backend stage.
+    fn fail_on_header(&mut self, rule: Rule, problem: impl FnOnce(&Header) -> Option<String>) {
+        let problem = self.state.report.header.as_ref().and_then(problem);
         if let Some(problem) = problem {
             self.state
                 .stages
-                .fail(BACKEND, Finding::new(Rule::H6, None, Some(1), problem));
+                .fail(BACKEND, Finding::new(rule, None, Some(1), problem));
         }
     }
 

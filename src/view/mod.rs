@@ -14,13 +14,16 @@ pub mod derived;
 pub mod follow;
 pub mod heal_sources;
 pub mod inspect;
+pub mod message_at;
 pub mod message_rows;
 pub mod nodes;
 pub mod provenance_index;
 pub mod provider;
 pub mod replacements;
 pub mod stats;
+pub mod summary;
 pub mod surface_at;
+pub mod surface_list;
 pub mod transcript;
 pub mod usage;
 

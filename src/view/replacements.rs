@@ -3,8 +3,21 @@
 //! changes; a scan that does not compose it keeps only the replaces' number, so memory does
 //! not grow with the log's history.
 
+use std::path::Path;
+
 use crate::replay::SurfaceChange;
+use crate::scan::{Report, ScanError, ScanOptions, scan_path_with};
 use crate::view::View;
+
+/// The log at `path` scanned for its replaces alone (`replacements`).
+///
+/// # Errors
+/// As [`scan_path_with`].
+pub fn scan(path: &Path, options: &ScanOptions) -> Result<(Report, Replacements), ScanError> {
+    let mut replacements = Replacements::default();
+    let report = scan_path_with(path, options, &mut [&mut replacements])?;
+    Ok((report, replacements))
+}
 
 /// One committed replace.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -60,6 +60,14 @@ fn backup_path(path: &Path) -> PathBuf {
     candidate
 }
 
+/// Removes the backup [`apply`] made, after a failed write that left the log as it was.
+/// A backup that cannot be removed is left as it is.
+pub fn discard_backup(plan: &Plan) {
+    if let Some(b) = &plan.backup {
+        let _ = std::fs::remove_file(b);
+    }
+}
+
 /// Applies a plan. With `backup`, copies the original first.
 ///
 /// # Errors

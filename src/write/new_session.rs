@@ -99,6 +99,12 @@ pub fn publish(files: &[NewFile<'_>]) -> Result<Vec<PathBuf>, WriteError> {
     Ok(written)
 }
 
+/// Removes a session [`publish`] wrote that must not stay (it did not load when read back).
+/// A file that cannot be removed is left as it is.
+pub fn withdraw(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
 fn publish_one(f: &NewFile<'_>) -> Result<(), WriteError> {
     let dir = f.path.parent().unwrap_or(Path::new("."));
     create_dirs(dir)?;
