@@ -90,6 +90,58 @@ pub fn is_windows_cwd(cwd: &str) -> bool {
     is_absolute_cwd(cwd) && !cwd.starts_with('/')
 }
 
+/// The path of a session under `root` (FORMAT.md §7.1:
+/// `--<project>--/<encoded id>/session[.vN].jsonl[.zstd]`): `cwd` and `id` are the header's
+/// JSON string values (their UTF-16 code units are encoded, so a lone surrogate is encoded
+/// as DSH encodes it); no or an empty `cwd` is the project `_no-cwd`.
+pub fn session_path(
+    root: &std::path::Path,
+    cwd: Option<crate::json::Json<'_>>,
+    id: crate::json::Json<'_>,
+    version: i64,
+    encoding: crate::load::Encoding,
+) -> std::path::PathBuf {
+    let project = match cwd {
+        Some(cwd) if cwd.as_str().is_some_and(|c| !c.is_empty()) => {
+            project_key_units(&cwd.code_units().collect::<Vec<u16>>())
+        }
+        _ => "_no-cwd".to_owned(),
+    };
+    let mut name = match version {
+        0 => "session.jsonl".to_owned(),
+        v => format!("session.v{v}.jsonl"),
+    };
+    if encoding == crate::load::Encoding::Zstd {
+        name.push_str(".zstd");
+    }
+    let id: Vec<u16> = id.code_units().collect();
+    root.join(project)
+        .join(encode_segment_units(&id))
+        .join(name)
+}
+
+/// True when `path` exists, or a session directory named as its own holds a log in any
+/// project of `root` (DSH refuses a root that holds one id twice, FORMAT.md §7.1).
+pub fn taken(path: &std::path::Path, root: &std::path::Path) -> bool {
+    if path.exists() {
+        return true;
+    }
+    let Some(session_dir) = path.parent().and_then(std::path::Path::file_name) else {
+        return false;
+    };
+    let holds_a_log = |dir: std::path::PathBuf| {
+        std::fs::read_dir(dir).is_ok_and(|files| {
+            files
+                .flatten()
+                .any(|f| generation_of_path(&f.path()).is_some())
+        })
+    };
+    std::fs::read_dir(root).is_ok_and(|dirs| {
+        dirs.flatten()
+            .any(|d| holds_a_log(d.path().join(session_dir)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

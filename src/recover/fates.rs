@@ -1,13 +1,13 @@
 //! What became of every record, across the sessions: what was dropped, changed and lost
 //! ([`super::Recovery`]'s lists), and where each line of the original went ([`LineFate`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use super::assemble::Kept;
 use super::branch::Recovered;
 use super::edit::Edit;
-use super::note::message_quotes;
+use super::note::Quotes;
 use super::stored::{Item, Stored};
 use super::writers;
 use super::{Changed, Dropped, LineFate, Recovery, Unrecoverable};
@@ -19,6 +19,7 @@ pub(super) fn describe(
     stored: &Stored,
     split: &writers::Split,
     results: &[(usize, String, PathBuf, Recovered)],
+    quotes: &Quotes<'_>,
 ) {
     let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
     // Defects of the file itself: every session lacks them.
@@ -148,7 +149,7 @@ pub(super) fn describe(
     }
     recovery.dropped = dropped.into_values().collect();
     recovery.changed = changed.into_values().collect();
-    recovery.lines = fates(recovery, stored, split, results);
+    recovery.lines = fates(recovery, stored, split, results, quotes);
 }
 
 /// Where each line of the original went ([`LineFate`]).
@@ -157,8 +158,31 @@ fn fates(
     stored: &Stored,
     split: &writers::Split,
     results: &[(usize, String, PathBuf, Recovered)],
+    quotes: &Quotes<'_>,
 ) -> Vec<LineFate> {
     let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
+    // Each session's kept records and lost ones, by item: the first entry of each, as a
+    // search of the session's lists in order finds it.
+    let kept_by: Vec<HashMap<usize, Kept>> = (results.iter())
+        .map(|(_, _, _, rec)| {
+            let mut by = HashMap::new();
+            for &(k, how) in &rec.candidate.kept {
+                by.entry(k).or_insert(how);
+            }
+            by
+        })
+        .collect();
+    let lost_by: Vec<HashMap<usize, usize>> = (results.iter())
+        .map(|(_, _, _, rec)| {
+            let mut by = HashMap::new();
+            for (n, l) in rec.candidate.lost.iter().enumerate() {
+                for &k in &l.items {
+                    by.entry(k).or_insert(n);
+                }
+            }
+            by
+        })
+        .collect();
     let header_changed = recovery.changed.iter().any(|c| c.seq.is_none());
     let headless = stored.rebuilt.as_ref().is_some_and(|r| r.first_is_record);
     let mut out = vec![match &stored.rebuilt {
@@ -210,13 +234,8 @@ fn fates(
             }
             Item::Record(r) => r,
         };
-        let holders: Vec<(&String, Kept)> = results
-            .iter()
-            .filter_map(|(_, id, _, rec)| {
-                (rec.candidate.kept.iter())
-                    .find(|(k, _)| *k == i)
-                    .map(|(_, how)| (id, *how))
-            })
+        let holders: Vec<(&String, Kept)> = (results.iter().zip(&kept_by))
+            .filter_map(|((_, id, _, _), kept)| kept.get(&i).map(|how| (id, *how)))
             .collect();
         let fate = |went, sessions, why| LineFate {
             line: Some(r.line),
@@ -245,7 +264,7 @@ fn fates(
             continue;
         }
         if let Some(d) = recovery.dropped.iter().find(|d| d.line == r.line) {
-            let went = if message_quotes(r).is_empty() || !noted_everywhere(results) {
+            let went = if quotes.of(i).is_empty() || !noted_everywhere(results) {
                 "left out"
             } else {
                 "noted"
@@ -258,7 +277,7 @@ fn fates(
             // nothing of the conversation.
             let went = if stray.copy_of.is_some() {
                 "copy"
-            } else if message_quotes(r).is_empty() {
+            } else if quotes.of(i).is_empty() {
                 "left out"
             } else if noted_everywhere(results) {
                 "noted"
@@ -268,16 +287,14 @@ fn fates(
             out.push(fate(went, all.clone(), Some(stray.why.clone())));
             continue;
         }
-        let lost: Vec<(&String, &Recovered, String)> = results
-            .iter()
-            .filter_map(|(_, id, _, rec)| {
-                (rec.candidate.lost.iter())
-                    .find(|l| l.items.contains(&i))
-                    .map(|l| (id, rec, l.why()))
+        let lost: Vec<(&String, &Recovered, String)> = (results.iter().zip(&lost_by))
+            .filter_map(|((_, id, _, rec), lost)| {
+                lost.get(&i)
+                    .map(|&k| (id, rec, rec.candidate.lost[k].why()))
             })
             .collect();
         let why = lost.first().map(|(_, _, why)| why.clone());
-        let message = !message_quotes(r).is_empty();
+        let message = !quotes.of(i).is_empty();
         let noted =
             message && !lost.is_empty() && lost.iter().all(|(_, rec, _)| rec.note.is_some());
         // A record that holds no message (a lifecycle record, a call DSH also keeps in

@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-use crate::check::header::{check_header, header_fields_problem};
+use crate::check::header::{HeaderCheck, check_header, header_fields_problem};
 use crate::json::{Json, Kind};
 use crate::rules::Rule;
 
@@ -42,8 +42,18 @@ pub struct Rebuilt {
 /// (ms since the Unix epoch), for a `createdAt` that cannot be read.
 pub fn rebuild(line: &str, path: &Path, first_time: Option<i64>) -> Option<Rebuilt> {
     let named = crate::load::layout::generation_of_path(path);
-    let checked = check_header(line, named);
-    let why = match checked.verdict {
+    rebuild_checked(line, &check_header(line, named), path, first_time)
+}
+
+/// [`rebuild`], with the verdict `checked` of `line` as [`check_header`] gives it for the
+/// generation `path`'s name stands for: a header that needs no rebuilding is checked once.
+pub fn rebuild_checked(
+    line: &str,
+    checked: &HeaderCheck,
+    path: &Path,
+    first_time: Option<i64>,
+) -> Option<Rebuilt> {
+    let why = match &checked.verdict {
         Err((Rule::G1 | Rule::X1 | Rule::G2, _)) => return None,
         Err((rule, message)) => format!("{} {message}", rule.id()),
         // June 2026 wrote no delegationDepth (FORMAT.md §9.1): DSH 0.1.1 and later refuse

@@ -196,6 +196,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
         Encoding::Zstd => Encoding::Zstd,
         _ => Encoding::Plain,
     });
+    let quotes = note::Quotes::new(&stored);
     let mut results = Vec::new();
     for (k, branch) in split.branches.iter().enumerate() {
         let suffix = if several {
@@ -229,6 +230,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
                 split.branches.len(),
                 c,
                 p,
+                &quotes,
             ))
         };
         match recover_branch(
@@ -254,6 +256,6 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
             encoding,
         ));
     }
-    fates::describe(&mut recovery, &stored, &split, &results);
+    fates::describe(&mut recovery, &stored, &split, &results, &quotes);
     Ok(recovery)
 }

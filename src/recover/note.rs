@@ -49,6 +49,7 @@ pub(super) fn note_text(
     n: usize,
     candidate: &Candidate,
     policy: &Policy,
+    quotes: &Quotes<'_>,
 ) -> String {
     let mut text = format!(
         "This session was recovered by dsh-session from session {}, whose log DSH refuses",
@@ -114,7 +115,7 @@ pub(super) fn note_text(
     quoting.dedup();
     for i in quoting {
         let Some(r) = stored.record(i) else { continue };
-        let quotes = message_quotes(r);
+        let quotes = quotes.of(i);
         if !quotes.is_empty() {
             quoted.push_str(&format!(
                 " Line {} ({}) is not here; it said: {}.",
@@ -137,8 +138,8 @@ pub(super) fn note_text(
     }
     text.push_str(&quoted);
     let log_only: Vec<&stored::Record> = (policy.dropped.iter())
+        .filter(|&&i| quotes.of(i).is_empty())
         .filter_map(|&i| stored.record(i))
-        .filter(|r| message_quotes(r).is_empty())
         .collect();
     if !log_only.is_empty() {
         let types: BTreeSet<&str> = log_only.iter().map(|r| r.ty.as_str()).collect();
@@ -161,6 +162,32 @@ pub(super) fn note_text(
         ));
     }
     text
+}
+
+/// What each record of the log quotes ([`message_quotes`]), worked out once for the
+/// notes and for [`super::fates`] alike, when first asked.
+pub struct Quotes<'a> {
+    stored: &'a Stored,
+    of: Vec<std::cell::OnceCell<Vec<String>>>,
+}
+
+impl<'a> Quotes<'a> {
+    /// The quotes of `stored`'s records, none worked out yet.
+    pub fn new(stored: &'a Stored) -> Self {
+        Quotes {
+            stored,
+            of: vec![std::cell::OnceCell::new(); stored.items.len()],
+        }
+    }
+
+    /// What the record at index `i` quotes (empty for a hole or a record that holds no
+    /// message).
+    pub fn of(&self, i: usize) -> &[String] {
+        match (self.of.get(i), self.stored.record(i)) {
+            (Some(cell), Some(r)) => cell.get_or_init(|| message_quotes(r)),
+            _ => &[],
+        }
+    }
 }
 
 /// What a record of a message type (`*/message`, `tool/result`) says, for the note that

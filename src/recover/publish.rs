@@ -43,7 +43,7 @@ impl Done {
 /// ([`NewSession::exists`]): recover never writes over a session.
 pub(super) fn mark_taken(r: &mut Recovery, root: &Path) {
     for s in &mut r.sessions {
-        s.exists = crate::lineage::taken(&s.path, root);
+        s.exists = crate::load::layout::taken(&s.path, root);
     }
 }
 

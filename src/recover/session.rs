@@ -1,5 +1,5 @@
 //! Each recovered session's identity and account: the header with its new id, where it
-//! goes under the root ([`crate::lineage::session_path`]), and what of the original it holds
+//! goes under the root ([`crate::load::layout::session_path`]), and what of the original it holds
 //! ([`NewSession`]).
 
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ pub(super) fn new_identity(
     );
     let new = Json::parse(&token).ok()?;
     let text_id = new.as_str()?.into_owned();
-    let path = crate::lineage::session_path(
+    let path = crate::load::layout::session_path(
         root,
         json.get("cwd"),
         new,

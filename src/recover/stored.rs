@@ -16,7 +16,7 @@ use crate::json::Json;
 use crate::load::line::{Backend, Line, LineSource, SourceError};
 use crate::load::packed::packed_span;
 use crate::load::{Encoding, Input, LoadError, ZSTD_MAGIC, decode_torn_frame};
-use crate::recover::header::{Rebuilt, rebuild};
+use crate::recover::header::{Rebuilt, rebuild_checked};
 use crate::rules::{Finding, Rule};
 
 /// One stored record: an event line, or a packed chunk row (v0, v1) standing for several.
@@ -173,17 +173,21 @@ fn source_error(e: SourceError) -> Unreadable {
 }
 
 /// The header of a JSONL log, from its first line: as stored, or rebuilt in place of one
-/// DSH refuses ([`crate::recover::header::rebuild`]; `first_time` is the first record's).
+/// DSH refuses ([`crate::recover::header::rebuild_checked`]; `first_time` is the first record's).
 fn header_of(
     line: &[u8],
     path: &Path,
     first_time: Option<i64>,
 ) -> Result<(String, Header, Era, Option<Rebuilt>), Unreadable> {
     let stored = String::from_utf8_lossy(line).into_owned();
-    let rebuilt = rebuild(&stored, path, first_time);
-    let text = rebuilt.as_ref().map_or(stored, |r| r.text.clone());
     let named = crate::load::layout::generation_of_path(path);
-    let checked = check_header(&text, named);
+    // The stored header is checked once; only a rebuilt one is checked again.
+    let checked = check_header(&stored, named);
+    let rebuilt = rebuild_checked(&stored, &checked, path, first_time);
+    let (text, checked) = match &rebuilt {
+        Some(r) => (r.text.clone(), check_header(&r.text, named)),
+        None => (stored, checked),
+    };
     match (checked.verdict, checked.header) {
         (Ok(era), Some(header)) => Ok((text, header, era, rebuilt)),
         (Err((rule, message)), _) => Err(Unreadable::NoHeader(Finding::new(
