@@ -1,4 +1,9 @@
-//! Shared output helpers: tables, times, colour, JSON strings.
+//! Shared output helpers: tables, times, colour, JSON strings; one module per command's
+//! output below.
+
+pub mod follow;
+pub mod lineage;
+pub mod stats;
 
 use std::io::{IsTerminal, Write};
 
@@ -94,13 +99,7 @@ impl From<&dsh_session::scan::TornTail> for TornTailJson {
     }
 }
 
-/// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
-pub fn log_name(file: &str, session: Option<&str>) -> String {
-    match session {
-        Some(id) => format!("{file} [session {id}]"),
-        None => file.to_owned(),
-    }
-}
+pub use dsh_session::wording::log_name;
 
 /// Writes rows as one pretty JSON array (`json`), one object per line (`jsonl`), or
 /// through `table` (`table`).

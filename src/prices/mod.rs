@@ -38,6 +38,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+pub mod money;
+
 /// The built-in table's text (TOML), compiled in.
 pub const BUILT_IN: &str = include_str!("deepseek.toml");
 
@@ -430,6 +432,20 @@ impl FileEntry {
 }
 
 impl PriceTable {
+    /// The built-in table, under the table read from `file` when one is given (`--prices
+    /// FILE` of `stats`, `statusline` and `export --format site`): its entries are tried
+    /// first.
+    ///
+    /// # Errors
+    /// As [`PriceTable::read`].
+    pub fn built_in_under(file: Option<&Path>) -> Result<PriceTable, PricesError> {
+        let built_in = PriceTable::built_in();
+        Ok(match file {
+            Some(p) => PriceTable::read(p)?.over(built_in),
+            None => built_in.clone(),
+        })
+    }
+
     /// The table compiled in (`src/prices/deepseek.toml`).
     pub fn built_in() -> &'static PriceTable {
         static TABLE: OnceLock<PriceTable> = OnceLock::new();
