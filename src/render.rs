@@ -1,6 +1,7 @@
 //! Shared output helpers: tables, times, colour, JSON strings; one module per command's
 //! output below.
 
+pub mod export;
 pub mod follow;
 pub mod lineage;
 pub mod stats;

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::export::jsonl::{Outcome, export_store};
+use dsh_session::export::jsonl::export_store;
 use dsh_session::export::{html, markdown};
 use dsh_session::scan::{self, Status};
 
@@ -116,21 +116,7 @@ fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
     for note in &summary.notes {
         stderr!("dsh-session: {note}");
     }
-    writeln!(
-        out,
-        "{}: {} in the site; {} written, {} unchanged, {} removed; index {}",
-        dir.display(),
-        dsh_session::wording::count(summary.sessions as u64, "session"),
-        dsh_session::wording::count(summary.written.len() as u64, "page"),
-        summary.kept,
-        summary.removed.len(),
-        if summary.index_written {
-            "written"
-        } else {
-            "unchanged"
-        }
-    )?;
-    writeln!(out, "open {}", dir.join("index.html").display())?;
+    crate::render::export::site(out, dir, &summary)?;
     if summary.damaged.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -156,28 +142,7 @@ fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         Err(e) => return Err(anyhow::Error::new(e).context(name)),
     };
-    let (mut written, mut refused) = (0, Vec::new());
-    for outcome in &outcomes {
-        match outcome {
-            Outcome::Written {
-                session,
-                path,
-                events,
-                records,
-            } => {
-                written += 1;
-                writeln!(
-                    out,
-                    "{session}: wrote {} ({events} events in {records} records); valid, messages and surface equal the store's",
-                    path.display()
-                )?;
-            }
-            Outcome::Refused { session, reason } => {
-                refused.push(format!("{name}: session {session}: not exported: {reason}"));
-            }
-        }
-    }
-    writeln!(out, "{written} exported, {} not exported", refused.len())?;
+    let refused = crate::render::export::store(out, &name, &outcomes)?;
     if refused.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
