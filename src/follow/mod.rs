@@ -196,9 +196,10 @@ struct Followed {
     lines: Vec<Line>,
 }
 
-/// The printer and what was told through it.
+/// The printer, what was told through it, and how to follow.
 struct Out<'a> {
     printer: &'a mut dyn Printer,
+    settings: &'a Settings,
     prefixed: bool,
     /// A corrupt or refused finding was told.
     failed: bool,
@@ -301,15 +302,10 @@ impl Followed {
 
     /// Reads what arrived and tells what happened (`quiet`: read, tell nothing but
     /// findings, for the content present at start or after a reread).
-    fn poll(
-        &mut self,
-        out: &mut Out<'_>,
-        settings: &Settings,
-        quiet: bool,
-    ) -> Result<(), FollowError> {
+    fn poll(&mut self, out: &mut Out<'_>, quiet: bool) -> Result<(), FollowError> {
         // One bounded chunk at a time, so that catching up with a large log holds a chunk.
         loop {
-            self.poll_once(out, settings, quiet)?;
+            self.poll_once(out, quiet)?;
             if self.stopped || !self.tail.behind() {
                 return Ok(());
             }
@@ -317,12 +313,7 @@ impl Followed {
     }
 
     /// One poll of the tail: at most one chunk.
-    fn poll_once(
-        &mut self,
-        out: &mut Out<'_>,
-        settings: &Settings,
-        quiet: bool,
-    ) -> Result<(), FollowError> {
+    fn poll_once(&mut self, out: &mut Out<'_>, quiet: bool) -> Result<(), FollowError> {
         let polled = self
             .tail
             .poll(&mut self.lines)
@@ -331,9 +322,9 @@ impl Followed {
             Polled::Reread(why) => {
                 out.say(self, Said::Reread { why: &why })?;
                 let path = self.path.clone();
-                self.restart(&path, settings);
+                self.restart(&path, out.settings);
                 // What the file holds now was (mostly) seen before: sum it up, then follow.
-                return self.catch_up(out, settings, true);
+                return self.catch_up(out, true);
             }
             Polled::Finding(f) if !self.stopped => {
                 self.stopped = true;
@@ -377,7 +368,7 @@ impl Followed {
             self.defect(out)?;
         }
         self.lines.clear();
-        self.wait_in_flight(out, settings)?;
+        self.wait_in_flight(out)?;
         Ok(())
     }
 
@@ -390,13 +381,8 @@ impl Followed {
     }
 
     /// Reads what the log holds now (`quiet`: telling only findings) and sums it up.
-    fn catch_up(
-        &mut self,
-        out: &mut Out<'_>,
-        settings: &Settings,
-        quiet: bool,
-    ) -> Result<(), FollowError> {
-        self.poll(out, settings, quiet)?;
+    fn catch_up(&mut self, out: &mut Out<'_>, quiet: bool) -> Result<(), FollowError> {
+        self.poll(out, quiet)?;
         self.summary(out, "session")?;
         Ok(())
     }
@@ -468,7 +454,7 @@ impl Followed {
     }
 
     /// A line or frame in flight is waited for; after the settle time it is told once.
-    fn wait_in_flight(&mut self, out: &mut Out<'_>, settings: &Settings) -> std::io::Result<()> {
+    fn wait_in_flight(&mut self, out: &mut Out<'_>) -> std::io::Result<()> {
         let now = self.tail.in_flight().filter(|_| !self.stopped);
         self.in_flight = match (now, self.in_flight.take()) {
             (None, _) => None,
@@ -480,7 +466,7 @@ impl Followed {
         let Some((flight, since, reported)) = &mut self.in_flight else {
             return Ok(());
         };
-        if *reported || since.elapsed() < settings.settle {
+        if *reported || since.elapsed() < out.settings.settle {
             return Ok(());
         }
         *reported = true;
@@ -489,7 +475,7 @@ impl Followed {
             self,
             Said::InFlight {
                 flight,
-                settle: settings.settle,
+                settle: out.settings.settle,
             },
         )
     }
@@ -516,7 +502,7 @@ impl Followed {
     }
 
     /// For a session directory: a higher generation appeared (DSH migrated the session).
-    fn generation(&mut self, out: &mut Out<'_>, settings: &Settings) -> Result<(), FollowError> {
+    fn generation(&mut self, out: &mut Out<'_>) -> Result<(), FollowError> {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
@@ -536,8 +522,8 @@ impl Followed {
         if !out.prefixed {
             self.shown = current.display().to_string();
         }
-        self.restart(&current, settings);
-        self.catch_up(out, settings, true)
+        self.restart(&current, out.settings);
+        self.catch_up(out, true)
     }
 }
 
@@ -618,6 +604,7 @@ pub fn run(
     }
     let mut out = Out {
         printer,
+        settings,
         prefixed: matches!(target, Target::Root(_)),
         failed: false,
     };
@@ -663,7 +650,7 @@ pub fn run(
     // The content present at start: read, then one summary line per log (every
     // happening too with `from_start`).
     for f in &mut followed {
-        f.catch_up(&mut out, settings, !settings.from_start)?;
+        f.catch_up(&mut out, !settings.from_start)?;
     }
     out.printer.flush()?;
     loop {
@@ -701,8 +688,8 @@ pub fn run(
             }
         }
         for f in &mut followed {
-            f.generation(&mut out, settings)?;
-            f.poll(&mut out, settings, false)?;
+            f.generation(&mut out)?;
+            f.poll(&mut out, false)?;
         }
         out.printer.flush()?;
         if out.printer.reader_gone() {
