@@ -4,7 +4,10 @@
 //! and `index`'s summary), [`search`] (hits and sessions with hits) and [`sessions`] (one
 //! table spec for a store's and a root's sessions).
 
+pub mod export;
+pub mod follow;
 pub mod index;
+pub mod lineage;
 pub mod messages;
 pub mod provenance;
 pub mod recover;
@@ -13,6 +16,7 @@ pub mod replacements;
 pub mod search;
 pub mod sessions;
 pub mod show;
+pub mod stats;
 pub mod surface;
 pub mod validate;
 
@@ -131,13 +135,7 @@ impl From<&dsh_session::scan::TornTail> for TornTailJson {
     }
 }
 
-/// How a log is named in one-line output: the file, with `[session ID]` for a SQLite store.
-pub fn log_name(file: &str, session: Option<&str>) -> String {
-    match session {
-        Some(id) => format!("{file} [session {id}]"),
-        None => file.to_owned(),
-    }
-}
+pub use dsh_session::wording::log_name;
 
 /// Writes rows as one pretty JSON array (`json`), one object per line (`jsonl`), or
 /// through `table` (`table`).

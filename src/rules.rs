@@ -23,6 +23,20 @@ pub enum Class {
     Foreign,
 }
 
+impl Class {
+    /// The class as the outputs name it (`corrupt`, `refused`, `torn-tail`, `warning`,
+    /// `foreign`): a finding's status in `validate`, `follow` and `rules`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Corrupt => "corrupt",
+            Class::Refused => "refused",
+            Class::TornTail => "torn-tail",
+            Class::Warning => "warning",
+            Class::Foreign => "foreign",
+        }
+    }
+}
+
 macro_rules! rules {
     ($($id:ident => $class:ident, $section:literal, $summary:literal;)*) => {
         /// Every rule id this reader reports.

@@ -105,6 +105,14 @@ pub fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
     error_line(std::iter::successors(Some(e), |c| c.source()))
 }
 
+/// How a log is named in one-line output (FORMAT.md §8: a store holds sessions): the file, with `[session ID]` for a SQLite store.
+pub fn log_name(file: &str, session: Option<&str>) -> String {
+    match session {
+        Some(id) => format!("{file} [session {id}]"),
+        None => file.to_owned(),
+    }
+}
+
 /// `2025-10-09T08:53:20.000Z` for a time in ms since the Unix epoch; `<ms> ms` outside
 /// years 1970 to 9999, which RFC 3339 cannot spell.
 pub fn utc(ms: i64) -> String {

@@ -1391,6 +1391,11 @@ fn statusline_prints_the_session_today_and_the_band_now_in_its_width() {
         kept["session"][copy.display().to_string()]["tokens"],
         8_961_010
     );
+    // Amounts are kept as JSON integers of 10⁻¹² CNY (not as text), and the session's log,
+    // read in one scan, gave both its own figures and its cost today.
+    let name = copy.display().to_string();
+    assert_eq!(kept["session"][&name]["cost"]["CNY"], 13_200_000_000_000u64);
+    assert_eq!(kept["logs"][&name]["cost"]["CNY"], 13_200_000_000_000u64);
     assert_eq!(cached(&copy), format!("{full}\n"));
     // A log that grew is read again: one answer more (200,000 uncached V4-Flash tokens at
     // 10:30, peak: 0.40 CNY).

@@ -7,13 +7,11 @@
 //! [`dsh_session::export::jsonl`].
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::export::jsonl::{Outcome, export_store};
-use dsh_session::export::redact::Redactor;
-use dsh_session::export::{Sources, Transcript, html, markdown};
+use dsh_session::export::jsonl::export_store;
+use dsh_session::export::{html, markdown};
 use dsh_session::scan::{self, Status};
 
 use crate::cli::{ExportArgs, ExportFormat};
@@ -58,25 +56,16 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
     }
     let file = args.file.display().to_string();
-    let cost = crate::cmd::cost::cost_text(&read.usage);
-    let transcript = Transcript::build(
-        &Sources {
-            file: &file,
-            report,
-            replacements: &read.replacements,
-            stats: &read.stats,
-            facts: &read.facts,
-            cost: Some(&cost),
-        },
-        Redactor::new(!args.no_redact),
-    )
-    .with_context(|| args.file.display().to_string())?;
+    let cost = dsh_session::prices::money::cost_text(&read.usage);
+    let transcript = read
+        .transcript(&file, Some(&cost), !args.no_redact)
+        .with_context(|| args.file.display().to_string())?;
     let text = match args.format {
         ExportFormat::Html => html::render(&transcript),
         _ => markdown::render(&transcript),
     };
     match &args.output {
-        Some(path) => write_atomically(path, text.as_bytes())
+        Some(path) => dsh_session::write::site::replace_file_durably(path, text.as_bytes())
             .with_context(|| format!("{}: cannot write", path.display()))?,
         None => out.write_all(text.as_bytes())?,
     }
@@ -94,18 +83,6 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `bytes` to a temporary file beside `path`, fsyncs it and renames it over
-/// `path` (as a site's pages are written): a reader sees the old file or the whole new
-/// one, never a part; the directory is synced so that the rename is durable.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use dsh_session::write::site::{replace_file, sync_dir};
-    replace_file(path, bytes)?;
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => sync_dir(dir),
-        _ => sync_dir(Path::new(".")),
-    }
 }
 
 /// `export PATH... --format site --out DIR`: the work is [`dsh_session::export::site`].
@@ -127,39 +104,19 @@ fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     }
     // The built-in table, with a --prices file tried first (as `stats` prices).
-    let built_in = dsh_session::prices::PriceTable::built_in();
-    let prices = match &args.prices {
-        Some(p) => dsh_session::prices::PriceTable::read(p)
-            .with_context(|| format!("--prices {}", p.display()))?
-            .over(built_in),
-        None => built_in.clone(),
-    };
+    let prices = crate::cmd::stats::price_table(args.prices.as_deref())?;
     let summary = dsh_session::export::site::build(
         &inputs,
         dir,
         &dsh_session::export::site::Options {
             redact: !args.no_redact,
-            prices,
+            prices: std::sync::Arc::unwrap_or_clone(prices),
         },
     )?;
     for note in &summary.notes {
         stderr!("dsh-session: {note}");
     }
-    writeln!(
-        out,
-        "{}: {} in the site; {} written, {} unchanged, {} removed; index {}",
-        dir.display(),
-        dsh_session::wording::count(summary.sessions as u64, "session"),
-        dsh_session::wording::count(summary.written.len() as u64, "page"),
-        summary.kept,
-        summary.removed.len(),
-        if summary.index_written {
-            "written"
-        } else {
-            "unchanged"
-        }
-    )?;
-    writeln!(out, "open {}", dir.join("index.html").display())?;
+    crate::render::export::site(out, dir, &summary)?;
     if summary.damaged.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -185,28 +142,7 @@ fn run_jsonl(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
         Err(e) => return Err(anyhow::Error::new(e).context(name)),
     };
-    let (mut written, mut refused) = (0, Vec::new());
-    for outcome in &outcomes {
-        match outcome {
-            Outcome::Written {
-                session,
-                path,
-                events,
-                records,
-            } => {
-                written += 1;
-                writeln!(
-                    out,
-                    "{session}: wrote {} ({events} events in {records} records); valid, messages and surface equal the store's",
-                    path.display()
-                )?;
-            }
-            Outcome::Refused { session, reason } => {
-                refused.push(format!("{name}: session {session}: not exported: {reason}"));
-            }
-        }
-    }
-    writeln!(out, "{written} exported, {} not exported", refused.len())?;
+    let refused = crate::render::export::store(out, &name, &outcomes)?;
     if refused.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

@@ -1,6 +1,5 @@
 //! One file per subcommand, each with a single `run` entry point.
 
-pub mod cost;
 pub mod export;
 pub mod follow;
 pub mod index;

@@ -36,13 +36,7 @@ struct Row {
 
 /// The class as printed: `corrupt`, `refused`, `torn-tail`, `warning` or `foreign`.
 pub fn class_name(class: Class) -> &'static str {
-    match class {
-        Class::Corrupt => "corrupt",
-        Class::Refused => "refused",
-        Class::TornTail => "torn-tail",
-        Class::Warning => "warning",
-        Class::Foreign => "foreign",
-    }
+    class.name()
 }
 
 /// A rule's row, as listed and as explained.

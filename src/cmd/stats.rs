@@ -1,671 +1,91 @@
-//! `stats PATH...`: usage over many logs, one row per day, session, model or project, with
-//! a total. Each log is read by one scan with [`UsageView`], in parallel; the rows of the
-//! logs are summed as they come, so memory holds rows, not logs or events.
+//! `stats PATH...`: usage over many logs, one row per day, session, model, project, price
+//! band or hour, with a total. The reading is [`dsh_session::stats`], the output
+//! [`crate::render::stats`].
 
-use dsh_session::wording::{count, lines_and_events};
-use std::cell::RefCell;
-use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use dsh_session::prices::PriceTable;
-use dsh_session::scan::{self, Report, ScanOptions, Status, defect};
-use dsh_session::view::View;
-use dsh_session::view::usage::{Counts, GroupBy, LogUsage, RowKey, UsageOptions, UsageView};
-use rayon::prelude::*;
-use serde::Serialize;
-use serde_json::{Map, Value, json};
-
-use crate::cli::{StatsArgs, StatsBy, StatsFormat};
-use crate::cmd::cost::{self, thousands};
-use crate::render::{Give, log_name};
+use dsh_session::view::usage::{GroupBy, UsageOptions};
 use dsh_session::wording::utc;
 
-/// Version of the JSON layout of `stats` (the object, and each row of `jsonl`).
-pub const SCHEMA_VERSION: u32 = 2;
+use crate::cli::{StatsArgs, StatsBy};
+use crate::render::stats::Asked;
 
-/// A log that was not counted in full: not valid (counted up to its defect) or torn
-/// (its committed part counted).
-#[derive(Debug, Clone)]
-struct Note {
-    file: String,
-    session: Option<String>,
-    status: &'static str,
-    rule: Option<&'static str>,
-    line: Option<u64>,
-    row: Option<u64>,
-    seq: Option<u64>,
-    message: String,
-    /// A log read up to its defect: the lines counted (`scan::defect::read_text`, JSON).
-    read: Option<(String, Value)>,
-}
+pub(crate) use crate::render::stats::csv_field;
 
-impl Note {
-    fn of(file: &str, report: &Report) -> Option<Note> {
-        let base = |rule, line, row, seq, message| Note {
-            file: file.to_owned(),
-            session: report.session.clone(),
-            status: report.status.name(),
-            rule,
-            line,
-            row,
-            seq,
-            message,
-            read: None,
-        };
-        if let (false, Some(f)) = (report.is_ok(), &report.finding) {
-            let mut note = base(Some(f.rule.id()), f.line, f.row, f.seq, f.message.clone());
-            if let defect::Reach::UpTo(_) = defect::reach(report) {
-                note.read = Some((defect::read_text(report), defect::read_json(report)));
-            }
-            return Some(note);
-        }
-        let t = report.torn.as_ref()?;
-        let loss = match t.counted() {
-            Some((lines, events)) => lines_and_events(lines, events),
-            None => format!("{} ({})", count(t.bytes, "byte"), t.uncounted()),
-        };
-        let (line, row) = match report.session {
-            Some(_) => (None, Some(t.line)),
-            None => (Some(t.line), None),
-        };
-        Some(base(
-            Some(t.rule.id()),
-            line,
-            row,
-            None,
-            format!(
-                "torn tail: {loss} after byte offset {} left out, as DSH drops them",
-                t.offset
-            ),
-        ))
-    }
-
-    fn text(&self) -> String {
-        let mut place = String::new();
-        if let Some(line) = self.line {
-            place.push_str(&format!(" at line {line}"));
-        }
-        if let Some(row) = self.row {
-            place.push_str(&format!(" at row {row}"));
-        }
-        if let Some(seq) = self.seq {
-            place.push_str(&format!(" (seq {seq})"));
-        }
-        let read = match &self.read {
-            Some((text, _)) => format!(" (counted: {text})"),
-            None => String::new(),
-        };
-        format!(
-            "{}: {} {}{place}: {}{read}",
-            log_name(&self.file, self.session.as_deref()),
-            self.status,
-            self.rule.unwrap_or("-"),
-            self.message
-        )
-    }
-
-    fn json(&self) -> Value {
-        json!({
-            "file": self.file,
-            "session": self.session,
-            "status": self.status,
-            "rule": self.rule,
-            "line": self.line,
-            "row": self.row,
-            "seq": self.seq,
-            "message": self.message,
-            "read": self.read.as_ref().map_or(Value::Null, |(_, json)| json.clone()),
-        })
-    }
-}
-
-/// Everything read so far: the rows, the total and the notes. Sums of logs are sums of
-/// these, so the parallel reads fold into a few of them.
-#[derive(Debug, Default)]
-struct Totals {
-    rows: BTreeMap<RowKey, Counts>,
-    total: Counts,
-    /// Sessions read (a file, or a session of a store), counted or not.
-    sessions_read: u64,
-    not_valid: Vec<Note>,
-    /// Other harnesses' logs (pi, Claude Code, Codex …): not counted.
-    foreign: Vec<Note>,
-    torn: Vec<Note>,
-    /// Paths that could not be read, with the reason.
-    unreadable: Vec<(String, String)>,
-    /// Forks whose inherited history was left to their parent: the log, the parent's id and
-    /// the events inherited.
-    inherited: Vec<(String, String, u64)>,
-    /// Session id -> its parent's id, for each subagent read.
-    subagents: BTreeMap<String, String>,
-}
-
-impl Totals {
-    fn add_log(&mut self, usage: LogUsage) {
-        self.sessions_read += 1;
-        // A log counts once in the total, however many rows it adds to.
-        let sessions = self.total.sessions + u64::from(usage.counted);
-        for (key, counts) in usage.rows {
-            self.total.add(&counts);
-            self.rows.entry(key).or_default().add(&counts);
-        }
-        self.total.sessions = sessions;
-    }
-
-    fn merge(mut self, other: Totals) -> Totals {
-        for (key, counts) in other.rows {
-            self.rows.entry(key).or_default().add(&counts);
-        }
-        self.total.add(&other.total);
-        self.sessions_read += other.sessions_read;
-        self.not_valid.extend(other.not_valid);
-        self.foreign.extend(other.foreign);
-        self.torn.extend(other.torn);
-        self.unreadable.extend(other.unreadable);
-        self.inherited.extend(other.inherited);
-        self.subagents.extend(other.subagents);
-        self
-    }
-
-    /// Reads one path (every session of a store) into the totals.
-    fn read(mut self, path: &Path, options: &UsageOptions) -> Totals {
-        let file = path.display().to_string();
-        // A session directory the walk gave as a whole: its current generation, or why none is.
-        if path.is_dir() {
-            return match dsh_session::load::layout::current_generation(path) {
-                Ok(log) => self.read(&log, options),
-                Err(e) => {
-                    self.unreadable.push((file, e.to_string()));
-                    self
-                }
-            };
-        }
-        let sink = Rc::new(RefCell::new(Vec::new()));
-        let views = || -> Vec<Box<dyn View>> {
-            vec![Box::new(UsageView::new(options.clone(), Rc::clone(&sink)))]
-        };
-        // A damaged log is counted up to its defect, as every command reads one.
-        let up_to_defect = ScanOptions {
-            salvage: Some(u64::MAX),
-            ..ScanOptions::default()
-        };
-        match scan::scan_all(path, &up_to_defect, &views) {
-            Ok(reports) if reports.is_empty() => {
-                stderr!("dsh-session: {file}: store holds no sessions");
-            }
-            Ok(reports) => {
-                let logs = std::mem::take(&mut *sink.borrow_mut());
-                for (report, usage) in reports.iter().zip(logs) {
-                    if let Some(note) = Note::of(&file, report) {
-                        match report.status {
-                            // Not a DSH log: nothing in it is counted.
-                            Status::Foreign => {
-                                self.foreign.push(note);
-                                continue;
-                            }
-                            Status::Corrupt | Status::Refused => self.not_valid.push(note),
-                            _ => self.torn.push(note),
-                        }
-                    }
-                    if let (Some(parent), Some(id)) = (
-                        &usage.subagent_of,
-                        report
-                            .session
-                            .clone()
-                            .or_else(|| report.header.as_ref().map(|h| h.id.clone())),
-                    ) {
-                        self.subagents.insert(id, parent.clone());
-                    }
-                    if let Some((parent, events)) = &usage.inherited {
-                        let name = log_name(&file, report.session.as_deref());
-                        self.inherited.push((name, parent.clone(), *events));
-                    }
-                    self.add_log(usage);
-                }
-            }
-            Err(e) => self
-                .unreadable
-                .push((file, dsh_session::wording::error_text(&e))),
-        }
-        self
-    }
-}
-
-/// A time given to `--since`/`--until`, in ms since the Unix epoch: an RFC 3339 time with
-/// an offset, or a date or a date and time in `tz`. With `end_of_day`, a date stands for
-/// the first moment of the next day (`--until`'s date is included).
+/// [`dsh_session::stats::parse_when`], for the commands that take times (`search`, `mcp`).
 pub(crate) fn parse_when(
     flag: &str,
     text: &str,
     tz: &jiff::tz::TimeZone,
     end_of_day: bool,
 ) -> Result<i64> {
-    if let Ok(at) = text.parse::<jiff::Timestamp>() {
-        return Ok(at.as_millisecond());
-    }
-    let civil = if let Ok(date) = text.parse::<jiff::civil::Date>() {
-        let date = if end_of_day { date.tomorrow()? } else { date };
-        date.to_datetime(jiff::civil::Time::midnight())
-    } else if let Ok(at) = text.parse::<jiff::civil::DateTime>() {
-        at
-    } else {
-        bail!(
-            "{flag} {text:?}: not a date (2026-11-30), a date and time (2026-11-30T14:00) or a time with an offset (2026-11-30T14:00:00Z)"
-        );
-    };
-    Ok(tz
-        .to_timestamp(civil)
-        .with_context(|| format!("{flag} {text:?}"))?
-        .as_millisecond())
-}
-
-/// The key columns of a grouping, with their JSON/CSV names.
-fn key_fields(key: &RowKey) -> Vec<(&'static str, Value)> {
-    match key {
-        RowKey::Session { file, session } => {
-            vec![("file", json!(file)), ("session", json!(session))]
-        }
-        RowKey::Day(day) => vec![("day", json!(day))],
-        RowKey::Model(m) => vec![("provider", json!(m.provider)), ("model", json!(m.model))],
-        RowKey::Project(cwd) => vec![("project", json!(cwd))],
-        RowKey::Band(band) => vec![("band", json!(band))],
-        RowKey::Hour(hour) => vec![("hour", json!(hour))],
-    }
-}
-
-/// The count columns, with their JSON names (the token names are `show`'s `usage`):
-/// `input_tokens` is DSH's `inputTokens` (the uncached input), `input_total_tokens` adds the
-/// cache reads and writes; `reasoning_tokens` is `null` when not known; `cost` holds one
-/// object per currency, `unpriced` the models whose tokens have no price (not in `cost`).
-fn count_fields(c: &Counts) -> Vec<(&'static str, Value)> {
-    let t = c.tokens();
-    vec![
-        ("sessions", json!(c.sessions)),
-        ("turns", json!(c.turns)),
-        ("steps", json!(c.steps)),
-        ("tool_calls", json!(c.tool_calls)),
-        ("tool_errors", json!(c.tool_errors)),
-        ("turns_interrupted", json!(c.interrupted)),
-        ("turns_failed", json!(c.failed)),
-        (
-            "input_total_tokens",
-            json!(t.input + t.cache_read + t.cache_write),
-        ),
-        ("input_tokens", json!(t.input)),
-        ("output_tokens", json!(t.output)),
-        ("cache_read_tokens", json!(t.cache_read)),
-        ("cache_write_tokens", json!(t.cache_write)),
-        ("reasoning_tokens", json!(t.reasoning_tokens())),
-        ("turn_wall_ms", json!(c.wall_ms)),
-        ("cost", cost::cost_json(&c.cost)),
-        ("unpriced", json!(c.unpriced.keys().collect::<Vec<_>>())),
-    ]
-}
-
-/// The CSV cells of a row: the JSON fields, with `cost` spread over `cost_<cur>`,
-/// `cost_<cur>_cache_hit`, `_cache_miss`, `_cache_write` and `_output` for each of
-/// `currencies`, and `unpriced` as the models joined by spaces.
-fn csv_fields(fields: Vec<(&'static str, Value)>, currencies: &[String]) -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    for (name, value) in fields {
-        match name {
-            "cost" => {
-                for cur in currencies {
-                    let c = &value[cur.as_str()];
-                    let lower = cur.to_lowercase();
-                    out.push((format!("cost_{lower}"), c["total"].clone()));
-                    for part in ["cache_hit", "cache_miss", "cache_write", "output"] {
-                        out.push((format!("cost_{lower}_{part}"), c[part].clone()));
-                    }
-                }
-            }
-            "unpriced" => {
-                let names: Vec<&str> = value
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                out.push(("unpriced".to_owned(), json!(names.join(" "))));
-            }
-            _ => out.push((name.to_owned(), value)),
-        }
-    }
-    out
-}
-
-fn object(fields: Vec<(&'static str, Value)>) -> Map<String, Value> {
-    fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
-}
-
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
-pub(crate) fn csv_field(v: &Value) -> String {
-    let text = match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
-    }
-}
-
-/// `H:MM:SS` of a duration in ms.
-fn clock(ms: i64) -> String {
-    let s = ms.max(0) / 1000;
-    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
-}
-
-/// Under `--by session`: each subagent's row added to its parent's (its parent's parent's,
-/// when the parent is a subagent too), when that parent is among the rows; the row then
-/// counts the sessions in it.
-fn roll_up_subagents(totals: &mut Totals) {
-    let row_of: BTreeMap<String, RowKey> = totals
-        .rows
-        .keys()
-        .filter_map(|k| match k {
-            RowKey::Session {
-                session: Some(id), ..
-            } => Some((id.clone(), k.clone())),
-            _ => None,
-        })
-        .collect();
-    let keys: Vec<RowKey> = totals.rows.keys().cloned().collect();
-    for key in keys {
-        let RowKey::Session {
-            session: Some(id), ..
-        } = &key
-        else {
-            continue;
-        };
-        // The topmost ancestor read, through subagents only (a chain is at most as long as
-        // the subagents read).
-        let mut target = None;
-        let mut at = id.clone();
-        for _ in 0..=totals.subagents.len() {
-            match totals.subagents.get(&at) {
-                Some(parent) if row_of.contains_key(parent) => {
-                    target = row_of.get(parent).cloned();
-                    at = parent.clone();
-                }
-                _ => break,
-            }
-        }
-        if let Some(target) = target.filter(|t| *t != key)
-            && let Some(counts) = totals.rows.remove(&key)
-        {
-            totals.rows.entry(target).or_default().add(&counts);
-        }
-    }
+    Ok(dsh_session::stats::parse_when(flag, text, tz, end_of_day)?)
 }
 
 /// The built-in price table, under the `--prices` file when one is given.
 pub(crate) fn price_table(file: Option<&Path>) -> Result<Arc<PriceTable>> {
-    let built_in = PriceTable::built_in();
-    Ok(Arc::new(match file {
-        Some(p) => PriceTable::read(p)
-            .with_context(|| format!("--prices {}", p.display()))?
-            .over(built_in),
-        None => built_in.clone(),
-    }))
+    let table = PriceTable::built_in_under(file)
+        .with_context(|| format!("--prices {}", file.unwrap_or(Path::new("")).display()))?;
+    Ok(Arc::new(table))
 }
 
 /// Runs `stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
-    let since = args
-        .since
-        .as_deref()
-        .map(|s| parse_when("--since", s, &tz, false))
-        .transpose()?;
-    let until = args
-        .until
-        .as_deref()
-        .map(|s| parse_when("--until", s, &tz, true))
-        .transpose()?;
+    let when = |flag, text: &Option<String>, end| {
+        let text = text.as_deref();
+        text.map(|t| parse_when(flag, t, &tz, end)).transpose()
+    };
+    let (since, until) = (
+        when("--since", &args.since, false)?,
+        when("--until", &args.until, true)?,
+    );
     if let (Some(a), Some(b)) = (since, until)
         && a >= b
     {
         bail!("--since ({}) is not before --until ({})", utc(a), utc(b));
     }
     let table = price_table(args.prices.as_deref())?;
+    let by = match args.by {
+        StatsBy::Day => GroupBy::Day,
+        StatsBy::Session => GroupBy::Session,
+        StatsBy::Model => GroupBy::Model,
+        StatsBy::Project => GroupBy::Project,
+        StatsBy::Band => GroupBy::Band,
+        StatsBy::Hour => GroupBy::Hour,
+    };
     let options = UsageOptions {
-        by: match args.by {
-            StatsBy::Day => GroupBy::Day,
-            StatsBy::Session => GroupBy::Session,
-            StatsBy::Model => GroupBy::Model,
-            StatsBy::Project => GroupBy::Project,
-            StatsBy::Band => GroupBy::Band,
-            StatsBy::Hour => GroupBy::Hour,
-        },
-        tz,
+        by,
+        tz: tz.clone(),
         since,
         until,
         prices: Arc::clone(&table),
     };
-    let (paths, empty_dirs): (Vec<PathBuf>, usize) = crate::cmd::walk(
-        &crate::cmd::paths_or_default_root(&args.files, "stats")?,
-        "stats",
-    );
-    let mut totals = paths
-        .par_iter()
-        .fold(Totals::default, |t, p| t.read(p, &options))
-        .reduce(Totals::default, Totals::merge);
-    for notes in [&mut totals.not_valid, &mut totals.foreign, &mut totals.torn] {
-        notes.sort_by(|a, b| (&a.file, &a.session).cmp(&(&b.file, &b.session)));
+    let files = crate::cmd::paths_or_default_root(&args.files, "stats")?;
+    let (paths, empty_dirs) = crate::cmd::walk(&files, "stats");
+    let roll_up = args.by == StatsBy::Session && !args.subagents_apart;
+    let totals = dsh_session::stats::read(&paths, &options, roll_up);
+    for file in &totals.empty_stores {
+        stderr!("dsh-session: {file}: store holds no sessions");
     }
-    if args.by == StatsBy::Session && !args.subagents_apart {
-        roll_up_subagents(&mut totals);
-    }
-    totals.unreadable.sort();
     for (file, message) in &totals.unreadable {
         stderr!("dsh-session: {file}: {message}");
     }
-
-    // The models without a price, with why (their tokens are in no cost).
-    let unpriced = totals.total.unpriced.clone();
-    let currencies: Vec<String> = totals.total.cost.keys().cloned().collect();
-    let total = object(count_fields(&totals.total));
-    let rows = Rows { rows: &totals.rows };
-
-    let mut notes: Vec<String> = Vec::new();
-    // A log only the frozen edges of DSH 0.1.5 and later refuse is intact: read in full.
-    let (edge_refused, damaged): (Vec<&Note>, Vec<&Note>) =
-        totals.not_valid.iter().partition(|n| {
-            n.rule
-                .and_then(dsh_session::rules::Rule::from_id)
-                .is_some_and(|r| r.is_edge())
-        });
-    if !damaged.is_empty() {
-        notes.push(format!(
-            "{} not valid, counted up to {} defect:",
-            count(damaged.len() as u64, "log"),
-            if damaged.len() == 1 { "its" } else { "their" }
-        ));
-        notes.extend(damaged.iter().map(|n| format!("  {}", n.text())));
-    }
-    if !edge_refused.is_empty() {
-        notes.push(format!(
-            "{} refused by DSH 0.1.5 and later, counted in full as DSH 0.1.1 loads {}:",
-            count(edge_refused.len() as u64, "log"),
-            if edge_refused.len() == 1 {
-                "it"
-            } else {
-                "them"
-            }
-        ));
-        notes.extend(edge_refused.iter().map(|n| format!("  {}", n.text())));
-    }
-    if !totals.foreign.is_empty() {
-        notes.push(format!(
-            "{} not DSH's, not counted:",
-            count(totals.foreign.len() as u64, "log")
-        ));
-        notes.extend(totals.foreign.iter().map(|n| format!("  {}", n.text())));
-    }
-    if !totals.torn.is_empty() {
-        notes.push(format!(
-            "{} with a torn tail, {} committed part counted:",
-            count(totals.torn.len() as u64, "log"),
-            if totals.torn.len() == 1 {
-                "its"
-            } else {
-                "their"
-            }
-        ));
-        notes.extend(totals.torn.iter().map(|n| format!("  {}", n.text())));
-    }
-    totals.inherited.sort();
-    if !totals.inherited.is_empty() {
-        notes.push(format!(
-            "{}: what {} inherited from its parent is counted in the parent, not again:",
-            match totals.inherited.len() {
-                1 => "1 log is a fork".to_owned(),
-                n => format!("{n} logs are forks"),
-            },
-            if totals.inherited.len() == 1 {
-                "it"
-            } else {
-                "each"
-            },
-        ));
-        for (log, parent, events) in &totals.inherited {
-            notes.push(format!(
-                "  {log}: the first {} of {parent}",
-                count(*events, "event")
-            ));
-        }
-    }
-    if !unpriced.is_empty() {
-        notes.push(format!(
-            "{} no price, {} tokens are in no cost (a cost marked * is the known part):",
-            match unpriced.len() {
-                1 => "1 model has".to_owned(),
-                n => format!("{n} models have"),
-            },
-            if unpriced.len() == 1 { "its" } else { "their" }
-        ));
-        for (model, why) in &unpriced {
-            let tokens = totals
-                .total
-                .usage
-                .iter()
-                .filter(|(k, _)| &k.name() == model)
-                .fold(
-                    dsh_session::view::stats::Usage::default(),
-                    |mut a, (_, u)| {
-                        dsh_session::view::usage::add_usage(&mut a, u);
-                        a
-                    },
-                );
-            let what = if model == "-/-" {
-                // June 2026 logs name no model; a price cannot apply to what names none.
-                "assistant messages that name no model".to_owned()
-            } else if args.prices.is_some() {
-                format!("{why} in the built-in table or --prices")
-            } else {
-                format!("{why} in the built-in table (add one with --prices)")
-            };
-            notes.push(format!(
-                "  {model}: {what}; {} input ({} uncached), {} output",
-                thousands(tokens.input + tokens.cache_read + tokens.cache_write),
-                thousands(tokens.input),
-                thousands(tokens.output)
-            ));
-        }
-    }
-    if !currencies.is_empty() && args.format == StatsFormat::Text {
-        notes.push(cost::sources_line(&table));
-    }
-
-    match args.format {
-        StatsFormat::Json => {
-            let doc = Document {
-                schema_version: SCHEMA_VERSION,
-                by: by_name(args.by),
-                time_zone: &args.tz,
-                since: since.map(utc),
-                until: until.map(utc),
-                prices: json!({
-                    "file": args.prices.as_ref().map(|p| p.display().to_string()),
-                    "sources": cost::sources_json(&table),
-                }),
-                sessions_read: totals.sessions_read,
-                rows: &rows,
-                total,
-                not_valid: totals.not_valid.iter().map(Note::json).collect(),
-                foreign: totals.foreign.iter().map(Note::json).collect(),
-                torn_tails: totals.torn.iter().map(Note::json).collect(),
-                unpriced: unpriced
-                    .iter()
-                    .map(|(m, why)| json!({"model": m, "reason": why}))
-                    .collect(),
-                inherited: totals
-                    .inherited
-                    .iter()
-                    .map(|(f, p, n)| json!({"file": f, "parent": p, "events": n}))
-                    .collect(),
-                unreadable: totals
-                    .unreadable
-                    .iter()
-                    .map(|(f, m)| json!({"file": f, "message": m}))
-                    .collect(),
-            };
-            serde_json::to_writer_pretty(&mut *out, &doc)?;
-            writeln!(out)?;
-        }
-        StatsFormat::Jsonl => {
-            for row in rows.iter() {
-                let mut line = Map::new();
-                line.insert("schema_version".into(), json!(SCHEMA_VERSION));
-                line.extend(row);
-                serde_json::to_writer(&mut *out, &line)?;
-                writeln!(out)?;
-            }
-            for n in &notes {
-                stderr!("dsh-session: {n}");
-            }
-        }
-        StatsFormat::Csv => {
-            let mut names: Vec<String> = key_fields(&key_example(args.by))
-                .into_iter()
-                .map(|(k, _)| k.to_owned())
-                .collect();
-            names.extend(
-                csv_fields(count_fields(&Counts::default()), &currencies)
-                    .into_iter()
-                    .map(|(k, _)| k),
-            );
-            writeln!(out, "{}", names.join(","))?;
-            for (key, counts) in rows.rows {
-                let mut cells: Vec<String> =
-                    key_fields(key).iter().map(|(_, v)| csv_field(v)).collect();
-                cells.extend(
-                    csv_fields(count_fields(counts), &currencies)
-                        .iter()
-                        .map(|(_, v)| csv_field(v)),
-                );
-                writeln!(out, "{}", cells.join(","))?;
-            }
-            for n in &notes {
-                stderr!("dsh-session: {n}");
-            }
-        }
-        StatsFormat::Text => {
-            write_text(out, args.by, &totals, &currencies)?;
-            if !notes.is_empty() {
-                writeln!(out)?;
-                for n in &notes {
-                    writeln!(out, "{n}")?;
-                }
-            }
-        }
-    }
+    let asked = Asked {
+        by,
+        format: args.format,
+        tz: &args.tz,
+        since,
+        until,
+        prices_file: args.prices.as_deref(),
+        table: &table,
+    };
+    crate::render::stats::write(out, &totals, &asked)?;
     // Another harness's log fails when it was named, not when a walk came upon it.
     let foreign_named = totals.foreign.iter().any(|n| {
         args.files
@@ -680,227 +100,4 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         0
     };
     Ok(ExitCode::from(code))
-}
-
-/// `stats --format json`.
-#[derive(Serialize)]
-struct Document<'a> {
-    schema_version: u32,
-    by: &'static str,
-    time_zone: &'a str,
-    /// The bounds, as UTC times.
-    since: Option<String>,
-    until: Option<String>,
-    /// The `--prices` file and the sources of the table.
-    prices: Value,
-    sessions_read: u64,
-    rows: &'a Rows<'a>,
-    total: Map<String, Value>,
-    not_valid: Vec<Value>,
-    /// Other harnesses' logs, not counted (`status` `foreign`).
-    foreign: Vec<Value>,
-    torn_tails: Vec<Value>,
-    unpriced: Vec<Value>,
-    /// Forks whose inherited history is counted in their parent (`file`, `parent`,
-    /// `events`).
-    inherited: Vec<Value>,
-    unreadable: Vec<Value>,
-}
-
-/// The rows, made into JSON objects one at a time as they are written.
-struct Rows<'a> {
-    rows: &'a BTreeMap<RowKey, Counts>,
-}
-
-impl Rows<'_> {
-    fn iter(&self) -> impl Iterator<Item = Map<String, Value>> + '_ {
-        self.rows.iter().map(|(key, counts)| {
-            let mut fields = key_fields(key);
-            fields.extend(count_fields(counts));
-            object(fields)
-        })
-    }
-}
-
-impl Serialize for Rows<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
-/// How the text table names a row.
-fn key_name(key: &RowKey) -> String {
-    match key {
-        // A JSONL log is named by its file (its header's id is in the JSON rows); a store's
-        // session by the store and the session.
-        RowKey::Session { file, session } => {
-            let store = dsh_session::load::store_file::has_store_extension(Path::new(file));
-            log_name(file, session.as_deref().filter(|_| store))
-        }
-        RowKey::Day(day) => day.clone().unwrap_or_else(|| "-".into()),
-        RowKey::Model(m) => m.name(),
-        RowKey::Project(cwd) => cwd.clone().unwrap_or_else(|| "-".into()),
-        RowKey::Band(band) => band.clone(),
-        RowKey::Hour(hour) => hour
-            .as_ref()
-            .map_or_else(|| "-".into(), |h| format!("{h}:00")),
-    }
-}
-
-/// A key of the grouping, for the CSV header when there are no rows.
-fn key_example(by: StatsBy) -> RowKey {
-    match by {
-        StatsBy::Day => RowKey::Day(None),
-        StatsBy::Session => RowKey::Session {
-            file: String::new(),
-            session: None,
-        },
-        StatsBy::Model => RowKey::Model(Default::default()),
-        StatsBy::Project => RowKey::Project(None),
-        StatsBy::Band => RowKey::Band(String::new()),
-        StatsBy::Hour => RowKey::Hour(None),
-    }
-}
-
-/// The grouping's name, as `--by` spells it.
-fn by_name(by: StatsBy) -> &'static str {
-    match by {
-        StatsBy::Day => "day",
-        StatsBy::Session => "session",
-        StatsBy::Model => "model",
-        StatsBy::Project => "project",
-        StatsBy::Band => "band",
-        StatsBy::Hour => "hour",
-    }
-}
-
-/// The table: one line per row and a total line, numbers aligned right. On a terminal it is
-/// fitted to its width ([`crate::render::write_fitted`]: the headers take two lines, row
-/// names and numbers stay whole, the least used columns are left out with a note); in a
-/// pipe it keeps its full width and is written a line at a time after a first pass for the
-/// widths, so no table of every row is built.
-fn write_text(
-    out: &mut dyn Write,
-    by: StatsBy,
-    totals: &Totals,
-    currencies: &[String],
-) -> std::io::Result<()> {
-    let mut header: Vec<String> = [
-        by_name(by),
-        "sessions",
-        "turns",
-        "steps",
-        "tool calls",
-        "tool errors",
-        "interrupted",
-        "failed",
-        "input",
-        "uncached",
-        "output",
-        "cache read",
-        "cache write",
-        "reasoning",
-        "turn time",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    let mut gives = vec![
-        Give::Never,   // the row name
-        Give::Never,   // sessions
-        Give::Never,   // turns
-        Give::Drop(2), // steps
-        Give::Never,   // tool calls
-        Give::Drop(1), // tool errors
-        Give::Drop(1), // interrupted
-        Give::Drop(1), // failed
-        Give::Never,   // input
-        Give::Drop(3), // uncached
-        Give::Never,   // output
-        Give::Drop(3), // cache read
-        Give::Drop(0), // cache write
-        Give::Drop(2), // reasoning
-        Give::Drop(3), // turn time
-    ];
-    // A cache-write cost column only where a price of its own gave one.
-    let writes: Vec<bool> = currencies
-        .iter()
-        .map(|c| totals.total.cost.get(c).is_some_and(|c| c.cache_write > 0))
-        .collect();
-    for (cur, write) in currencies.iter().zip(&writes) {
-        header.push(format!("hit {cur}"));
-        header.push(format!("miss {cur}"));
-        gives.extend([Give::Drop(4), Give::Drop(4)]);
-        if *write {
-            header.push(format!("write {cur}"));
-            gives.push(Give::Drop(4));
-        }
-        header.push(format!("output {cur}"));
-        header.push(format!("cost {cur}"));
-        gives.extend([Give::Drop(4), Give::Never]);
-    }
-    let line = |name: String, c: &Counts| -> Vec<String> {
-        let t = c.tokens();
-        let mut cells = vec![
-            name,
-            thousands(c.sessions),
-            thousands(c.turns),
-            thousands(c.steps),
-            thousands(c.tool_calls),
-            thousands(c.tool_errors),
-            thousands(c.interrupted),
-            thousands(c.failed),
-            thousands(t.input + t.cache_read + t.cache_write),
-            thousands(t.input),
-            thousands(t.output),
-            thousands(t.cache_read),
-            thousands(t.cache_write),
-            t.reasoning_tokens()
-                .map_or_else(|| "-".to_owned(), thousands),
-            clock(c.wall_ms),
-        ];
-        let partial = !c.unpriced.is_empty();
-        for (cur, write) in currencies.iter().zip(&writes) {
-            let cost = c.cost.get(cur);
-            let part = |f: fn(&dsh_session::prices::Cost) -> u128| {
-                cost.map_or_else(|| "-".to_owned(), |c| cost::money(f(c)))
-            };
-            cells.push(part(|c| c.cache_hit));
-            cells.push(part(|c| c.cache_miss));
-            if *write {
-                cells.push(part(|c| c.cache_write));
-            }
-            cells.push(part(|c| c.output));
-            cells.push(cost::cost_cell(cost.map(|c| c.total()), partial));
-        }
-        cells
-    };
-    let lines = || {
-        totals
-            .rows
-            .iter()
-            .map(|(key, counts)| line(key_name(key), counts))
-            .chain(std::iter::once(line("total".into(), &totals.total)))
-    };
-    let header: Vec<&str> = header.iter().map(String::as_str).collect();
-    if !std::io::stdout().is_terminal() {
-        // The row name aligned left, the numbers right.
-        let layout = crate::render::Layout {
-            right_from: 1,
-            fit: None,
-        };
-        return crate::render::write_streamed(out, &header, layout, || lines().map(Ok))
-            .map_err(std::io::Error::other);
-    }
-    // On a terminal the headers take two lines; the row names (dates, models, files) and
-    // the numbers stay whole, and the columns of least use are left out, saying so, when the
-    // table is still too wide.
-    let stacked: Vec<String> = header.iter().map(|h| h.replace(' ', "\n")).collect();
-    let stacked: Vec<&str> = stacked.iter().map(String::as_str).collect();
-    let rows: Vec<Vec<String>> = lines().collect();
-    let columns = crate::render::terminal_columns();
-    let left_out = crate::render::write_fitted(out, &stacked, &gives, 1, &rows, columns)?;
-    if let Some(note) = crate::render::left_out_note(&left_out, columns) {
-        writeln!(out, "\n{note}")?;
-    }
-    Ok(())
 }

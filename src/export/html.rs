@@ -13,8 +13,9 @@ use std::fmt::Write as _;
 
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
 
+use crate::export::layout::{self, Layout};
 use crate::export::markdown::{duration, end, facts, heading};
-use crate::export::{Item, Message, Part, Transcript};
+use crate::export::{Message, Part, ResultOf, Transcript, Turn};
 
 const STYLE: &str = r#"
 :root{--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--card:#f6f8fa;--user:#ddf4ff;--assistant:#fff;--tool:#f6f8fa;--err:#cf222e;--errbg:#ffebe9;--accent:#0969da;--accent2:#bf8700;--shadow:#fff8c5}
@@ -114,34 +115,7 @@ pub fn render_with(t: &Transcript, extra: &Extra<'_>) -> String {
     chart(&mut out, t);
     turn_table(&mut out, t);
     out.push_str("</header>\n<main>\n<button id=\"expand\" type=\"button\">Expand all</button><button id=\"collapse\" type=\"button\">Collapse all</button>\n");
-    for item in &t.items {
-        match item {
-            Item::Turn { index, continued } => {
-                let turn = &t.turns[*index];
-                if *continued {
-                    let _ = writeln!(
-                        out,
-                        "<section class=\"turn-continued\" data-turn=\"{}\"><h2>Turn {} (continued)</h2></section>",
-                        turn.number, turn.number
-                    );
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "<section class=\"turn\" id=\"turn-{}\" data-turn=\"{}\"><h2>Turn {}: {}</h2><p class=\"facts\">{}</p></section>",
-                        turn.number,
-                        turn.number,
-                        turn.number,
-                        text(&end(turn)),
-                        text(&facts(turn))
-                    );
-                }
-            }
-            Item::OutsideTurns => {
-                out.push_str("<section class=\"outside\"><h2>Outside any turn</h2></section>\n");
-            }
-            Item::Message(m) => message(&mut out, m, "message"),
-        }
-    }
+    layout::items(&mut out, t, &Html);
     let _ = write!(
         out,
         "</main>\n<footer><p class=\"redaction\">{}</p></footer>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
@@ -150,47 +124,65 @@ pub fn render_with(t: &Transcript, extra: &Extra<'_>) -> String {
     out
 }
 
-/// A message as an `article` of `class`, and inside it, in `details.replaced`, the entries
-/// it shadowed as `article.shadowed`, nested as the replaces were.
-fn message(out: &mut String, m: &Message, class: &str) {
-    m.walk(|m, depth, opening| {
-        if opening {
-            open_message(out, m, if depth == 0 { class } else { "shadowed" });
-            return;
-        }
-        if m.replaced_summary().is_some() {
-            out.push_str("</details>\n");
-        }
-        out.push_str("</article>\n");
-    });
-}
+/// HTML's way of writing a transcript's body: each message an `article.message`, and
+/// inside it, in `details.replaced`, the entries it shadowed as `article.shadowed`, nested
+/// as the replaces were.
+struct Html;
 
-/// A message's article up to what it shadowed (opened, when it shadowed something).
-fn open_message(out: &mut String, m: &Message, class: &str) {
-    let error = m.result_of.as_ref().is_some_and(|o| o.is_error)
-        || m.parts
-            .iter()
-            .any(|p| matches!(p, Part::ToolOutput { of, .. } if of.is_error));
-    let _ = writeln!(
-        out,
-        "<article class=\"{class} role-{}{}{}\" id=\"{}seq-{}\" data-seq=\"{}\">",
-        attr(&m.role),
-        // v0-v3 results are user-role messages; they look like v4 tool results.
-        if m.ty == "tool/result" { " result" } else { "" },
-        if error { " error" } else { "" },
-        if class == "shadowed" { "shadowed-" } else { "" },
-        m.seq,
-        m.seq
-    );
-    let _ = writeln!(
-        out,
-        "<div class=\"head\"><b>{}</b></div>",
-        text(&heading(m))
-    );
-    if let Some(note) = &m.note {
+impl Layout for Html {
+    fn turn(&self, out: &mut String, turn: &Turn, continued: bool) {
+        if continued {
+            let _ = writeln!(
+                out,
+                "<section class=\"turn-continued\" data-turn=\"{}\"><h2>Turn {} (continued)</h2></section>",
+                turn.number, turn.number
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "<section class=\"turn\" id=\"turn-{}\" data-turn=\"{}\"><h2>Turn {}: {}</h2><p class=\"facts\">{}</p></section>",
+                turn.number,
+                turn.number,
+                turn.number,
+                text(&end(turn)),
+                text(&facts(turn))
+            );
+        }
+    }
+
+    fn outside_turns(&self, out: &mut String) {
+        out.push_str("<section class=\"outside\"><h2>Outside any turn</h2></section>\n");
+    }
+
+    fn open(&self, out: &mut String, m: &Message, depth: usize) {
+        let class = if depth == 0 { "message" } else { "shadowed" };
+        let error = m.result_of.as_ref().is_some_and(|o| o.is_error)
+            || m.parts
+                .iter()
+                .any(|p| matches!(p, Part::ToolOutput { of, .. } if of.is_error));
+        let _ = writeln!(
+            out,
+            "<article class=\"{class} role-{}{}{}\" id=\"{}seq-{}\" data-seq=\"{}\">",
+            attr(&m.role),
+            // v0-v3 results are user-role messages; they look like v4 tool results.
+            if m.ty == "tool/result" { " result" } else { "" },
+            if error { " error" } else { "" },
+            if class == "shadowed" { "shadowed-" } else { "" },
+            m.seq,
+            m.seq
+        );
+        let _ = writeln!(
+            out,
+            "<div class=\"head\"><b>{}</b></div>",
+            text(&heading(m))
+        );
+    }
+
+    fn note(&self, out: &mut String, note: &str) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", text(note));
     }
-    if m.collapsed() {
+
+    fn open_collapsed(&self, out: &mut String, m: &Message) {
         let _ = writeln!(
             out,
             "<details class=\"collapsed-message\"><summary>{} message ({})</summary>",
@@ -198,84 +190,83 @@ fn open_message(out: &mut String, m: &Message, class: &str) {
             crate::wording::count(m.parts.len() as u64, "part")
         );
     }
-    for p in &m.parts {
-        part(out, p);
-    }
-    if m.collapsed() {
+
+    fn close_collapsed(&self, out: &mut String) {
         out.push_str("</details>\n");
     }
-    if let Some(summary) = m.replaced_summary() {
+
+    fn open_replaced(&self, out: &mut String, summary: &str) {
         let _ = writeln!(
             out,
             "<details class=\"replaced\"><summary>{summary}</summary>"
         );
     }
-}
 
-fn part(out: &mut String, p: &Part) {
-    match p {
-        Part::Text(t) => {
-            let _ = writeln!(out, "<div class=\"text\">{}</div>", text(t));
+    fn close(&self, out: &mut String, m: &Message) {
+        if m.replaced_summary().is_some() {
+            out.push_str("</details>\n");
         }
-        Part::Reasoning(t) => {
+        out.push_str("</article>\n");
+    }
+
+    fn text(&self, out: &mut String, t: &str) {
+        let _ = writeln!(out, "<div class=\"text\">{}</div>", text(t));
+    }
+
+    fn reasoning(&self, out: &mut String, t: &str) {
+        let _ = writeln!(
+            out,
+            "<details class=\"reasoning\"><summary>Reasoning ({} characters)</summary><div class=\"text\">{}</div></details>",
+            t.chars().count(),
+            text(t)
+        );
+    }
+
+    fn tool_call(&self, out: &mut String, id: &str, name: &str, arguments: &str) {
+        let _ = writeln!(
+            out,
+            "<div class=\"tool-call\">Tool call <span class=\"call-name\">{}</span> ({})<pre>{}</pre></div>",
+            text(name),
+            text(id),
+            text(arguments)
+        );
+    }
+
+    fn tool_output(&self, out: &mut String, of: &ResultOf, body: &str, full_chars: Option<usize>) {
+        let _ = writeln!(
+            out,
+            "<div class=\"tool-output\">{} of <span class=\"call-name\">{}</span> ({})<pre{}>{}</pre>",
+            if of.is_error {
+                "Error output"
+            } else {
+                "Output"
+            },
+            text(of.tool.as_deref().unwrap_or("?")),
+            text(&of.call_id),
+            if of.is_error { " class=\"error\"" } else { "" },
+            text(body)
+        );
+        if let Some(n) = full_chars {
             let _ = writeln!(
                 out,
-                "<details class=\"reasoning\"><summary>Reasoning ({} characters)</summary><div class=\"text\">{}</div></details>",
-                t.chars().count(),
-                text(t)
+                "<p class=\"shortened\">Output shortened: the first {} of {n} characters.</p>",
+                super::RESULT_CHARS
             );
         }
-        Part::ToolCall {
-            id,
-            name,
-            arguments,
-        } => {
-            let _ = writeln!(
-                out,
-                "<div class=\"tool-call\">Tool call <span class=\"call-name\">{}</span> ({})<pre>{}</pre></div>",
-                text(name),
-                text(id),
-                text(arguments)
-            );
-        }
-        Part::ToolOutput {
-            of,
-            text: body,
-            full_chars,
-        } => {
-            let _ = writeln!(
-                out,
-                "<div class=\"tool-output\">{} of <span class=\"call-name\">{}</span> ({})<pre{}>{}</pre>",
-                if of.is_error {
-                    "Error output"
-                } else {
-                    "Output"
-                },
-                text(of.tool.as_deref().unwrap_or("?")),
-                text(&of.call_id),
-                if of.is_error { " class=\"error\"" } else { "" },
-                text(body)
-            );
-            if let Some(n) = full_chars {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"shortened\">Output shortened: the first {} of {n} characters.</p>",
-                    super::RESULT_CHARS
-                );
-            }
-            out.push_str("</div>\n");
-        }
-        Part::Image(what) => {
-            let _ = writeln!(out, "<p class=\"image\">[{}]</p>", text(what));
-        }
-        Part::Other { ty, json } => {
-            let _ = writeln!(
-                out,
-                "<div class=\"block\">Block <code>{}</code><pre>{}</pre></div>",
-                text(ty),
-                text(json)
-            );
-        }
+        out.push_str("</div>\n");
+    }
+
+    fn image(&self, out: &mut String, what: &str) {
+        let _ = writeln!(out, "<p class=\"image\">[{}]</p>", text(what));
+    }
+
+    fn other(&self, out: &mut String, ty: &str, json: &str) {
+        let _ = writeln!(
+            out,
+            "<div class=\"block\">Block <code>{}</code><pre>{}</pre></div>",
+            text(ty),
+            text(json)
+        );
     }
 }
 

@@ -10,7 +10,8 @@
 
 use std::fmt::Write as _;
 
-use crate::export::{Item, Message, Part, Transcript, Turn};
+use crate::export::layout::{self, Layout};
+use crate::export::{Message, ResultOf, Transcript, Turn};
 use crate::wording::utc;
 
 /// Renders `t` as Markdown.
@@ -57,26 +58,7 @@ pub fn render(t: &Transcript) -> String {
         }
         out.push('\n');
     }
-    for item in &t.items {
-        match item {
-            Item::Turn { index, continued } => {
-                let turn = &t.turns[*index];
-                if *continued {
-                    let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number);
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "---\n\n## Turn {}: {}\n",
-                        turn.number,
-                        inline(&end(turn))
-                    );
-                    let _ = writeln!(out, "<sub>{}</sub>\n", facts(turn));
-                }
-            }
-            Item::OutsideTurns => out.push_str("---\n\n## Outside any turn\n\n"),
-            Item::Message(m) => message(&mut out, m, 3),
-        }
-    }
+    layout::items(&mut out, t, &Markdown);
     let _ = writeln!(out, "---\n\n_{}_", t.redaction);
     out
 }
@@ -148,99 +130,113 @@ pub fn heading(m: &Message) -> String {
     h
 }
 
-/// A message at heading `level`, and below it, collapsed and nested as the replaces were,
-/// the entries it shadowed (one level deeper each, down to `######`).
-fn message(out: &mut String, m: &Message, level: usize) {
-    m.walk(|m, depth, opening| {
-        if !opening {
-            if m.replaced_summary().is_some() {
-                out.push_str("</details>\n\n");
-            }
-            return;
-        }
-        let hashes = "#".repeat((level + depth).min(6));
-        let _ = writeln!(out, "{hashes} {}\n", inline(&heading(m)));
-        if let Some(note) = &m.note {
-            let _ = writeln!(out, "> **{}**\n", inline(note));
-        }
-        if m.collapsed() {
+/// Markdown's way of writing a transcript's body: each message under a heading three
+/// levels down (one more for each entry it shadowed, down to `######`).
+struct Markdown;
+
+impl Layout for Markdown {
+    fn turn(&self, out: &mut String, turn: &Turn, continued: bool) {
+        if continued {
+            let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number);
+        } else {
             let _ = writeln!(
                 out,
-                "<details><summary>{} message ({})</summary>\n",
-                m.role,
-                crate::wording::count(m.parts.len() as u64, "part")
+                "---\n\n## Turn {}: {}\n",
+                turn.number,
+                inline(&end(turn))
             );
+            let _ = writeln!(out, "<sub>{}</sub>\n", facts(turn));
         }
-        for part in &m.parts {
-            self::part(out, part);
-        }
-        if m.collapsed() {
+    }
+
+    fn outside_turns(&self, out: &mut String) {
+        out.push_str("---\n\n## Outside any turn\n\n");
+    }
+
+    fn open(&self, out: &mut String, m: &Message, depth: usize) {
+        let hashes = "#".repeat((3 + depth).min(6));
+        let _ = writeln!(out, "{hashes} {}\n", inline(&heading(m)));
+    }
+
+    fn note(&self, out: &mut String, note: &str) {
+        let _ = writeln!(out, "> **{}**\n", inline(note));
+    }
+
+    fn open_collapsed(&self, out: &mut String, m: &Message) {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} message ({})</summary>\n",
+            m.role,
+            crate::wording::count(m.parts.len() as u64, "part")
+        );
+    }
+
+    fn close_collapsed(&self, out: &mut String) {
+        out.push_str("</details>\n\n");
+    }
+
+    fn open_replaced(&self, out: &mut String, summary: &str) {
+        let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
+    }
+
+    fn close(&self, out: &mut String, m: &Message) {
+        if m.replaced_summary().is_some() {
             out.push_str("</details>\n\n");
         }
-        if let Some(summary) = m.replaced_summary() {
-            let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
-        }
-    });
-}
+    }
 
-fn part(out: &mut String, part: &Part) {
-    match part {
-        Part::Text(text) => {
-            let _ = writeln!(out, "{}\n", neutralise(text));
-        }
-        Part::Reasoning(text) => {
+    fn text(&self, out: &mut String, text: &str) {
+        let _ = writeln!(out, "{}\n", neutralise(text));
+    }
+
+    fn reasoning(&self, out: &mut String, text: &str) {
+        let _ = writeln!(
+            out,
+            "<details><summary>Reasoning ({} characters)</summary>\n\n{}\n\n</details>\n",
+            text.chars().count(),
+            neutralise(text)
+        );
+    }
+
+    fn tool_call(&self, out: &mut String, id: &str, name: &str, arguments: &str) {
+        let _ = writeln!(
+            out,
+            "**Tool call** `{}` ({})\n",
+            code_span(name),
+            inline(id)
+        );
+        fenced(out, "json", arguments);
+    }
+
+    fn tool_output(&self, out: &mut String, of: &ResultOf, text: &str, full_chars: Option<usize>) {
+        let _ = writeln!(
+            out,
+            "**{}** of `{}` ({})\n",
+            if of.is_error {
+                "Error output"
+            } else {
+                "Output"
+            },
+            code_span(of.tool.as_deref().unwrap_or("?")),
+            inline(&of.call_id)
+        );
+        fenced(out, "text", text);
+        if let Some(n) = full_chars {
             let _ = writeln!(
                 out,
-                "<details><summary>Reasoning ({} characters)</summary>\n\n{}\n\n</details>\n",
-                text.chars().count(),
-                neutralise(text)
+                "_Output shortened: the first {} of {n} characters._\n",
+                super::RESULT_CHARS
             );
         }
-        Part::ToolCall {
-            id,
-            name,
-            arguments,
-        } => {
-            let _ = writeln!(
-                out,
-                "**Tool call** `{}` ({})\n",
-                code_span(name),
-                inline(id)
-            );
-            fenced(out, "json", arguments);
-        }
-        Part::ToolOutput {
-            of,
-            text,
-            full_chars,
-        } => {
-            let _ = writeln!(
-                out,
-                "**{}** of `{}` ({})\n",
-                if of.is_error {
-                    "Error output"
-                } else {
-                    "Output"
-                },
-                code_span(of.tool.as_deref().unwrap_or("?")),
-                inline(&of.call_id)
-            );
-            fenced(out, "text", text);
-            if let Some(n) = full_chars {
-                let _ = writeln!(
-                    out,
-                    "_Output shortened: the first {} of {n} characters._\n",
-                    super::RESULT_CHARS
-                );
-            }
-        }
-        Part::Image(what) => {
-            let _ = writeln!(out, "_[{}]_\n", inline(what));
-        }
-        Part::Other { ty, json } => {
-            let _ = writeln!(out, "_Block `{}`:_\n", code_span(ty));
-            fenced(out, "json", json);
-        }
+    }
+
+    fn image(&self, out: &mut String, what: &str) {
+        let _ = writeln!(out, "_[{}]_\n", inline(what));
+    }
+
+    fn other(&self, out: &mut String, ty: &str, json: &str) {
+        let _ = writeln!(out, "_Block `{}`:_\n", code_span(ty));
+        fenced(out, "json", json);
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod html;
 pub mod jsonl;
+pub(crate) mod layout;
 pub mod markdown;
 pub mod redact;
 pub mod site;
@@ -307,6 +308,31 @@ pub fn read_session(
         replacements,
         usage: crate::view::usage::total(&sink),
     })
+}
+
+impl SessionRead {
+    /// The transcript of this session ([`Transcript::build`]), the log named `file`, its
+    /// cost line `cost` when priced, redacted unless `redact` is false: what `export` and
+    /// each page of the site render.
+    ///
+    /// # Errors
+    /// As [`Transcript::build`].
+    pub fn transcript(
+        &self,
+        file: &str,
+        cost: Option<&str>,
+        redact: bool,
+    ) -> std::io::Result<Transcript> {
+        let sources = Sources {
+            file,
+            report: &self.report,
+            replacements: &self.replacements,
+            stats: &self.stats,
+            facts: &self.facts,
+            cost,
+        };
+        Transcript::build(&sources, Redactor::new(redact))
+    }
 }
 
 /// What [`Transcript::build`] reads.

@@ -13,6 +13,7 @@
 //! path; a session that would not pass is an error, never written.
 
 pub mod fork;
+pub mod publish;
 pub mod trim;
 
 use std::path::{Path, PathBuf};

@@ -38,6 +38,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+pub mod money;
+
 /// The built-in table's text (TOML), compiled in.
 pub const BUILT_IN: &str = include_str!("deepseek.toml");
 
@@ -168,20 +170,19 @@ impl Entry {
         let (local, day) = (at.time(), at.weekday());
         let minute =
             u32::from(local.hour().unsigned_abs()) * 60 + u32::from(local.minute().unsigned_abs());
-        // The bands of this local day (a band may hold on weekdays only).
-        let today: Vec<&Band> = self.bands.iter().filter(|b| b.on(day)).collect();
+        // The bands of this local day (a band may hold on weekdays only); no allocation,
+        // as `stats --by band` asks once per message.
+        let today = || self.bands.iter().filter(move |b| b.on(day));
         // The next boundary of any band after `minute`, else the first one tomorrow.
-        let mut edges: Vec<u32> = today
-            .iter()
-            .flat_map(|b| b.spans.iter().flat_map(|&(a, z)| [a, z]))
-            .collect();
-        edges.sort_unstable();
-        let until_minute = edges
-            .iter()
-            .find(|&&e| e > minute)
-            .or(edges.first())
-            .map_or(0, |&e| e % 1440);
-        for band in today {
+        let (mut next, mut first) = (None::<u32>, None::<u32>);
+        for edge in today().flat_map(|b| b.spans.iter().flat_map(|&(a, z)| [a, z])) {
+            first = Some(first.map_or(edge, |f| f.min(edge)));
+            if edge > minute {
+                next = Some(next.map_or(edge, |n| n.min(edge)));
+            }
+        }
+        let until_minute = next.or(first).map_or(0, |e| e % 1440);
+        for band in today() {
             if band.spans.iter().any(|&(a, z)| a <= minute && minute < z) {
                 return BandAt {
                     name: &band.name,
@@ -431,6 +432,20 @@ impl FileEntry {
 }
 
 impl PriceTable {
+    /// The built-in table, under the table read from `file` when one is given (`--prices
+    /// FILE` of `stats`, `statusline` and `export --format site`): its entries are tried
+    /// first.
+    ///
+    /// # Errors
+    /// As [`PriceTable::read`].
+    pub fn built_in_under(file: Option<&Path>) -> Result<PriceTable, PricesError> {
+        let built_in = PriceTable::built_in();
+        Ok(match file {
+            Some(p) => PriceTable::read(p)?.over(built_in),
+            None => built_in.clone(),
+        })
+    }
+
     /// The table compiled in (`src/prices/deepseek.toml`).
     pub fn built_in() -> &'static PriceTable {
         static TABLE: OnceLock<PriceTable> = OnceLock::new();

@@ -30,7 +30,7 @@ pub fn write(
     salvaged: Option<Option<&Salvaged>>,
     format: TableFormat,
 ) -> Result<()> {
-    let cost_text = crate::cmd::cost::cost_text(&views.cost);
+    let cost_text = dsh_session::prices::money::cost_text(&views.cost);
     let sum = summary(report, views);
     let Some(salvaged) = salvaged else {
         write_one(out, format, &sum, |out| {
@@ -309,7 +309,7 @@ fn summary<'a>(report: &'a Report, v: &'a view::summary::Summary) -> Summary<'a>
         unanswered_calls: open.pending.len() + open.orphans.len(),
         open_turn: open.open_turn,
         usage: s.usage.into(),
-        cost: crate::cmd::cost::cost_json(&cost.cost),
+        cost: dsh_session::prices::money::cost_json(&cost.cost),
         unpriced: cost.unpriced.keys().cloned().collect(),
         warnings: report.warnings.iter().map(FindingJson::from).collect(),
         per_turn: PerTurn(&s.turns),

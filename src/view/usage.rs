@@ -445,38 +445,50 @@ impl UsageView {
                 let model = named
                     .or_else(|| self.last_model.clone())
                     .unwrap_or_default();
-                let slot = self.token_slot(&model, time);
-                if let Some(turn) = self.turn.as_mut()
-                    && turn.first.is_none()
-                {
-                    turn.first = slot.clone();
-                }
                 let usage = data.and_then(|d| d.get("usage")).filter(|u| u.is_object());
                 // Reasoning shown with no count makes the count unknown, as `show` says.
                 let reasoned = crate::view::stats::has_reasoning(logical.message());
-                if usage.is_none() && !reasoned {
-                    return;
-                }
+                let counted = usage.is_some() || reasoned;
                 let mut tokens = Usage::default();
                 if let Some(usage) = usage {
                     tokens.add(usage);
                 }
                 tokens.reasoning_shown = reasoned;
-                let mut counts = Counts::default();
-                counts.usage.insert(model.clone(), tokens);
                 let billed = Tokens {
                     input: tokens.input,
                     cache_read: tokens.cache_read,
                     cache_write: tokens.cache_write,
                     output: tokens.output,
                 };
+                // One lookup of the price: it gives the cost and, under `--by band`, the
+                // band the message falls in (`-` when it has no price then).
+                let by_band = matches!(self.options.by, GroupBy::Band);
+                let priced = (counted || by_band).then(|| {
+                    self.options.prices.price(
+                        &billed,
+                        model.provider.as_deref(),
+                        model.model.as_deref(),
+                        time,
+                    )
+                });
+                let slot = match &priced {
+                    Some(p) if by_band => Some(Slot::Band(
+                        p.as_ref().map_or("-", |p| p.band.name).to_owned(),
+                    )),
+                    _ => self.token_slot(&model, time),
+                };
+                if let Some(turn) = self.turn.as_mut()
+                    && turn.first.is_none()
+                {
+                    turn.first = slot.clone();
+                }
+                let Some(priced) = priced.filter(|_| counted) else {
+                    return;
+                };
+                let mut counts = Counts::default();
+                counts.usage.insert(model.clone(), tokens);
                 let any = billed != Tokens::default();
-                match self.options.prices.price(
-                    &billed,
-                    model.provider.as_deref(),
-                    model.model.as_deref(),
-                    time,
-                ) {
+                match priced {
                     Ok(p) => {
                         counts.cost.insert(p.entry.currency.clone(), p.cost);
                     }

@@ -55,6 +55,19 @@ pub fn remove_file(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// [`replace_file`], then the directory synced so that the rename is durable: a transcript
+/// `export -o FILE` writes.
+///
+/// # Errors
+/// As [`replace_file`] and [`sync_dir`].
+pub fn replace_file_durably(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_file(path, bytes)?;
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => sync_dir(dir),
+        _ => sync_dir(Path::new(".")),
+    }
+}
+
 /// Syncs the directory `dir`, so the renames in it are durable.
 ///
 /// # Errors

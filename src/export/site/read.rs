@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::export::Transcript;
 use crate::export::redact::Redactor;
-use crate::export::{Sources, Transcript};
 use crate::prices::PriceTable;
 use crate::scan::{self, Report, ScanOptions, Status};
 use crate::view::usage::Counts;
@@ -211,7 +211,7 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
         return Outcome::Unreadable(why.clone());
     }
     // Up to the defect, as every command reads a damaged log (`scan::defect`).
-    let read =
+    let mut read =
         match crate::export::read_session(&unit.path, unit.session.clone(), Arc::clone(prices)) {
             Ok(r) => r,
             Err(e) => return Outcome::Unreadable(crate::wording::error_text(&e)),
@@ -226,21 +226,11 @@ pub fn read(unit: &Unit, redact: bool, prices: &Arc<PriceTable>) -> Outcome {
     }
     let mut redactor = Redactor::new(redact);
     let shown_file = redactor.text(&file).into_owned();
-    let cost = cost(read.usage);
+    let cost = cost(std::mem::take(&mut read.usage));
     let cost_line = cost
         .as_ref()
         .map(|(amount, currency)| format!("{amount:.4} {currency}"));
-    let transcript = match Transcript::build(
-        &Sources {
-            file: &file,
-            report,
-            replacements: &read.replacements,
-            stats: &read.stats,
-            facts: &read.facts,
-            cost: cost_line.as_deref(),
-        },
-        Redactor::new(redact),
-    ) {
+    let transcript = match read.transcript(&file, cost_line.as_deref(), redact) {
         Ok(t) => t,
         Err(e) => return Outcome::Unreadable(crate::wording::io_error(&e)),
     };

@@ -15,10 +15,13 @@ use std::fs::File;
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
-use dsh_session::load::sqlite_rows::open_session;
-use dsh_session::load::{Backend, Line, LineSource, SourceError, scan_frames};
-use dsh_session::rules::{Finding, Rule};
+use crate::load::sqlite_rows::open_session;
+use crate::load::{Backend, Line, LineSource, SourceError, scan_frames};
+use crate::rules::{Finding, Rule};
+
+/// What a poll returns: an I/O error other than the file being absent for a moment, or a
+/// store that no longer holds the session (an error of kind `Other` saying so).
+pub type Result<T> = std::io::Result<T>;
 
 /// What a poll found.
 #[derive(Debug)]
@@ -95,7 +98,7 @@ fn metadata(path: &Path) -> Result<Option<std::fs::Metadata>> {
     match std::fs::metadata(path) {
         Ok(meta) => Ok(Some(meta)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
 
@@ -183,7 +186,7 @@ fn changed(
     path: &Path,
     known: &mut Option<(u64, u64)>,
     read_to: u64,
-) -> Result<Result<u64, Polled>> {
+) -> Result<std::result::Result<u64, Polled>> {
     let Some(meta) = metadata(path)? else {
         return Ok(Err(Polled::Same));
     };
@@ -346,8 +349,8 @@ impl Tail for ZstdTail {
                 f.message = format!("{} (offsets counted from byte {base})", f.message);
                 return Ok(Polled::Finding(f));
             }
-            Err(SourceError::Io(e)) => return Err(e.into()),
-            Err(SourceError::Session(what)) => anyhow::bail!(what),
+            Err(SourceError::Io(e)) => return Err(e),
+            Err(SourceError::Session(what)) => return Err(std::io::Error::other(what)),
         };
         // A frame cut by the chunk's end is not in flight: the file holds more of it.
         self.torn_at = map.torn_at.filter(|_| !self.behind).map(|at| base + at);
@@ -453,8 +456,8 @@ impl Tail for SqliteTail {
         let source = match open_session(&self.path, self.session.as_deref()) {
             Ok(source) => source,
             Err(SourceError::Finding(f)) => return Ok(Polled::Finding(f)),
-            Err(SourceError::Io(e)) => return Err(e.into()),
-            Err(SourceError::Session(what)) => anyhow::bail!(what),
+            Err(SourceError::Io(e)) => return Err(e),
+            Err(SourceError::Session(what)) => return Err(std::io::Error::other(what)),
         };
         if self.backend.is_none() {
             let backend = source.backend();
@@ -482,8 +485,8 @@ impl Tail for SqliteTail {
                 }
                 Ok(false) => break,
                 Err(SourceError::Finding(f)) => return Ok(Polled::Finding(f)),
-                Err(SourceError::Io(e)) => return Err(e.into()),
-                Err(SourceError::Session(what)) => anyhow::bail!(what),
+                Err(SourceError::Io(e)) => return Err(e),
+                Err(SourceError::Session(what)) => return Err(std::io::Error::other(what)),
             }
         }
         self.behind = out.len() - before >= CHUNK_ROWS;

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use dsh_session::prices::{self, Cost, PriceTable};
+use super::{Cost, PriceTable, amount};
 use serde_json::{Map, Value, json};
 
 /// `n` with a comma every three digits: `12,548,352`.
@@ -31,7 +31,7 @@ pub fn money(units: u128) -> String {
 
 /// An amount as a JSON number of the currency (exact to the nearest `f64`).
 pub fn money_json(units: u128) -> Value {
-    serde_json::Number::from_f64(prices::amount(units)).map_or(Value::Null, Value::Number)
+    serde_json::Number::from_f64(amount(units)).map_or(Value::Null, Value::Number)
 }
 
 /// The costs of a row as JSON: per currency, `total`, `cache_hit`, `cache_miss`,
@@ -91,17 +91,10 @@ pub fn sources_json(table: &PriceTable) -> Value {
     )
 }
 
-/// The counts a [`session_view`] handed to its sink, summed.
-pub fn session_total(
-    sink: &std::cell::RefCell<Vec<dsh_session::view::usage::LogUsage>>,
-) -> dsh_session::view::usage::Counts {
-    dsh_session::view::usage::total(sink)
-}
-
 /// A session's cost as one text line: the cost per currency with its parts, then the
 /// models without a price: `0.0033 CNY (cache hit 0.0001, cache miss 0.0030, output
 /// 0.0002)`.
-pub fn cost_text(c: &dsh_session::view::usage::Counts) -> String {
+pub fn cost_text(c: &crate::view::usage::Counts) -> String {
     let mut parts: Vec<String> = c
         .cost
         .iter()
