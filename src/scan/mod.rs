@@ -25,8 +25,8 @@ use crate::check::stages::{
     BACKEND, LEGACY_DELTA, PER_EVENT, Place, STAGES, Stages, per_event_checks,
 };
 use crate::derive;
-use crate::header::Header;
 use crate::event::{Dialect, Era, Event};
+use crate::header::Header;
 use crate::json::Json;
 use crate::load::layout::LogPlace;
 use crate::load::packed::{PackedSpan, packed_row};
@@ -882,7 +882,9 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             return;
         }
         let seeded = self.state.tagged_end_seeds > 0;
-        self.fail_on_header(Rule::G8, |h| seeded_cut_problem(h, seeded).map(String::from));
+        self.fail_on_header(Rule::G8, |h| {
+            seeded_cut_problem(h, seeded).map(String::from)
+        });
     }
 
     /// H6: the header must name this file's path when it sits in a DSH store (§7.1).
