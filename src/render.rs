@@ -13,6 +13,7 @@ pub mod provenance;
 pub mod recover;
 pub mod repair;
 pub mod replacements;
+pub mod salvage;
 pub mod search;
 pub mod sessions;
 pub mod show;
@@ -21,6 +22,7 @@ pub mod surface;
 pub mod validate;
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 
 use comfy_table::LineStyle;
 use comfy_table::{ContentArrangement, Table, presets};
@@ -607,6 +609,25 @@ pub fn place_for(w: &FindingJson, provider: Option<dsh_session::provider::Provid
         at.push_str(&format!(" ({})", inside.join(", ")));
     }
     at
+}
+
+/// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
+/// below it is a session log or a SQLite store.
+pub fn no_logs_in(dir: &Path) -> String {
+    format!(
+        "{}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
+        dir.display()
+    )
+}
+
+/// What a walk ([`dsh_session::load::layout::discover`]) passed over, one note a line on
+/// standard error, in path order (each note starts with its path) whatever order the walk
+/// met them: every walking command says it in the same words.
+pub fn say_passed_over(mut notes: Vec<String>) {
+    notes.sort();
+    for s in &notes {
+        stderr!("dsh-session: {s}");
+    }
 }
 
 #[cfg(test)]

@@ -42,12 +42,34 @@ impl Gate {
     }
 }
 
-/// One input's result: a report per session (one for a JSONL log), or why it could not be
+/// One session's verdict as the gate keeps it: the report with its surface let go of (a
+/// walk over many logs holds every verdict until it prints them, never their surfaces:
+/// [`Report::replay`] is an empty fold), and the surface's length.
+#[derive(Debug)]
+pub struct Verdict {
+    /// The scan's report; its `replay` is empty.
+    pub report: Report,
+    /// Entries on the surface when the log ended.
+    pub surface_len: usize,
+}
+
+impl Verdict {
+    fn of(mut report: Report) -> Verdict {
+        let surface_len = report.replay.len();
+        report.replay = report.replay.emptied();
+        Verdict {
+            report,
+            surface_len,
+        }
+    }
+}
+
+/// One input's result: a verdict per session (one for a JSONL log), or why it could not be
 /// read.
 #[derive(Debug)]
 pub enum Checked {
-    /// The reports (a SQLite store: one per session).
-    Reports(Vec<Report>),
+    /// The verdicts (a SQLite store: one per session).
+    Reports(Vec<Verdict>),
     /// A store without sessions.
     NoSessions,
     /// The input could not be read: why, in words.
@@ -101,7 +123,7 @@ fn check(
     }
     let checked = match result {
         Ok(reports) if reports.is_empty() => Checked::NoSessions,
-        Ok(reports) => Checked::Reports(reports),
+        Ok(reports) => Checked::Reports(reports.into_iter().map(Verdict::of).collect()),
         Err(e) => Checked::Unreadable(crate::wording::error_text(&e)),
     };
     (file, checked)
@@ -148,7 +170,7 @@ impl Tally {
                     continue;
                 }
             };
-            for r in reports {
+            for r in reports.iter().map(|v| &v.report) {
                 match r.status {
                     Status::Valid => t.valid += 1,
                     Status::TornTail => t.torn_tail += 1,

@@ -131,6 +131,28 @@ pub fn lines_and_events(lines: u64, events: u64) -> String {
     format!("{}, {}", count(lines, "line"), count(events, "event"))
 }
 
+/// `text` cut to at most `width` display columns (a CJK character takes two), ending in `…`
+/// when it was cut: the TUI's cells and the status line.
+pub fn fit(text: &str, width: usize) -> String {
+    if unicode_width::UnicodeWidthStr::width(text) <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,15 +74,6 @@ pub fn paths_or_default_root(paths: &[PathBuf], command: &str) -> Result<Vec<Pat
     }
 }
 
-/// Why a directory given to `validate` or `sessions` is a usage error (exit 2): nothing
-/// below it is a session log or a SQLite store.
-pub fn no_logs_in(dir: &Path) -> String {
-    format!(
-        "{}: no session logs (session.jsonl, session.vN.jsonl, .zstd) or SQLite stores found",
-        dir.display()
-    )
-}
-
 /// A log that is corrupt or refused: `main` prints it and exits 1.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -157,23 +148,13 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
 pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
     let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
-    say_passed_over(skipped);
+    crate::render::say_passed_over(skipped);
     let mut empty_dirs = 0;
     for dir in inputs.iter().filter(|f| f.is_dir()) {
         if !paths.iter().any(|p| p.starts_with(dir)) {
             empty_dirs += 1;
-            stderr!("dsh-session: {}", no_logs_in(dir));
+            stderr!("dsh-session: {}", crate::render::no_logs_in(dir));
         }
     }
     (paths, empty_dirs)
-}
-
-/// What a walk ([`dsh_session::load::layout::discover`]) passed over, one note a line on
-/// standard error, in path order (each note starts with its path) whatever order the walk
-/// met them: every walking command says it in the same words.
-pub fn say_passed_over(mut notes: Vec<String>) {
-    notes.sort();
-    for s in &notes {
-        stderr!("dsh-session: {s}");
-    }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 use dsh_session::provider::providers_of;
-use dsh_session::rules::{Class, NOT_REPORTED, Rule};
+use dsh_session::rules::{NOT_REPORTED, Rule};
 use serde::Serialize;
 
 use crate::cli::{RulesArgs, TableFormat};
@@ -34,17 +34,12 @@ struct Row {
     providers: Vec<&'static str>,
 }
 
-/// The class as printed: `corrupt`, `refused`, `torn-tail`, `warning` or `foreign`.
-pub fn class_name(class: Class) -> &'static str {
-    class.name()
-}
-
 /// A rule's row, as listed and as explained.
 fn row(r: Rule) -> Row {
     Row {
         schema_version: SCHEMA_VERSION,
         rule: r.id(),
-        class: class_name(r.class()),
+        class: r.class().name(),
         section: r.section(),
         meaning: r.summary(),
         example: r.example(),

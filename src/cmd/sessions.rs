@@ -70,7 +70,7 @@ fn root_rows(args: &SessionsArgs, path: &Path) -> Result<Result<Vec<Row>, ExitCo
             Say::progress_only(),
         )?;
         // What the walk passed over, as `validate` says it (the same walk).
-        crate::cmd::say_passed_over(s.passed_over.clone());
+        crate::render::say_passed_over(s.passed_over.clone());
         if !s.empty_dirs.is_empty() {
             return Ok(Err(ExitCode::from(2)));
         }
@@ -118,7 +118,7 @@ fn root_rows(args: &SessionsArgs, path: &Path) -> Result<Result<Vec<Row>, ExitCo
             .filter(|p| dsh_session::load::store_file::looks_like_store(p))
             .collect();
         match stores.first() {
-            None if logs.is_empty() => bail!(crate::cmd::no_logs_in(path)),
+            None if logs.is_empty() => bail!(crate::render::no_logs_in(path)),
             // Logs deeper than a root's sessions, or under other names.
             None => bail!(
                 "{}: no JSONL root, project or session directory here (ROOT/PROJECT/SESSION/session.jsonl), but {} below it: list a root (`dsh-session sessions {}`), or describe one log with `show`",

@@ -15,8 +15,6 @@ use dsh_session::wording::utc;
 use crate::cli::{StatsArgs, StatsBy};
 use crate::render::stats::Asked;
 
-pub(crate) use crate::render::stats::csv_field;
-
 /// [`dsh_session::stats::parse_when`], for the commands that take times (`search`, `mcp`).
 pub(crate) fn parse_when(
     flag: &str,

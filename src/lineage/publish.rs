@@ -54,7 +54,7 @@ pub fn publish(d: &Derived, lines: &[DshLine], dry_run: bool) -> Result<Publishe
     };
     publish_files(&[file])?;
     if let Some(problem) = file_would_not_load(&d.path, lines) {
-        let _ = std::fs::remove_file(&d.path);
+        crate::write::new_session::withdraw(&d.path);
         return Err(PublishError::WouldNotLoad {
             path: d.path.display().to_string(),
             problem,

@@ -158,7 +158,7 @@ impl FollowPrinter<'_> {
                     json!({ "seq": seq, "line": line, "who": who, "text": text }),
                 )
             }
-            Happening::Provider(_) => unreachable!("told as Said::Provider"),
+            Happening::Provider(_) => unreachable!("`say` tells a provider finding itself"),
         }
     }
 }
@@ -205,7 +205,8 @@ impl Printer for FollowPrinter<'_> {
                 let object = with_status(FindingJson::from(f), status)?;
                 ("finding", format!("{status} {f}"), object)
             }
-            Said::Provider(f) => {
+            // A provider finding is told the same way however it comes.
+            Said::Provider(f) | Said::Happening(Happening::Provider(f)) => {
                 let finding = FindingJson::from(f);
                 let refused = finding
                     .refused_by

@@ -129,7 +129,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
             stderr!("dsh-session: {}: not indexed: {why}", path.display());
         }
         // In the words and order `validate` says them: one walk for every command.
-        crate::cmd::say_passed_over(summary.passed_over.clone());
+        crate::render::say_passed_over(summary.passed_over.clone());
         if summary.raced > 0 {
             stderr!(
                 "dsh-session: {} indexed meanwhile by another dsh-session: kept as it wrote them",
@@ -140,7 +140,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     // Like `validate DIR`: nothing found where logs were expected is a usage error (the
     // caller exits 2 once it has done the rest).
     for dir in &summary.empty_dirs {
-        stderr!("dsh-session: {}", crate::cmd::no_logs_in(dir));
+        stderr!("dsh-session: {}", crate::render::no_logs_in(dir));
     }
     Ok(summary)
 }

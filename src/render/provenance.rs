@@ -14,7 +14,7 @@ use dsh_session::view::provenance_index::ProvenanceIndex;
 use serde_json::{Value, json};
 
 use crate::cli::ProvenanceFormat;
-use crate::cmd::salvage::{self, Salvaged, Shape};
+use crate::render::salvage::{self, Salvaged, Shape};
 
 /// Writes the trace `t` in `format`; `salvaged` is `Some` with `--salvage` (the defect a
 /// salvaged read stopped at, `None` for a healthy log).

@@ -133,7 +133,10 @@ fn write_csv<T: Serialize>(out: &mut dyn Write, rows: &[T]) -> Result<()> {
             let names: Vec<&str> = fields.keys().map(String::as_str).collect();
             writeln!(out, "{}", names.join(","))?;
         }
-        let cells: Vec<String> = fields.values().map(crate::cmd::stats::csv_field).collect();
+        let cells: Vec<String> = fields
+            .values()
+            .map(crate::render::stats::csv_field)
+            .collect();
         writeln!(out, "{}", cells.join(","))?;
     }
     Ok(())

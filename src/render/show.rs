@@ -14,9 +14,9 @@ use dsh_session::wording::{count, lines_and_events, utc};
 use serde::Serialize;
 
 use crate::cli::TableFormat;
-use crate::cmd::messages::OneMessage;
-use crate::cmd::salvage::Salvaged;
+use crate::render::salvage::Salvaged;
 use crate::render::{FindingJson, opt, place, write_aligned, write_one};
+use dsh_session::view::message_at::OneMessage;
 
 /// Writes the summary of the session `report` read (`salvaged`: the defect a `--salvage`
 /// read stopped at, `Some(None)` for a healthy log read with `--salvage`).

@@ -32,7 +32,7 @@ pub fn write(
     let verdicts: Vec<Verdict> = (checked.iter())
         .flat_map(|(file, c)| match c {
             Checked::Reports(reports) => (reports.iter())
-                .map(|r| verdict(file.clone(), r, gate))
+                .map(|v| verdict(file.clone(), &v.report, v.surface_len, gate))
                 .collect(),
             Checked::NoSessions => Vec::new(),
             Checked::Unreadable(why) => vec![io_error(file.clone(), why.clone())],
@@ -168,7 +168,7 @@ impl From<&TornTail> for TornJson {
     }
 }
 
-fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
+fn verdict(file: String, report: &Report, surface_len: usize, gate: Gate) -> Verdict {
     let finding = report.finding.as_ref();
     let warnings: Vec<FindingJson> = report.warnings.iter().map(FindingJson::from).collect();
     let provider = gate.provider.filter(|_| report.is_ok()).map(|p| {
@@ -204,7 +204,7 @@ fn verdict(file: String, report: &Report, gate: Gate) -> Verdict {
             .map(|f| f.message.clone())
             .or(torn.map(|t| t.message.clone())),
         events: Some(report.events),
-        surface_len: Some(report.replay.len()),
+        surface_len: Some(surface_len),
         era: report.era.map(|e| e.name()),
         encoding: Some(report.encoding.name()),
         torn_tail: torn.map(TornJson::from),

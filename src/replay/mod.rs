@@ -90,6 +90,12 @@ pub struct Mark {
 type Step = Result<(), (Rule, String)>;
 
 impl Replay {
+    /// An empty surface of this fold's dialect: what takes a finished fold's place when only
+    /// its verdict is kept, letting its entries and texts go.
+    pub fn emptied(&self) -> Replay {
+        Replay::new(self.dialect)
+    }
+
     /// An empty surface for a log of the given dialect.
     pub fn new(dialect: &'static Dialect) -> Self {
         Replay {

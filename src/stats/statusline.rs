@@ -389,7 +389,7 @@ pub fn fit(parts: &[String], width: usize) -> String {
             return line;
         }
     }
-    crate::tui::text::fit(parts.first().map_or("", String::as_str), width)
+    crate::wording::fit(parts.first().map_or("", String::as_str), width)
 }
 
 #[cfg(test)]

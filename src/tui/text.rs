@@ -1,6 +1,6 @@
 //! Text fitted to a terminal cell range: one line, cut to a display width with `…`.
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 /// The first line of `text` with tabs and other control characters as spaces, leading
 /// blanks dropped.
@@ -11,26 +11,7 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// `text` cut to at most `width` columns, ending in `…` when it was cut.
-pub fn fit(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
-}
+pub use crate::wording::fit;
 
 /// `2026-11-30 14:02` (UTC) for ms since the Unix epoch.
 pub fn minute(ms: i64) -> String {
