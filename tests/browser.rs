@@ -145,15 +145,7 @@ fn probe(browser: &Path, page: &Path) -> Value {
     let probed = page.with_extension("probe.html");
     std::fs::write(&probed, html.replace("</body>", &format!("{PROBE}</body>"))).unwrap();
     let out = headless(browser, &probed, &["--dump-dom"]);
-    let dom = String::from_utf8(out.stdout).expect("utf-8 DOM");
-    let start = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
-    let end = start + dom[start..].find("</pre>").expect("probe closed");
-    let json = dom[start..end]
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("probe output {json}: {e}"))
+    probe_output(out)
 }
 
 fn count(args: &[&str]) -> (usize, usize) {
@@ -337,15 +329,7 @@ fn probe_with(browser: &Path, page: &Path, probe: &str, fragment: &str) -> Value
     let at = PathBuf::from(format!("{}{fragment}", probed.display()));
     let out = headless(browser, &at, &["--dump-dom"]);
     std::fs::remove_file(&probed).unwrap();
-    let dom = String::from_utf8(out.stdout).expect("utf-8 DOM");
-    let start = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
-    let end = start + dom[start..].find("</pre>").expect("probe closed");
-    let json = dom[start..end]
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
-    serde_json::from_str(&json).unwrap_or_else(|e| panic!("probe output {json}: {e}"))
+    probe_output(out)
 }
 
 #[test]
@@ -472,4 +456,18 @@ fn placed_header_id(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap();
     let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     v["id"].as_str().unwrap().to_owned()
+}
+
+/// What the probe wrote into the page: the JSON in its `<pre id="probe">`, from the DOM the
+/// headless browser dumped.
+fn probe_output(out: std::process::Output) -> serde_json::Value {
+    let dom = String::from_utf8(out.stdout).expect("utf-8 DOM");
+    let start = dom.find("<pre id=\"probe\">").expect("probe ran") + "<pre id=\"probe\">".len();
+    let end = start + dom[start..].find("</pre>").expect("probe closed");
+    let json = dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("probe output {json}: {e}"))
 }

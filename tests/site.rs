@@ -59,6 +59,31 @@ fn page_of(dir: &Path, id: &str) -> String {
         .to_owned()
 }
 
+/// The pages of a derived session and of its source link to each other: the derived one's
+/// lineage list says `<li>{derived_says} <a href="../SOURCE-PAGE">source</a></li>`, the
+/// source's says `<li>{source_says} <a href="../DERIVED-PAGE">derived</a></li>`.
+fn assert_linked(
+    site: &Path,
+    (derived, derived_says): (&str, &str),
+    (source, source_says): (&str, &str),
+) {
+    let (derived_page, source_page) = (page_of(site, derived), page_of(site, source));
+    let page = read(&site.join(&derived_page));
+    assert!(
+        page.contains(&format!(
+            "<li>{derived_says} <a href=\"../{source_page}\">{source}</a></li>"
+        )),
+        "{page}"
+    );
+    let page = read(&site.join(&source_page));
+    assert!(
+        page.contains(&format!(
+            "<li>{source_says} <a href=\"../{derived_page}\">{derived}</a></li>"
+        )),
+        "{page}"
+    );
+}
+
 /// Every `href` and `src` of every HTML file of the site resolves: a file of the site, and
 /// its `#anchor` an id in that file; none names a scheme (no network).
 pub fn check_links(dir: &Path) -> usize {
@@ -198,20 +223,13 @@ fn a_generated_root_becomes_an_index_pages_and_a_search_index() {
     assert!(broken.contains("This page shows what could be read before the defect (lines 1–"));
     assert!(broken.contains("), as export --salvage reads it."));
     // The fork links to where it came from, and back.
-    let alpha_page = page_of(&site, "site-alpha");
-    let fork_page = page_of(&site, &placed[3].id);
-    let fork = read(&site.join(&fork_page));
-    assert!(
-        fork.contains(&format!(
-            "<li>Forked from <a href=\"../{alpha_page}\">site-alpha</a></li>"
-        )),
-        "{fork}"
+    assert_linked(
+        &site,
+        (&placed[3].id, "Forked from"),
+        ("site-alpha", "Fork"),
     );
+    let alpha_page = page_of(&site, "site-alpha");
     let alpha = read(&site.join(&alpha_page));
-    assert!(alpha.contains(&format!(
-        "<li>Fork <a href=\"../{fork_page}\">{}</a></li>",
-        placed[3].id
-    )));
     // The timeline: one line per turn, linked to its boundary.
     assert!(
         alpha.contains("<li><a href=\"#turn-1\">Turn 1</a> <span class=\"when\">2026-08-30T"),
@@ -496,18 +514,12 @@ fn a_recovered_session_links_to_the_damaged_one() {
     let out = export(&[&root, &damaged], &site);
     // The damaged log is corrupt (J5): exit 1, its page written with the banner.
     assert_eq!(out.status.code(), Some(1));
-    let (source, recovered) = (page_of(&site, "s-1"), page_of(&site, "s-1-recovered"));
-    let page = read(&site.join(&recovered));
-    assert!(
-        page.contains(&format!(
-            "<li>Recovered from <a href=\"../{source}\">s-1</a></li>"
-        )),
-        "{page}"
+    assert_linked(
+        &site,
+        ("s-1-recovered", "Recovered from"),
+        ("s-1", "Recovered as"),
     );
-    let page = read(&site.join(&source));
-    assert!(page.contains(&format!(
-        "<li>Recovered as <a href=\"../{recovered}\">s-1-recovered</a></li>"
-    )));
+    let page = read(&site.join(page_of(&site, "s-1")));
     assert!(page.contains("DSH does not load this log: corrupt J5 at line 14"));
     check_links(&site);
 }
