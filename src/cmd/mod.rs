@@ -146,8 +146,8 @@ pub fn readable(report: Report, shown: &Path) -> Result<Report> {
 /// ([`dsh_session::load::layout::discover`]). What the walk passed over goes to standard
 /// error, as does each directory in which nothing was found; their number is returned
 /// beside the logs, so the command can exit 2 instead of passing on nothing.
-pub fn walk(inputs: &[PathBuf], command: &str) -> (Vec<PathBuf>, usize) {
-    let (paths, skipped) = dsh_session::load::layout::discover(inputs, command);
+pub fn walk(inputs: &[PathBuf]) -> (Vec<PathBuf>, usize) {
+    let (paths, skipped) = dsh_session::load::layout::discover(inputs);
     crate::render::say_passed_over(skipped);
     let mut empty_dirs = 0;
     for dir in inputs.iter().filter(|f| f.is_dir()) {

@@ -111,8 +111,7 @@ fn root_rows(args: &SessionsArgs, path: &Path) -> Result<Result<Vec<Row>, ExitCo
         );
     }
     if found.is_empty() {
-        let (logs, _) =
-            dsh_session::load::layout::discover(std::slice::from_ref(&owned), "sessions");
+        let (logs, _) = dsh_session::load::layout::discover(std::slice::from_ref(&owned));
         let stores: Vec<_> = logs
             .iter()
             .filter(|p| dsh_session::load::store_file::looks_like_store(p))

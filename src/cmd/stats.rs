@@ -65,7 +65,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         prices: Arc::clone(&table),
     };
     let files = crate::cmd::paths_or_default_root(&args.files, "stats")?;
-    let (paths, empty_dirs) = crate::cmd::walk(&files, "stats");
+    let (paths, empty_dirs) = crate::cmd::walk(&files);
     let roll_up = args.by == StatsBy::Session && !args.subagents_apart;
     let totals = dsh_session::stats::read(&paths, &options, roll_up);
     for file in &totals.empty_stores {

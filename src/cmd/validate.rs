@@ -37,10 +37,8 @@ fn progress_for(path: &Path) -> Option<Progress> {
 
 /// Runs `validate`: inputs are expanded, checked in parallel, and printed in path order.
 pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
-    let (paths, empty_dirs) = crate::cmd::walk(
-        &crate::cmd::paths_or_default_root(&args.files, "validate")?,
-        "validate",
-    );
+    let (paths, empty_dirs) =
+        crate::cmd::walk(&crate::cmd::paths_or_default_root(&args.files, "validate")?);
     let gate = Gate {
         provider: args.provider.map(ProviderName::profile),
         strict: args.strict,

@@ -562,7 +562,7 @@ fn target(path: &Path) -> Result<Target, FollowError> {
 
 /// The JSONL session logs below a root, current generations only.
 fn sessions_below(root: &Path) -> Vec<PathBuf> {
-    let (found, _) = discover(&[root.to_path_buf()], "follow");
+    let (found, _) = discover(&[root.to_path_buf()]);
     found
         .into_iter()
         .filter(|p| crate::load::layout::generation_of_path(p).is_some())

@@ -109,7 +109,7 @@ impl Index {
                 inputs.push(abs);
             }
         }
-        let (found, passed_over) = crate::load::layout::discover(&inputs, "index");
+        let (found, passed_over) = crate::load::layout::discover(&inputs);
         summary.passed_over = passed_over;
         for (dir, as_given) in inputs.iter().zip(&given).filter(|(d, _)| d.is_dir()) {
             if !found.iter().any(|f| f.starts_with(dir)) {

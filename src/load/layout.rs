@@ -324,14 +324,22 @@ pub fn has_dsh_header(path: &std::path::Path) -> bool {
 pub const HEADER_BYTES: u64 = 64 * 1024;
 
 /// Whether `line` (one line, its `\n` or not) is a DSH session header: a JSON object with
-/// `"type": "session"`, a string `id` and a number `createdAt` (§6.3).
+/// `"type": "session"`, a string `id` and a number `createdAt` (§6.3), read by the project's
+/// JSON layer as `JSON.parse` reads it (the last of repeated keys counts).
 pub fn is_dsh_header_line(line: &[u8]) -> bool {
-    let Ok(serde_json::Value::Object(header)) = serde_json::from_slice(line.trim_ascii()) else {
+    use crate::json::{Json, Kind};
+    let Some(header) = std::str::from_utf8(line)
+        .ok()
+        .and_then(|text| Json::parse(text).ok())
+    else {
         return false;
     };
-    header.get("type").and_then(|t| t.as_str()) == Some("session")
-        && header.get("id").is_some_and(|i| i.is_string())
-        && header.get("createdAt").is_some_and(|c| c.is_number())
+    header.kind() == Kind::Object
+        && header.get("type").is_some_and(|t| t.str_eq("session"))
+        && header.get("id").is_some_and(|i| i.kind() == Kind::String)
+        && header
+            .get("createdAt")
+            .is_some_and(|c| c.kind() == Kind::Number)
 }
 
 /// The note a walk gives for a directory in which `count` files ending in `.jsonl` or
@@ -356,12 +364,8 @@ pub fn not_dsh_note(dir: &std::path::Path, count: usize) -> String {
 /// links are followed, and a link loop is reported in `skipped` instead of walked twice;
 /// so are frozen predecessors of a later generation and what DSH leaves beside a log
 /// ([`crate::load::leftovers`]). Every command that walks (validate, stats, index, search,
-/// sessions, tui, mcp) walks with this, so they report the same notes; `_command` is the
-/// subcommand walking (the notes are the same for every command).
-pub fn discover(
-    inputs: &[std::path::PathBuf],
-    _command: &str,
-) -> (Vec<std::path::PathBuf>, Vec<String>) {
+/// sessions, tui, mcp) walks with this, so they report the same notes.
+pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {

@@ -315,16 +315,14 @@ pub fn parts(req: &Request<'_>) -> Result<Vec<String>, StatuslineError> {
     let root = req.root.clone().or_else(crate::load::layout::dsh_root);
     // Every log under the root, stat'ed once.
     let logs: Vec<(PathBuf, Option<(u64, i64)>)> = match &root {
-        Some(r) if r.is_dir() => {
-            crate::load::layout::discover(std::slice::from_ref(r), "statusline")
-                .0
-                .into_iter()
-                .map(|p| {
-                    let at = stamp(&p);
-                    (p, at)
-                })
-                .collect()
-        }
+        Some(r) if r.is_dir() => crate::load::layout::discover(std::slice::from_ref(r))
+            .0
+            .into_iter()
+            .map(|p| {
+                let at = stamp(&p);
+                (p, at)
+            })
+            .collect(),
         _ => Vec::new(),
     };
     // The session: the path given, else the log under the root written last.

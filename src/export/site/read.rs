@@ -82,7 +82,7 @@ pub struct Row {
 /// The files a walk of `inputs` gives ([`crate::load::layout::discover`]) as units, and the
 /// notes on what it passed over; stores are opened to list their sessions.
 pub fn units(inputs: &[PathBuf]) -> (Vec<Unit>, Vec<String>) {
-    let (paths, mut notes) = crate::load::layout::discover(inputs, "export --format site");
+    let (paths, mut notes) = crate::load::layout::discover(inputs);
     let mut units = Vec::new();
     // A log named twice (a root and a file in it) is one session of the site.
     let mut seen = std::collections::HashSet::new();
