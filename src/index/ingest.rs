@@ -2,7 +2,6 @@
 //! index keeps ([`MessageRows`] and [`Stats`]), whole, or taken up from where the last one
 //! stopped ([`crate::scan::resume`]) when the log only grew.
 
-use std::fs::Metadata;
 use std::io::{Read as _, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -17,40 +16,7 @@ use crate::view::message_rows::{MessageRow, MessageRows};
 use crate::view::stats::Stats;
 
 use super::TAIL_BYTES;
-
-/// What tells that a file changed without opening it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stat {
-    pub size: u64,
-    pub mtime_ns: i64,
-    pub inode: u64,
-}
-
-impl Stat {
-    pub fn of(meta: &Metadata) -> Stat {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-        Stat {
-            size: meta.len(),
-            mtime_ns,
-            inode: inode(meta),
-        }
-    }
-}
-
-#[cfg(unix)]
-fn inode(meta: &Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(meta)
-}
-
-#[cfg(not(unix))]
-fn inode(_meta: &Metadata) -> u64 {
-    // No stable file id through std: a replaced file is told by its size and mtime.
-    0
-}
+pub(super) use crate::load::stat::Stat;
 
 /// A file's row as the update found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

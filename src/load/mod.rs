@@ -16,6 +16,7 @@ pub mod read_ahead;
 pub mod resume;
 pub mod sqlite;
 pub mod sqlite_rows;
+pub mod stat;
 pub mod store_file;
 
 use std::fs::File;

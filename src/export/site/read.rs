@@ -141,16 +141,8 @@ fn file_fingerprint(path: &Path) -> String {
     let Ok(meta) = std::fs::metadata(path) else {
         return String::new();
     };
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    format!("{}:{mtime}:{ino}", meta.len())
+    let stat = crate::load::stat::Stat::of(&meta);
+    format!("{}:{}:{}", stat.size, stat.mtime_ns, stat.inode)
 }
 
 /// The unit's header facts, read alone; `None` when its file cannot be read or is not a
