@@ -1368,3 +1368,66 @@ fn search_and_sessions_fit_80_columns() {
         );
     }
 }
+
+/// The walk of a root is kept in the index and used while no directory in it changed (and
+/// no file judged by its first line); a change anywhere walks again, and a walk of
+/// something changed less than two seconds before is not kept (a file system's clock ticks
+/// coarsely). In process, to read `walks_kept`.
+#[test]
+fn a_kept_walk_holds_until_a_directory_or_a_judged_file_changes() {
+    use dsh_session::index::{Index, UpdateOptions, UpdateSummary};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    let mine = root.join("mine.jsonl");
+    std::fs::write(&mine, "{\"not\": \"a header\"}\n").unwrap();
+    let (mut index, _) = Index::open(&dir.path().join("index.db")).unwrap();
+    let mut update = || -> UpdateSummary {
+        index
+            .update(std::slice::from_ref(&root), &UpdateOptions::default())
+            .unwrap()
+    };
+    let counts = |s: &UpdateSummary| (s.walks_kept, s.files, s.added, s.unchanged, s.grown);
+    // Just written: walked, not kept (the directories changed less than 2 s ago).
+    assert_eq!(counts(&update()), (0, 1, 1, 0, 0));
+    assert_eq!(counts(&update()), (0, 1, 0, 1, 0));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // Old enough now: walked once more and kept, then used.
+    let first = update();
+    assert_eq!(counts(&first), (0, 1, 0, 1, 0));
+    let again = update();
+    assert_eq!(counts(&again), (1, 1, 0, 1, 0));
+    assert_eq!(again.passed_over, first.passed_over);
+    assert_eq!(
+        again.passed_over,
+        [format!(
+            "{}: 1 file not DSH (ending in .jsonl or .jsonl.zstd, no DSH session header on the first line): not read; name one to read it anyway",
+            root.canonicalize().unwrap().display()
+        )]
+    );
+    // A log that grew changes no directory: the kept walk holds and the log is taken up.
+    let log = root.join("proj/a/session.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(&second_turn("wombat31"));
+    std::fs::write(&log, &text).unwrap();
+    assert_eq!(counts(&update()), (1, 1, 0, 0, 1));
+    // A file judged by its first line that becomes a DSH log, written in place: no
+    // directory changed, but its stamp did, so the root is walked again and it is found.
+    std::fs::write(&mine, compaction_log("s-mine", "hello", "hello")).unwrap();
+    let s = update();
+    assert_eq!(counts(&s), (0, 2, 1, 1, 0));
+    assert!(s.passed_over.is_empty(), "{:?}", s.passed_over);
+    // A new session directory two levels down changes its project's directory.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(counts(&update()), (0, 2, 0, 2, 0));
+    assert_eq!(counts(&update()), (1, 2, 0, 2, 0));
+    session(&root, "b", &compaction_log("s-b", "hello", "hello"));
+    assert_eq!(counts(&update()), (0, 3, 1, 2, 0));
+    // A log removed from a session directory changes that directory.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    update();
+    assert_eq!(counts(&update()), (1, 3, 0, 3, 0));
+    std::fs::remove_file(root.join("proj/b/session.jsonl")).unwrap();
+    let s = update();
+    assert_eq!((s.walks_kept, s.files, s.removed), (0, 2, 1));
+}

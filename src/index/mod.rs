@@ -33,6 +33,7 @@ mod query;
 mod schema;
 mod search;
 mod update;
+mod walks;
 mod writer;
 
 use std::path::{Path, PathBuf};

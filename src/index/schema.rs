@@ -17,8 +17,12 @@
 //!   trigram tokenizer, contentless: the text is kept once, in `messages`) indexes the text
 //!   under the same rowid.
 //! * `calls`: tool-call ids and their tool's name, so that a result appended later finds it.
+//! * `files_known`: an index of `files` that holds what [`super::Index::update`] reads of
+//!   every row (path, id, size, mtime, inode, judge), so that it reads a few pages of it
+//!   instead of each row's page (a row keeps its saved scan state, kilobytes).
 //! * `roots`: the paths given to `index`, `search` and `sessions`, updated when `search`
-//!   names none; `meta`: what wrote the index.
+//!   names none; `walks`: the directory walk of each root and what it holds by
+//!   ([`super::walks`]); `meta`: what wrote the index.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
@@ -27,7 +31,8 @@ pub const APPLICATION_ID: i32 = 0x4453_4849;
 
 /// `PRAGMA user_version`: the layout of the tables below. An index of another version is
 /// rebuilt (it is derived data). 3: a tool part's text is indexed after its tool's name.
-pub const SCHEMA_VERSION: i32 = 3;
+/// 4: `walks`, and `files_known` to read what tells a file changed without its row.
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The FTS5 tokenizer of `texts`: trigrams, so that any substring of three characters or
 /// more is found, CJK text included (FTS5's default `unicode61` keeps a run of CJK
@@ -50,6 +55,8 @@ CREATE TABLE files (
     error TEXT,
     judge TEXT NOT NULL
 );
+CREATE INDEX files_known ON files (path, id, size, mtime_ns, inode, judge);
+CREATE TABLE walks (root TEXT PRIMARY KEY, walk NOT NULL);
 CREATE TABLE sessions (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,

@@ -64,6 +64,9 @@ pub struct UpdateSummary {
     pub passed_over: Vec<String>,
     /// Directories given in which no log or store was found, as given.
     pub empty_dirs: Vec<PathBuf>,
+    /// Directories given whose walk, kept in the index, still held: not listed again, only
+    /// each directory in them stat'ed ([`super::walks`]).
+    pub walks_kept: u64,
     /// Message parts written.
     pub parts_written: u64,
 }
@@ -109,10 +112,22 @@ impl Index {
                 inputs.push(abs);
             }
         }
-        let (found, passed_over) = crate::load::layout::discover(&inputs);
-        summary.passed_over = passed_over;
+        // Walked as `discover` walks, from the walk kept in the index where it holds, each
+        // log with its stat.
+        let mut found = Vec::new();
+        for input in &inputs {
+            if input.is_dir() {
+                let (logs, passed_over, kept) = self.walk(input)?;
+                summary.walks_kept += u64::from(kept);
+                found.extend(logs);
+                summary.passed_over.extend(passed_over);
+            } else {
+                let stat = std::fs::metadata(input).map(|meta| Stat::of(&meta));
+                found.push((input.clone(), stat));
+            }
+        }
         for (dir, as_given) in inputs.iter().zip(&given).filter(|(d, _)| d.is_dir()) {
-            if !found.iter().any(|f| f.starts_with(dir)) {
+            if !found.iter().any(|(f, _)| f.starts_with(dir)) {
                 summary.empty_dirs.push(as_given.clone());
             }
         }
@@ -124,11 +139,11 @@ impl Index {
         }
         let mut jobs = Vec::new();
         let mut seen = HashSet::new();
-        for path in &found {
+        for (path, stat) in found {
             let key = path.to_string_lossy().into_owned();
             seen.insert(key.clone());
-            let stat = match std::fs::metadata(path) {
-                Ok(meta) => Stat::of(&meta),
+            let stat = match stat {
+                Ok(stat) => stat,
                 Err(e) => {
                     summary
                         .unreadable

@@ -369,82 +369,122 @@ pub fn discover(inputs: &[std::path::PathBuf]) -> (Vec<std::path::PathBuf>, Vec<
     let mut found = Vec::new();
     let mut skipped = Vec::new();
     for input in inputs {
-        if !input.is_dir() {
+        if input.is_dir() {
+            let walk = walk_dir(input);
+            found.extend(walk.found);
+            skipped.extend(walk.skipped);
+        } else {
             found.push(input.clone());
-            continue;
         }
-        let mut here: Vec<std::path::PathBuf> = Vec::new();
-        // Files under other names are taken when they start with a DSH header.
-        let mut not_dsh = 0usize;
-        for entry in walkdir::WalkDir::new(input).follow_links(true) {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    skipped.push(format!("{}: skipped", walk_error(&e, input)));
-                    continue;
-                }
-            };
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let name = entry.file_name().to_string_lossy();
-            let is_store = crate::load::store_file::has_store_extension(entry.path())
-                && crate::load::store_file::looks_like_store(entry.path());
-            if is_session_file_name(&name) || is_store {
-                here.push(entry.into_path());
-            } else if let Some(kind) = crate::load::leftovers::leftover(&name) {
-                skipped.push(kind.note(entry.path()));
-            } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
-                if has_dsh_header(entry.path()) {
-                    here.push(entry.into_path());
-                } else {
-                    not_dsh += 1;
-                }
-            }
-        }
-        if not_dsh > 0 {
-            skipped.push(not_dsh_note(input, not_dsh));
-        }
-        here.sort();
-        // Only the highest generation of a session directory is current (GENERATIONS §1.1).
-        let mut highest: std::collections::HashMap<Option<&std::path::Path>, u64> =
-            std::collections::HashMap::new();
-        for p in &here {
-            if let Some(n) = generation_of_path(p) {
-                let top = highest.entry(p.parent()).or_insert(n);
-                *top = (*top).max(n);
-            }
-        }
-        let (current, superseded): (Vec<&std::path::PathBuf>, Vec<&std::path::PathBuf>) =
-            here.iter().partition(|p| {
-                generation_of_path(p).is_none_or(|n| highest.get(&p.parent()) == Some(&n))
-            });
-        for p in superseded {
-            skipped.push(format!(
-                "{}: not checked: a frozen predecessor of a later generation in its session directory (DSH reads only the highest)",
-                p.display()
-            ));
-        }
-        // The highest generation in both encodings: no single log is current, so the session
-        // directory itself is given, and its reader reports the conflict as `show DIR` does
-        // ([`current_generation`]).
-        let mut per_dir: std::collections::HashMap<Option<&std::path::Path>, usize> =
-            std::collections::HashMap::new();
-        for p in current.iter().filter(|p| generation_of_path(p).is_some()) {
-            *per_dir.entry(p.parent()).or_default() += 1;
-        }
-        let mut conflicted = std::collections::BTreeSet::new();
-        for p in current {
-            match p.parent() {
-                Some(dir) if per_dir.get(&Some(dir)).is_some_and(|&n| n > 1) => {
-                    conflicted.insert(dir.to_path_buf());
-                }
-                _ => found.push(p.clone()),
-            }
-        }
-        found.extend(conflicted);
     }
     (found, skipped)
+}
+
+/// What [`discover`] takes from one directory given, and what that depends on besides the
+/// names of the files: the directories listed and the files judged by their first bytes.
+/// The search index keeps it and walks again only when one of those changed
+/// ([`crate::index::Index::update`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DirWalk {
+    /// The logs, stores and conflicted session directories taken, in [`discover`]'s order.
+    pub found: Vec<std::path::PathBuf>,
+    /// What was passed over, one line each, in [`discover`]'s order.
+    pub skipped: Vec<String>,
+    /// Every directory listed, the one given first (links followed, as walked): a file
+    /// added to one, removed or renamed changes its modification time.
+    pub dirs: Vec<std::path::PathBuf>,
+    /// The files taken or passed over by what they hold rather than by their name: files
+    /// named as SQLite stores, and other `*.jsonl` / `*.jsonl.zstd` ([`has_dsh_header`]).
+    pub judged: Vec<std::path::PathBuf>,
+    /// Whether something could not be listed or a link looped (`skipped` says which): such
+    /// a walk is not one to keep.
+    pub failed: bool,
+}
+
+/// [`discover`] of one directory.
+pub fn walk_dir(input: &std::path::Path) -> DirWalk {
+    let mut walk = DirWalk::default();
+    let mut here: Vec<std::path::PathBuf> = Vec::new();
+    // Files under other names are taken when they start with a DSH header.
+    let mut not_dsh = 0usize;
+    for entry in walkdir::WalkDir::new(input).follow_links(true) {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                walk.failed = true;
+                walk.skipped
+                    .push(format!("{}: skipped", walk_error(&e, input)));
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            walk.dirs.push(entry.into_path());
+            continue;
+        }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        let named_store = crate::load::store_file::has_store_extension(entry.path());
+        if named_store {
+            walk.judged.push(entry.path().to_path_buf());
+        }
+        if is_session_file_name(&name)
+            || (named_store && crate::load::store_file::looks_like_store(entry.path()))
+        {
+            here.push(entry.into_path());
+        } else if let Some(kind) = crate::load::leftovers::leftover(&name) {
+            walk.skipped.push(kind.note(entry.path()));
+        } else if name.ends_with(".jsonl") || name.ends_with(".jsonl.zstd") {
+            walk.judged.push(entry.path().to_path_buf());
+            if has_dsh_header(entry.path()) {
+                here.push(entry.into_path());
+            } else {
+                not_dsh += 1;
+            }
+        }
+    }
+    if not_dsh > 0 {
+        walk.skipped.push(not_dsh_note(input, not_dsh));
+    }
+    here.sort();
+    // Only the highest generation of a session directory is current (GENERATIONS §1.1).
+    let mut highest: std::collections::HashMap<Option<&std::path::Path>, u64> =
+        std::collections::HashMap::new();
+    for p in &here {
+        if let Some(n) = generation_of_path(p) {
+            let top = highest.entry(p.parent()).or_insert(n);
+            *top = (*top).max(n);
+        }
+    }
+    let (current, superseded): (Vec<&std::path::PathBuf>, Vec<&std::path::PathBuf>) = here
+        .iter()
+        .partition(|p| generation_of_path(p).is_none_or(|n| highest.get(&p.parent()) == Some(&n)));
+    for p in superseded {
+        walk.skipped.push(format!(
+            "{}: not checked: a frozen predecessor of a later generation in its session directory (DSH reads only the highest)",
+            p.display()
+        ));
+    }
+    // The highest generation in both encodings: no single log is current, so the session
+    // directory itself is given, and its reader reports the conflict as `show DIR` does
+    // ([`current_generation`]).
+    let mut per_dir: std::collections::HashMap<Option<&std::path::Path>, usize> =
+        std::collections::HashMap::new();
+    for p in current.iter().filter(|p| generation_of_path(p).is_some()) {
+        *per_dir.entry(p.parent()).or_default() += 1;
+    }
+    let mut conflicted = std::collections::BTreeSet::new();
+    for p in current {
+        match p.parent() {
+            Some(dir) if per_dir.get(&Some(dir)).is_some_and(|&n| n > 1) => {
+                conflicted.insert(dir.to_path_buf());
+            }
+            _ => walk.found.push(p.clone()),
+        }
+    }
+    walk.found.extend(conflicted);
+    walk
 }
 
 /// Why a session directory names no single log (§7.1, GENERATIONS §1.1).

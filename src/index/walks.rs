@@ -1,0 +1,190 @@
+//! The directory walks of an update ([`walk_dir`]), kept in the index (`walks`) so that the
+//! walk of a tree in which nothing was added, removed or renamed costs one `stat` of each of
+//! its directories instead of listing them all: on a root of 10,000 session directories,
+//! 10,000 `stat` calls instead of 50,000 calls to open, list and close them. Every `stat`
+//! is taken below the root's open directory ([`Below`]), on every core.
+//!
+//! A kept walk holds while every directory it listed has the same inode, size,
+//! modification and change time, and so has every file it judged by its first bytes (a
+//! store, a log under a name of its own). A walk is not kept when it failed somewhere, when
+//! a path below the root is not UTF-8 or holds a tab or a line break, or when something in
+//! it changed less than [`RACY_NS`] before the walk began: a file system's clock ticks
+//! coarsely, so a directory changed twice within one tick, once before the walk and once
+//! after, would show the same time (what git calls a racily clean entry).
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use rusqlite::OptionalExtension;
+
+use super::schema::{pack_text, unpack_text};
+use super::{Index, IndexError};
+use crate::load::layout::{DirWalk, walk_dir};
+use crate::load::stat::{Below, Stat};
+
+/// How long before a walk began a change must be for the walk to be kept, in ns.
+pub const RACY_NS: i64 = 2_000_000_000;
+
+/// What tells that a directory or a judged file changed: its [`Stat`] and change time (ns).
+type Stamp = (Stat, i64);
+
+/// A log or store a walk found, and its stat (or why there is none).
+pub(super) type Found = (PathBuf, std::io::Result<Stat>);
+
+/// A walk as the index keeps it, paths relative to its root.
+struct Kept {
+    found: Vec<String>,
+    skipped: Vec<String>,
+    stamped: Vec<(String, Stamp)>,
+}
+
+impl Kept {
+    /// Whether nothing it depends on changed.
+    fn holds(&self, below: &Below) -> bool {
+        self.stamped
+            .par_iter()
+            .all(|(rel, stamp)| below.stat(rel).ok().as_ref() == Some(stamp))
+    }
+
+    /// One line per entry: `t` lines (the stamp of a directory listed or a file judged:
+    /// inode, size, mtime, ctime, path), `f` lines (found), `s` lines (passed over).
+    fn encode(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for (rel, (s, ctime_ns)) in &self.stamped {
+            let _ = writeln!(
+                out,
+                "t\t{}\t{}\t{}\t{ctime_ns}\t{rel}",
+                s.inode, s.size, s.mtime_ns
+            );
+        }
+        for rel in &self.found {
+            let _ = writeln!(out, "f\t{rel}");
+        }
+        for line in &self.skipped {
+            let _ = writeln!(out, "s\t{line}");
+        }
+        out
+    }
+
+    /// The walk written by [`Kept::encode`]; `None` for anything else.
+    fn decode(text: &str) -> Option<Kept> {
+        let mut kept = Kept {
+            found: Vec::new(),
+            skipped: Vec::new(),
+            stamped: Vec::new(),
+        };
+        for line in text.lines() {
+            let (kind, rest) = line.split_once('\t')?;
+            match kind {
+                "t" => {
+                    let mut fields = rest.splitn(5, '\t');
+                    let mut number = || fields.next()?.parse::<i64>().ok();
+                    let stat = Stat {
+                        inode: number()? as u64,
+                        size: number()? as u64,
+                        mtime_ns: number()?,
+                    };
+                    let ctime_ns = number()?;
+                    kept.stamped
+                        .push((fields.next()?.to_owned(), (stat, ctime_ns)));
+                }
+                "f" => kept.found.push(rest.to_owned()),
+                "s" => kept.skipped.push(rest.to_owned()),
+                _ => return None,
+            }
+        }
+        Some(kept)
+    }
+
+    /// `walk`, relative to `root` and with its stamps, if it is one to keep.
+    fn of(walk: &DirWalk, root: &Path, below: &Below, started_ns: i64) -> Option<Kept> {
+        if walk.failed || walk.skipped.iter().any(|l| l.contains(['\n', '\r'])) {
+            return None;
+        }
+        let rel = |p: &PathBuf| -> Option<String> {
+            let r = p.strip_prefix(root).ok()?.to_str()?;
+            (!r.contains(['\t', '\n', '\r'])).then(|| r.to_owned())
+        };
+        let stamped = walk
+            .dirs
+            .par_iter()
+            .chain(walk.judged.par_iter())
+            .map(|path| {
+                let rel = rel(path)?;
+                let (stat, ctime_ns) = below.stat(&rel).ok()?;
+                let racy = stat.mtime_ns.max(ctime_ns) > started_ns.saturating_sub(RACY_NS);
+                (!racy).then_some((rel, (stat, ctime_ns)))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Kept {
+            found: walk.found.iter().map(rel).collect::<Option<_>>()?,
+            skipped: walk.skipped.clone(),
+            stamped,
+        })
+    }
+}
+
+impl Index {
+    /// The logs and stores under directory `root`, each with its stat, and what was passed
+    /// over, as [`walk_dir`] gives them: from the walk kept in the index when it still
+    /// holds (then the last is `true`), else from a new walk, kept for next time when it
+    /// can be.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub(super) fn walk(&self, root: &Path) -> Result<(Vec<Found>, Vec<String>, bool), IndexError> {
+        let key = root.to_string_lossy();
+        let below = Below::open(root);
+        let text: Option<String> = self
+            .conn
+            .prepare_cached("SELECT walk FROM walks WHERE root = ?1")
+            .and_then(|mut stmt| {
+                stmt.query_row([key.as_ref()], |r| Ok(unpack_text(r.get_ref(0)?)))
+                    .optional()
+            })
+            .map_err(|e| self.error(e))?;
+        if let Some(kept) = text.as_deref().and_then(Kept::decode)
+            && kept.holds(&below)
+        {
+            let found = kept
+                .found
+                .par_iter()
+                .map(|rel| {
+                    // `""`: the root itself, a session directory with no single log.
+                    let path = if rel.is_empty() {
+                        root.to_path_buf()
+                    } else {
+                        root.join(rel)
+                    };
+                    (path, below.stat(rel).map(|(stat, _)| stat))
+                })
+                .collect();
+            return Ok((found, kept.skipped, true));
+        }
+        let started_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let walk = walk_dir(root);
+        let kept = Kept::of(&walk, root, &below, started_ns);
+        let done = match &kept {
+            Some(kept) => self.conn.execute(
+                "INSERT OR REPLACE INTO walks (root, walk) VALUES (?1, ?2)",
+                rusqlite::params![key.as_ref(), pack_text(&kept.encode())],
+            ),
+            None => self
+                .conn
+                .execute("DELETE FROM walks WHERE root = ?1", [key.as_ref()]),
+        };
+        done.map_err(|e| self.error(e))?;
+        let found = walk
+            .found
+            .into_par_iter()
+            .map(|path| {
+                let stat = std::fs::metadata(&path).map(|meta| Stat::of(&meta));
+                (path, stat)
+            })
+            .collect();
+        Ok((found, walk.skipped, false))
+    }
+}
