@@ -13,6 +13,7 @@ mod cli;
 mod cmd;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod reading;
 mod render;
 
 use std::io::{self, Write};

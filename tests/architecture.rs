@@ -289,6 +289,30 @@ fn write_imports_neither_the_scan_the_heals_the_views_nor_the_planning() {
 }
 
 #[test]
+fn front_ends_do_not_reach_into_a_command() {
+    // A command file is the command line's own: the TUI, the MCP server, the renderers and
+    // the rooms call the rooms (and the binary's shared `reading` and `render`), and a
+    // command calls no other command, only the helpers `cmd/mod.rs` and `cmd/salvage.rs`
+    // share between commands.
+    let g = graph();
+    let commands = g.keys().filter(|m| m.starts_with("cmd::")).count();
+    assert!(commands > 15, "{commands} command modules found");
+    for (module, deps) in &g {
+        let command = module.starts_with("cmd::");
+        for dep in deps
+            .iter()
+            .filter(|d| *d == "cmd" || d.starts_with("cmd::"))
+        {
+            let shared = dep == "cmd" || dep == "cmd::salvage";
+            assert!(
+                (command && shared) || module == "main" || module == "cmd",
+                "{module} imports {dep}: call the room it calls, not the command"
+            );
+        }
+    }
+}
+
+#[test]
 fn no_source_file_is_over_1000_lines_but_the_json_layer() {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();

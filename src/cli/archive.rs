@@ -182,6 +182,20 @@ pub enum SearchRole {
     System,
 }
 
+impl From<SearchRole> for dsh_session::view::message_rows::PartKind {
+    /// The kind of message text a `--role` names.
+    fn from(role: SearchRole) -> Self {
+        use dsh_session::view::message_rows::PartKind;
+        match role {
+            SearchRole::User => PartKind::User,
+            SearchRole::Assistant => PartKind::Assistant,
+            SearchRole::Reasoning => PartKind::Reasoning,
+            SearchRole::Tool => PartKind::Tool,
+            SearchRole::System => PartKind::System,
+        }
+    }
+}
+
 /// Arguments of `tui`.
 #[derive(Debug, Args)]
 pub struct TuiArgs {

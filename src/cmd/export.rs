@@ -10,8 +10,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use dsh_session::export::TranscriptFormat;
 use dsh_session::export::jsonl::export_store;
-use dsh_session::export::{html, markdown};
 use dsh_session::scan::{self, Status};
 
 use crate::cli::{ExportArgs, ExportFormat};
@@ -56,14 +56,13 @@ pub fn run(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         return Err(Rejected(format!("{}: {}", args.file.display(), f.message)).into());
     }
     let file = args.file.display().to_string();
-    let cost = dsh_session::prices::money::cost_text(&read.usage);
-    let transcript = read
-        .transcript(&file, Some(&cost), !args.no_redact)
-        .with_context(|| args.file.display().to_string())?;
-    let text = match args.format {
-        ExportFormat::Html => html::render(&transcript),
-        _ => markdown::render(&transcript),
+    let format = match args.format {
+        ExportFormat::Html => TranscriptFormat::Html,
+        _ => TranscriptFormat::Markdown,
     };
+    let text = read
+        .transcript_text(&file, format, !args.no_redact)
+        .with_context(|| args.file.display().to_string())?;
     match &args.output {
         Some(path) => dsh_session::write::site::replace_file_durably(path, text.as_bytes())
             .with_context(|| format!("{}: cannot write", path.display()))?,
@@ -104,7 +103,7 @@ fn run_site(args: &ExportArgs, out: &mut dyn Write) -> Result<ExitCode> {
         }
     }
     // The built-in table, with a --prices file tried first (as `stats` prices).
-    let prices = crate::cmd::stats::price_table(args.prices.as_deref())?;
+    let prices = crate::cmd::price_table(args.prices.as_deref())?;
     let summary = dsh_session::export::site::build(
         &inputs,
         dir,

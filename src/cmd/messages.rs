@@ -10,7 +10,6 @@ use anyhow::{Context, Result, bail};
 use dsh_session::repair::{self, RepairError};
 use dsh_session::replay::Keep;
 use dsh_session::scan::ScanOptions;
-use dsh_session::view::message_at::{self, NoMessage};
 use dsh_session::view::surface_at::SurfaceAt;
 
 use crate::cli::{MessageFormat, MessagesArgs, ProviderName};
@@ -18,15 +17,13 @@ use crate::cmd::salvage::{self, Shape};
 use crate::cmd::{Rejected, readable, scan_readable_as, spool_stdin};
 use crate::render::messages::{kept_context, kept_messages, write_heal_notes, write_messages};
 
-pub use dsh_session::view::message_at::OneMessage;
-
 /// Runs `messages`.
 pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(provider) = args.provider {
         return run_healed(args, provider, out);
     }
     if let Some(seq) = args.seq {
-        let one = one_message(&args.file, args.session.as_deref(), seq)?;
+        let one = crate::reading::one_message(&args.file, args.session.as_deref(), seq)?;
         writeln!(out, "{}", one.message)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -70,34 +67,6 @@ pub fn run(args: &MessagesArgs, out: &mut dyn Write) -> Result<ExitCode> {
         salvage::tail(out, shape)?;
     }
     Ok(salvage::exit_code(salvaged.as_ref()))
-}
-
-/// The message the event `seq` of the log at `file` derives (of `session` in a store), on
-/// the surface or shadowed by a replace: what `messages --seq` and `show --seq` print
-/// ([`message_at::find`]).
-///
-/// # Errors
-/// The log cannot be read, or is corrupt or refused ([`Rejected`]); `seq` is no event of
-/// the log, or an event that derives no message (a usage error naming the seq).
-pub fn one_message(file: &std::path::Path, session: Option<&str>, seq: u64) -> Result<OneMessage> {
-    let options = ScanOptions {
-        session: session.map(str::to_owned),
-        ..ScanOptions::default()
-    };
-    let mut keep = message_at::KEEP;
-    let spooled = spool_stdin(file)?;
-    let path = spooled.as_ref().map_or(file, |s| s.path());
-    let report = scan_readable_as(path, file, &options, &mut [&mut keep])?;
-    let name = file.display();
-    match message_at::find(&report, seq) {
-        Ok(one) => Ok(one),
-        Err(NoMessage::NotAnEntry { events, .. }) => bail!(
-            "{name}: seq {seq} derives no message (the log's events are seqs 0 to {}; `dsh-session surface {name} --all` lists those that do)",
-            events.saturating_sub(1)
-        ),
-        Err(e @ NoMessage::Derives { .. }) => bail!("{name}: {e}"),
-        Err(NoMessage::ReadBack(e)) => Err(anyhow::Error::new(e).context(kept_context(&name))),
-    }
 }
 
 /// `messages --provider NAME`: the history after `repair --provider NAME`, computed in

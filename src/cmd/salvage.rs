@@ -43,11 +43,11 @@ pub fn scan_salvaging<V>(
     salvage: bool,
     mut read: impl FnMut(&Path, &ScanOptions) -> Result<(Report, V), ScanError>,
 ) -> Result<(Report, V, Option<Salvaged>)> {
-    let context = || shown.display().to_string();
     if !salvage {
-        let (report, views) = read(path, options).with_context(context)?;
-        return Ok((readable(report, shown)?, views, None));
+        let (report, views) = crate::reading::read_readable(path, shown, options, read)?;
+        return Ok((report, views, None));
     }
+    let context = || shown.display().to_string();
     // A second pass reads the log again when its defect was found after later lines:
     // standard input is kept in a temporary file.
     let spooled = spool_stdin(path)?;

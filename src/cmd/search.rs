@@ -10,20 +10,9 @@ use anyhow::{Context, Result, bail};
 use dsh_session::index::{Query, SessionFilter};
 use dsh_session::view::message_rows::PartKind;
 
-use crate::cli::{SearchArgs, SearchRole};
+use crate::cli::SearchArgs;
 use crate::render::index::{Say, open, update};
 use crate::render::search::{Names, write_hits, write_sessions};
-
-/// The kind of message text a `--role` names.
-pub fn kind(role: SearchRole) -> PartKind {
-    match role {
-        SearchRole::User => PartKind::User,
-        SearchRole::Assistant => PartKind::Assistant,
-        SearchRole::Reasoning => PartKind::Reasoning,
-        SearchRole::Tool => PartKind::Tool,
-        SearchRole::System => PartKind::System,
-    }
-}
 
 /// Runs `search`.
 pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCode> {
@@ -33,7 +22,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
     let when = |flag, text: &Option<String>, end| {
         text.as_deref()
-            .map(|t| crate::cmd::stats::parse_when(flag, t, &tz, end))
+            .map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
             .transpose()
     };
     let (since, until) = (
@@ -60,7 +49,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
         },
         since,
         until,
-        kinds: args.role.iter().map(|r| kind(*r)).collect(),
+        kinds: args.role.iter().map(|r| PartKind::from(*r)).collect(),
         tool: args.tool.clone(),
         include_shadowed: args.include_shadowed,
         limit: (args.limit > 0).then_some(args.limit),

@@ -5,7 +5,6 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use dsh_session::scan::ScanOptions;
 use dsh_session::view::summary;
 
 use crate::cli::ShowArgs;
@@ -14,15 +13,11 @@ use crate::cmd::salvage;
 /// Runs `show`.
 pub fn run(args: &ShowArgs, out: &mut dyn Write) -> Result<ExitCode> {
     if let Some(seq) = args.seq {
-        let one = crate::cmd::messages::one_message(&args.file, args.session.as_deref(), seq)?;
+        let one = crate::reading::one_message(&args.file, args.session.as_deref(), seq)?;
         crate::render::show::write_message(out, &one, args.format)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let options = ScanOptions {
-        session: args.session.clone(),
-        dsh: dsh_session::edge::Judge::default().with_both_lines(),
-        ..ScanOptions::default()
-    };
+    let options = summary::options(args.session.clone());
     let (report, views, salvaged) = salvage::scan_salvaging(
         &args.file,
         &args.file,

@@ -3,41 +3,23 @@
 //! [`crate::render::stats`].
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::prices::PriceTable;
 use dsh_session::view::usage::{GroupBy, UsageOptions};
 use dsh_session::wording::utc;
 
 use crate::cli::{StatsArgs, StatsBy};
 use crate::render::stats::Asked;
 
-/// [`dsh_session::stats::parse_when`], for the commands that take times (`search`, `mcp`).
-pub(crate) fn parse_when(
-    flag: &str,
-    text: &str,
-    tz: &jiff::tz::TimeZone,
-    end_of_day: bool,
-) -> Result<i64> {
-    Ok(dsh_session::stats::parse_when(flag, text, tz, end_of_day)?)
-}
-
-/// The built-in price table, under the `--prices` file when one is given.
-pub(crate) fn price_table(file: Option<&Path>) -> Result<Arc<PriceTable>> {
-    let table = PriceTable::built_in_under(file)
-        .with_context(|| format!("--prices {}", file.unwrap_or(Path::new("")).display()))?;
-    Ok(Arc::new(table))
-}
-
 /// Runs `stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
     let when = |flag, text: &Option<String>, end| {
         let text = text.as_deref();
-        text.map(|t| parse_when(flag, t, &tz, end)).transpose()
+        text.map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
+            .transpose()
     };
     let (since, until) = (
         when("--since", &args.since, false)?,
@@ -48,7 +30,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     {
         bail!("--since ({}) is not before --until ({})", utc(a), utc(b));
     }
-    let table = price_table(args.prices.as_deref())?;
+    let table = crate::cmd::price_table(args.prices.as_deref())?;
     let by = match args.by {
         StatsBy::Day => GroupBy::Day,
         StatsBy::Session => GroupBy::Session,

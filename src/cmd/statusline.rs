@@ -11,7 +11,7 @@ use crate::cli::StatuslineArgs;
 
 /// Runs `statusline`.
 pub fn run(args: &StatuslineArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let prices = crate::cmd::stats::price_table(args.prices.as_deref())?;
+    let prices = crate::cmd::price_table(args.prices.as_deref())?;
     let zone = jiff::tz::TimeZone::system();
     let now = args
         .now

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use dsh_session::tui::{App, Effect, Theme, source};
 
-use crate::cli::{ExportArgs, ExportFormat, TuiArgs};
+use crate::cli::TuiArgs;
 
 /// Why `tui` will not start without a terminal (exit 2).
 pub const NOT_A_TERMINAL: &str = "tui needs a terminal on standard input and output; in a pipe or a script use `dsh-session show FILE`, `dsh-session messages FILE` or `dsh-session export FILE --format markdown`";
@@ -96,17 +96,25 @@ fn export(target: &source::Target) -> Result<PathBuf> {
     if source::is_the_log(target, Path::new(&path)) {
         bail!("{} is the log itself", path.display());
     }
-    let args = ExportArgs {
-        file: target.file.clone(),
-        more: Vec::new(),
-        prices: None,
-        format: ExportFormat::Markdown,
-        output: Some(path.clone()),
-        out: None,
-        no_redact: false,
-        session: target.store_session.clone(),
-        salvage: false,
-    };
-    crate::cmd::export::run(&args, &mut std::io::sink())?;
+    // Read as `export` reads it (a damaged log up to its defect, its verdict at the top).
+    let prices = std::sync::Arc::new(dsh_session::prices::PriceTable::built_in().clone());
+    let shown = target.file.display().to_string();
+    let read =
+        dsh_session::export::read_session(&target.file, target.store_session.clone(), prices)
+            .with_context(|| shown.clone())?;
+    if let (dsh_session::scan::Status::Foreign, Some(f)) =
+        (read.report.status, &read.report.finding)
+    {
+        bail!("{shown}: {}", f.message);
+    }
+    let text = read
+        .transcript_text(
+            &shown,
+            dsh_session::export::TranscriptFormat::Markdown,
+            true,
+        )
+        .with_context(|| shown.clone())?;
+    dsh_session::write::site::replace_file_durably(&path, text.as_bytes())
+        .with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(std::env::current_dir().map_or(path.clone(), |d| d.join(&path)))
 }

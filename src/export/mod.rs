@@ -333,6 +333,35 @@ impl SessionRead {
         };
         Transcript::build(&sources, Redactor::new(redact))
     }
+
+    /// The transcript as `export --format markdown|html` writes it: the log named `file`,
+    /// with the session's cost at the prices it was read with, redacted unless `redact` is
+    /// false.
+    ///
+    /// # Errors
+    /// As [`Transcript::build`].
+    pub fn transcript_text(
+        &self,
+        file: &str,
+        format: TranscriptFormat,
+        redact: bool,
+    ) -> std::io::Result<String> {
+        let cost = crate::prices::money::cost_text(&self.usage);
+        let transcript = self.transcript(file, Some(&cost), redact)?;
+        Ok(match format {
+            TranscriptFormat::Markdown => markdown::render(&transcript),
+            TranscriptFormat::Html => html::render(&transcript),
+        })
+    }
+}
+
+/// The text a transcript is written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TranscriptFormat {
+    /// Markdown ([`markdown::render`]).
+    Markdown,
+    /// One HTML page ([`html::render`]).
+    Html,
 }
 
 /// What [`Transcript::build`] reads.

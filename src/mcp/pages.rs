@@ -62,7 +62,7 @@ impl History {
             session: store_session(row),
             ..ScanOptions::default()
         };
-        let report = crate::cmd::scan_readable_as(
+        let report = crate::reading::scan_readable_as(
             &row.file,
             &row.file,
             &options,

@@ -10,10 +10,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cli::{
-    IndexLocation, ListFormat, McpArgs, ProvenanceArgs, ProvenanceFormat, ProviderName, SearchRole,
-    ShowArgs, TableFormat, ValidateArgs,
-};
+use dsh_session::scan::ScanOptions;
+use dsh_session::view::message_rows::PartKind;
+
+use crate::cli::{IndexLocation, McpArgs, ProvenanceFormat, ProviderName, SearchRole, TableFormat};
 use crate::render::index::{Say, open, update};
 use crate::render::search::{Names, hit_rows};
 /// Sessions `list_sessions` gives when not told.
@@ -157,7 +157,7 @@ pub(super) fn store_session(row: &SessionRow) -> Option<String> {
 }
 
 /// Runs a command into a buffer and returns what it printed; an error is the tool's.
-fn printed(run: impl FnOnce(&mut Vec<u8>) -> Result<std::process::ExitCode>) -> Result<String> {
+fn printed(run: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<String> {
     let mut out = Vec::new();
     run(&mut out)?;
     String::from_utf8(out).context("internal error: a command printed text that is not UTF-8")
@@ -165,8 +165,9 @@ fn printed(run: impl FnOnce(&mut Vec<u8>) -> Result<std::process::ExitCode>) -> 
 
 /// A `since`/`until` time in UTC, as `search --since` reads it.
 fn when(flag: &str, text: Option<&str>, end_of_day: bool) -> Result<Option<i64>> {
-    text.map(|t| crate::cmd::stats::parse_when(flag, t, &jiff::tz::TimeZone::UTC, end_of_day))
-        .transpose()
+    let utc = jiff::tz::TimeZone::UTC;
+    let when = text.map(|t| dsh_session::stats::parse_when(flag, t, &utc, end_of_day));
+    Ok(when.transpose()?)
 }
 
 /// A session's verdict, as `list_sessions` filters by it.
@@ -293,7 +294,7 @@ pub fn search(cx: &Context, p: Search) -> Result<String> {
             .roles
             .unwrap_or_default()
             .into_iter()
-            .map(crate::cmd::search::kind)
+            .map(PartKind::from)
             .collect(),
         tool: p.tool,
         include_shadowed: p.include_shadowed.unwrap_or(false),
@@ -312,15 +313,12 @@ pub struct SessionName {
 
 /// `show`: what `show --format json` prints.
 pub fn show(cx: &Context, p: SessionName) -> Result<String> {
+    use dsh_session::view::summary;
     let row = cx.find(&cx.index()?, &p.session)?;
-    let args = ShowArgs {
-        file: row.file.clone(),
-        format: TableFormat::Json,
-        session: store_session(&row),
-        salvage: false,
-        seq: None,
-    };
-    printed(|out| crate::cmd::show::run(&args, out))
+    let options = summary::options(store_session(&row));
+    let (report, views) =
+        crate::reading::read_readable(&row.file, &row.file, &options, summary::scan)?;
+    printed(|out| crate::render::show::write(out, &report, &views, None, TableFormat::Json))
 }
 
 /// Arguments of `get_message`.
@@ -337,7 +335,7 @@ pub struct GetMessage {
 pub fn get_message(cx: &Context, p: GetMessage) -> Result<String> {
     let row = cx.find(&cx.index()?, &p.session)?;
     let session = store_session(&row);
-    let one = crate::cmd::messages::one_message(&row.file, session.as_deref(), p.seq)?;
+    let one = crate::reading::one_message(&row.file, session.as_deref(), p.seq)?;
     let message: Value = serde_json::from_str(&one.message)?;
     Ok(serde_json::json!({
         "session": row.session,
@@ -361,25 +359,28 @@ pub struct Validate {
 
 /// `validate`: the verdict `validate --format json` prints for the session.
 pub fn validate(cx: &Context, p: Validate) -> Result<String> {
+    use dsh_session::validate::{Gate, check_all};
     let row = cx.find(&cx.index()?, &p.session)?;
-    let args = ValidateArgs {
-        files: vec![row.file.clone()],
-        format: ListFormat::Json,
-        quiet: false,
-        session: store_session(&row),
-        provider: p.provider,
+    let gate = Gate {
+        provider: p.provider.map(ProviderName::profile),
         strict: false,
     };
-    let text = printed(|out| crate::cmd::validate::run(&args, false, out))?;
-    let verdicts: Vec<Value> = serde_json::from_str(&text)?;
-    let Some(verdict) = verdicts.into_iter().next() else {
+    let checked = check_all(
+        std::slice::from_ref(&row.file),
+        store_session(&row).as_ref(),
+        &|_| None,
+    );
+    let Some(verdict) = crate::render::validate::verdicts(&checked, gate)
+        .into_iter()
+        .next()
+    else {
         bail!("{}: holds no session {}", row.file.display(), row.session);
     };
-    if verdict["status"] == "error" {
-        let why = verdict["message"].as_str().unwrap_or("cannot be read");
+    if verdict.status == "error" {
+        let why = verdict.message.as_deref().unwrap_or("cannot be read");
         bail!("{}: {why}", row.file.display());
     }
-    Ok(verdict.to_string())
+    Ok(serde_json::to_string(&verdict)?)
 }
 
 /// Arguments of `provenance`.
@@ -395,14 +396,21 @@ pub struct Provenance {
 
 /// `provenance`: what `provenance --format json` prints.
 pub fn provenance(cx: &Context, p: Provenance) -> Result<String> {
+    use dsh_session::provenance::trace::{self, TraceError};
     let row = cx.find(&cx.index()?, &p.session)?;
-    let args = ProvenanceArgs {
-        file: row.file.clone(),
-        seq: p.seq,
-        session: store_session(&row),
-        depth: p.depth,
-        format: ProvenanceFormat::Json,
-        salvage: false,
+    let session = store_session(&row);
+    let options = ScanOptions {
+        session: session.clone(),
+        ..ScanOptions::default()
     };
-    printed(|out| crate::cmd::provenance::run(&args, out))
+    let file = &row.file;
+    let (report, index) = crate::reading::read_readable(file, file, &options, trace::scan_index)?;
+    let t = match trace::trace(file, session.as_ref(), p.seq, p.depth, &report, index) {
+        Ok(t) => t,
+        Err(e @ TraceError::Beyond { .. }) => bail!("{}: {e}", file.display()),
+        Err(TraceError::Scan(e)) => {
+            return Err(anyhow::Error::new(e).context(file.display().to_string()));
+        }
+    };
+    printed(|out| crate::render::provenance::write(out, &t, ProvenanceFormat::Json, None))
 }

@@ -29,15 +29,7 @@ pub fn write(
     quiet: bool,
     color: bool,
 ) -> anyhow::Result<()> {
-    let verdicts: Vec<Verdict> = (checked.iter())
-        .flat_map(|(file, c)| match c {
-            Checked::Reports(reports) => (reports.iter())
-                .map(|v| verdict(file.clone(), &v.report, v.surface_len, gate))
-                .collect(),
-            Checked::NoSessions => Vec::new(),
-            Checked::Unreadable(why) => vec![io_error(file.clone(), why.clone())],
-        })
-        .collect();
+    let verdicts = verdicts(checked, gate);
     let shown: Vec<&Verdict> = verdicts
         .iter()
         .filter(|v| !(quiet && v.status == "valid" && v.warnings.is_empty()))
@@ -78,6 +70,20 @@ pub fn write(
     Ok(())
 }
 
+/// The verdicts of the `checked` logs under `gate`, as `--format json` lists them: one per
+/// session read, one of status `error` per input that could not be read.
+pub fn verdicts(checked: &[(String, Checked)], gate: Gate) -> Vec<Verdict> {
+    (checked.iter())
+        .flat_map(|(file, c)| match c {
+            Checked::Reports(reports) => (reports.iter())
+                .map(|v| verdict(file.clone(), &v.report, v.surface_len, gate))
+                .collect(),
+            Checked::NoSessions => Vec::new(),
+            Checked::Unreadable(why) => vec![io_error(file.clone(), why.clone())],
+        })
+        .collect()
+}
+
 /// `N valid, M torn-tail, K corrupt, R refused`, with the gates and the unreadable.
 fn summary(t: &Tally, gate: Gate) -> String {
     let unreadable = if t.unreadable > 0 {
@@ -104,19 +110,20 @@ fn summary(t: &Tally, gate: Gate) -> String {
 
 /// One line of `validate --format json|jsonl`.
 #[derive(Debug, Serialize)]
-struct Verdict {
+pub struct Verdict {
     schema_version: u32,
     file: String,
     /// The session id, for a SQLite store.
     session: Option<String>,
     /// `valid`, `torn-tail`, `corrupt`, `refused`, or `error` (the file could not be read).
-    status: &'static str,
+    pub status: &'static str,
     rule: Option<&'static str>,
     seq: Option<u64>,
     line: Option<u64>,
     /// SQLite only: the `seq` column of the physical row concerned.
     row: Option<u64>,
-    message: Option<String>,
+    /// The finding's or torn tail's message, or why the file could not be read.
+    pub message: Option<String>,
     /// Events replayed (the torn tail excluded); `null` for a path that could not be read
     /// (not known, not zero).
     events: Option<u64>,

@@ -27,6 +27,16 @@ pub struct Summary {
     pub cost: Counts,
 }
 
+/// The options `show` reads a log with (of `session` in a store): verdicts of both DSH
+/// lines, so that the summary can say what each does with the log.
+pub fn options(session: Option<String>) -> ScanOptions {
+    ScanOptions {
+        session,
+        dsh: crate::edge::Judge::default().with_both_lines(),
+        ..ScanOptions::default()
+    }
+}
+
 /// Scans the log at `path` with `options` for its [`Summary`] (the provider rules' view
 /// adds its warnings to the report).
 ///
