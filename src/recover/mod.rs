@@ -1,7 +1,10 @@
 //! Recovery, the planning half (`recover FILE --out ROOT`): from a log DSH refuses, new
-//! sessions DSH loads, losing nothing it can keep. [`plan`] writes nothing; [`run`] hands
-//! the [`Recovery`] ([`recovery`]) to [`crate::write::new_session`], which publishes its
-//! sessions.
+//! sessions DSH loads, losing nothing it can keep. [`run`] goes down once: it reads the log
+//! ([`read`]: the scan's verdict and every record as stored), plans on what was read
+//! ([`plan_read`], which writes nothing and reads no file: each session is checked in
+//! memory through the [`CheckAt`] it is handed), hands the [`Recovery`]'s sessions
+//! ([`recovery`]) to [`crate::write::new_session`], which publishes them and reads each
+//! back ([`publish::read_back`]), and returns what it did for a front end to render.
 //!
 //! 1. [`stored`] reads every record and defect of the log, on past each defect.
 //! 2. [`writers`] tells the branches of two processes that wrote the same log apart (a
@@ -17,8 +20,8 @@
 //!    ends with a [`note`] that cites the original and quotes each message record it
 //!    could not hold ([`note::message_quotes`]); [`fates`] says where each line went
 //!    ([`Recovery::lines`]), [`session`] what each session holds.
-//! 4. [`run`] hands the finished plan to [`crate::write`] ([`publish`]) and reads each
-//!    session back from where it was written.
+//! 4. [`run`] hands the finished plan to [`crate::write::new_session`], which publishes
+//!    each session and reads it back from where it was written ([`publish`]).
 //!
 //! A header DSH refuses is rebuilt first ([`header`]), from what it holds; what it had to
 //! assume is said in the note and in [`Recovery::lines`].
