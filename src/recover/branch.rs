@@ -78,6 +78,20 @@ pub struct Target<'a> {
     pub both_lines: bool,
 }
 
+impl Target<'_> {
+    /// The session of the branch `records` as `policy` decides it, under this header
+    /// ([`assemble`]), the closers at its defects those the check computes.
+    fn assembled(&self, stored: &Stored, records: &[usize], policy: &Policy) -> Candidate {
+        let check = self.check;
+        let mut closers_of = |text: &[u8]| -> Vec<String> {
+            check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
+                .map(|r| r.closers)
+                .unwrap_or_default()
+        };
+        assemble(stored, records, policy, self.header.text(), &mut closers_of)
+    }
+}
+
 fn options(line: DshLine, append_closers: bool, then_append: Vec<String>) -> ScanOptions {
     ScanOptions {
         dsh: Judge {
@@ -171,21 +185,9 @@ fn recover_branch_with(
     };
     let mut changes: Vec<Change> = Vec::new();
     let mut drops: Vec<(usize, Finding)> = Vec::new();
-    let check = target.check;
-    let mut closers_of = |text: &[u8]| -> Vec<String> {
-        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
-            .map(|r| r.closers)
-            .unwrap_or_default()
-    };
     let mut acted = 0;
     let candidate = loop {
-        let candidate = assemble(
-            stored,
-            records,
-            &policy,
-            target.header.text(),
-            &mut closers_of,
-        );
+        let candidate = target.assembled(stored, records, &policy);
         let Some(finding) = first_finding(target, &candidate.text, &[])? else {
             break candidate;
         };
@@ -326,22 +328,10 @@ fn the_one_change(
     candidates: &[Edit],
 ) -> Result<Result<Edit, String>, ScanError> {
     let mut passing = Vec::new();
-    let check = target.check;
-    let mut closers_of = |text: &[u8]| -> Vec<String> {
-        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
-            .map(|r| r.closers)
-            .unwrap_or_default()
-    };
     for edit in candidates {
         let mut trial = policy.clone();
         trial.edits.entry(i).or_default().push(edit.clone());
-        let c = assemble(
-            stored,
-            records,
-            &trial,
-            target.header.text(),
-            &mut closers_of,
-        );
+        let c = target.assembled(stored, records, &trial);
         // The change passes when the record is no longer the one refused first.
         let after = first_finding(target, &c.text, &[])?;
         let still = after
