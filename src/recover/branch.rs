@@ -10,7 +10,7 @@ use crate::event::Era;
 use crate::heal::Heal;
 use crate::provider::Provider;
 use crate::recover::assemble::{Candidate, Origin, Policy, assemble};
-use crate::recover::edit::{Edit, change, value_at};
+use crate::recover::edit::{Edit, Object, value_at};
 use crate::recover::shapes::{Decision, decide_in, dropped_by, header_change};
 use crate::recover::stored::Stored;
 use crate::replay::Keep;
@@ -70,12 +70,26 @@ pub type Check<'a> =
 
 /// What the branch's checks read: the session's header, and how DSH loads it.
 pub struct Target<'a> {
-    /// The header line, new id in it.
-    pub header: String,
+    /// The header line, new id in it, read once.
+    pub header: Object,
     /// The session checked where it would be stored.
     pub check: &'a Check<'a>,
     /// Check as DSH 0.1.1 loads it too (not for the v0 alpha dialect DSH 0.1.1 refuses).
     pub both_lines: bool,
+}
+
+impl Target<'_> {
+    /// The session of the branch `records` as `policy` decides it, under this header
+    /// ([`assemble`]), the closers at its defects those the check computes.
+    fn assembled(&self, stored: &Stored, records: &[usize], policy: &Policy) -> Candidate {
+        let check = self.check;
+        let mut closers_of = |text: &[u8]| -> Vec<String> {
+            check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
+                .map(|r| r.closers)
+                .unwrap_or_default()
+        };
+        assemble(stored, records, policy, self.header.text(), &mut closers_of)
+    }
 }
 
 fn options(line: DshLine, append_closers: bool, then_append: Vec<String>) -> ScanOptions {
@@ -171,16 +185,9 @@ fn recover_branch_with(
     };
     let mut changes: Vec<Change> = Vec::new();
     let mut drops: Vec<(usize, Finding)> = Vec::new();
-    let check = target.check;
-    let mut closers_of = |text: &[u8]| -> Vec<String> {
-        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
-            .map(|r| r.closers)
-            .unwrap_or_default()
-    };
     let mut acted = 0;
     let candidate = loop {
-        let header = target.header.clone();
-        let candidate = assemble(stored, records, &policy, &header, &mut closers_of);
+        let candidate = target.assembled(stored, records, &policy);
         let Some(finding) = first_finding(target, &candidate.text, &[])? else {
             break candidate;
         };
@@ -202,7 +209,7 @@ fn recover_branch_with(
                         finding.message
                     )));
                 };
-                let (header, before) = change(&target.header, &edits);
+                let (header, before) = target.header.changed(&edits);
                 for (edit, before) in edits.into_iter().zip(before) {
                     changes.push(Change {
                         item: None,
@@ -321,16 +328,10 @@ fn the_one_change(
     candidates: &[Edit],
 ) -> Result<Result<Edit, String>, ScanError> {
     let mut passing = Vec::new();
-    let check = target.check;
-    let mut closers_of = |text: &[u8]| -> Vec<String> {
-        check(text, &options(DshLine::Current, true, Vec::new()), &mut [])
-            .map(|r| r.closers)
-            .unwrap_or_default()
-    };
     for edit in candidates {
         let mut trial = policy.clone();
         trial.edits.entry(i).or_default().push(edit.clone());
-        let c = assemble(stored, records, &trial, &target.header, &mut closers_of);
+        let c = target.assembled(stored, records, &trial);
         // The change passes when the record is no longer the one refused first.
         let after = first_finding(target, &c.text, &[])?;
         let still = after

@@ -129,9 +129,18 @@ fn member_span(text: &str, path: &MemberPath) -> Option<Range<usize>> {
 
 /// [`member_span`] of the member found in `text` as its `key` token and `value`.
 fn member_span_of(text: &str, key: Json<'_>, value: Json<'_>) -> Range<usize> {
+    member_range(
+        text,
+        offset(text, key),
+        offset(text, value) + value.raw().len(),
+    )
+}
+
+/// The byte range that removing the member whose key starts at `start` and whose value
+/// ends at `end` takes out of `text`: with the comma before it (the comma after it, and the
+/// blanks after that, for a first member).
+fn member_range(text: &str, start: usize, end: usize) -> Range<usize> {
     let bytes = text.as_bytes();
-    let start = offset(text, key);
-    let end = offset(text, value) + value.raw().len();
     let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
     let mut before = start;
     while before > 0 && is_ws(bytes[before - 1]) {
@@ -180,30 +189,6 @@ fn added(text: &str, path: &MemberPath, value: &str) -> Option<Splice> {
     Some((end..end, format!("{comma}{name}:{value}")))
 }
 
-/// `text` with `edits` made, and the value each edit's member held before (raw JSON;
-/// `None` where it was absent): one parse of `text` per edit, every splice in the original
-/// text (as [`splice`] and [`apply`] make them).
-pub fn change(text: &str, edits: &[Edit]) -> (String, Vec<Option<String>>) {
-    let mut before = Vec::new();
-    let mut splices = Vec::new();
-    for edit in edits {
-        let found = find(text, edit.path());
-        before.push(found.map(|(_, v)| v.raw().to_owned()));
-        splices.extend(match (edit, found) {
-            (Edit::Remove(_), Some((Some(key), value))) => {
-                Some((member_span_of(text, key, value), String::new()))
-            }
-            (Edit::Remove(_), _) => None,
-            (Edit::Set(_, with), Some((_, value))) => {
-                let start = offset(text, value);
-                Some((start..start + value.raw().len(), with.clone()))
-            }
-            (Edit::Set(path, with), None) => added(text, path, with),
-        });
-    }
-    (apply(text, splices), before)
-}
-
 /// `text` with `splices` made; they must not overlap (they are applied from the end, so
 /// each range is one of the original text).
 pub fn apply(text: &str, mut splices: Vec<Splice>) -> String {
@@ -219,6 +204,138 @@ pub fn apply(text: &str, mut splices: Vec<Splice>) -> String {
         out.replace_range(range, &with);
     }
     out
+}
+
+/// A JSON object's text read once: where each of its top-level members is, so that a member
+/// is looked up, taken out or set ([`Object::changed`]) without parsing the text again. A
+/// recovered session's header is one: read once when its new id is given, then changed
+/// as the checks ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    text: String,
+    /// Each member in text order: its name, the byte range of its key token (quotes
+    /// included) and of its value.
+    members: Vec<(String, Range<usize>, Range<usize>)>,
+}
+
+impl Object {
+    /// The object `text` holds; `None` when it is not one JSON object.
+    pub fn parse(text: String) -> Option<Object> {
+        let json = Json::parse(&text).ok().filter(|j| j.is_object())?;
+        let members = (json.members())
+            .map(|(name, value)| {
+                let key = offset(&text, name);
+                let at = offset(&text, value);
+                (
+                    name.as_str().map(|k| k.into_owned()).unwrap_or_default(),
+                    key..key + name.raw().len(),
+                    at..at + value.raw().len(),
+                )
+            })
+            .collect();
+        Some(Object { text, members })
+    }
+
+    /// The object's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The member named `key` (the last of repeated keys, as JSON.parse keeps it).
+    fn member(&self, key: &str) -> Option<&(String, Range<usize>, Range<usize>)> {
+        self.members.iter().rev().find(|(name, _, _)| name == key)
+    }
+
+    /// The raw JSON of the member named `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.member(key)
+            .map(|(_, _, value)| &self.text[value.clone()])
+    }
+
+    /// The object with `edits` made to its top-level members, each as [`splice`] makes it
+    /// in the original text and all of them as [`apply`] makes them (the same bytes), and
+    /// the value each edit's member held before (raw JSON; `None` where it was absent). An
+    /// edit of a deeper member is not made (`None`).
+    pub fn changed(&self, edits: &[Edit]) -> (Object, Vec<Option<String>>) {
+        let mut before = Vec::new();
+        let mut splices = Vec::new();
+        for edit in edits {
+            let key = match edit.path().0.as_slice() {
+                [Step::Key(key)] => Some(key.as_str()),
+                _ => None,
+            };
+            let found = key.and_then(|k| self.member(k));
+            before.push(found.map(|(_, _, v)| self.text[v.clone()].to_owned()));
+            splices.extend(match (edit, found, key) {
+                (Edit::Remove(_), Some((_, k, v)), _) => {
+                    Some((member_range(&self.text, k.start, v.end), String::new()))
+                }
+                (Edit::Set(_, with), Some((_, _, v)), _) => Some((v.clone(), with.clone())),
+                (Edit::Set(_, with), None, Some(key)) => self.added(key, with),
+                _ => None,
+            });
+        }
+        (self.spliced(splices), before)
+    }
+
+    /// The splice that adds the member `key` with `value` last, as [`added`] makes it.
+    fn added(&self, key: &str, value: &str) -> Option<Splice> {
+        let end = self.text.trim_end().len().checked_sub(1)?;
+        let comma = if self.members.is_empty() { "" } else { "," };
+        let name = serde_json::to_string(key).ok()?;
+        Some((end..end, format!("{comma}{name}:{value}")))
+    }
+
+    /// The object with `splices` made as [`apply`] makes them, its members found again
+    /// where the splices moved them (a member a splice takes out is gone; one it sets or
+    /// adds is where the splice put it).
+    fn spliced(&self, mut splices: Vec<Splice>) -> Object {
+        splices.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let mut text = self.text.clone();
+        let mut members = self.members.clone();
+        let mut before = text.len();
+        for (range, with) in splices {
+            // Overlapping splices: the later-starting one wins, as in [`apply`].
+            if range.end > before {
+                continue;
+            }
+            before = range.start;
+            let grown = with.len() as isize - range.len() as isize;
+            let shift = |r: &Range<usize>| {
+                let move_by = |at: usize| (at as isize + grown) as usize;
+                move_by(r.start)..move_by(r.end)
+            };
+            members.retain(|(_, k, v)| {
+                !(range.start <= k.start && v.end <= range.end) || range.is_empty()
+            });
+            for (_, k, v) in &mut members {
+                if *v == range {
+                    *v = range.start..range.start + with.len();
+                } else if k.start >= range.end {
+                    (*k, *v) = (shift(k), shift(v));
+                }
+            }
+            if range.is_empty() {
+                // An added member: `,"key":value` at the end.
+                let comma = usize::from(with.starts_with(','));
+                let colon = string_end(with.as_bytes(), comma);
+                let key = range.start + comma..range.start + colon;
+                let name = serde_json::from_str(&with[comma..colon]).unwrap_or_default();
+                members.push((name, key, range.start + colon + 1..range.start + with.len()));
+            }
+            text.replace_range(range, &with);
+        }
+        Object { text, members }
+    }
+}
+
+/// The end of the JSON string token that starts at `at` in `bytes` (after its closing quote).
+fn string_end(bytes: &[u8], at: usize) -> usize {
+    let mut i = at + 1;
+    while i < bytes.len() && bytes[i] != b'"' {
+        i += if bytes[i] == b'\\' { 2 } else { 1 };
+    }
+    (i + 1).min(bytes.len())
 }
 
 /// Every object member named `key` in the value at `within` of `text`, at any depth, as
@@ -328,6 +445,62 @@ mod tests {
             edited(text, Edit::Set(MemberPath::of(&["k"]), "7".into())),
             r#"{"k":1,"k":7}"#
         );
+    }
+
+    #[test]
+    fn an_object_read_once_changes_as_its_text_does() {
+        let texts = [
+            r#"{"type":"session","version":3,"id":"s-1","sandboxMode":"x", "cwd":"/p","approvalPolicy":1}"#,
+            r#"{ "sandboxMode" : "x" , "id":"s\"1","k":1,"k":2 }"#,
+            r#"{"only":true}"#,
+            r#"{}"#,
+        ];
+        let edits = [
+            vec![Edit::Remove(MemberPath::of(&["sandboxMode"]))],
+            vec![
+                Edit::Remove(MemberPath::of(&["approvalPolicy"])),
+                Edit::Remove(MemberPath::of(&["sandboxMode"])),
+            ],
+            vec![Edit::Set(
+                MemberPath::of(&["id"]),
+                r#""s-1-recovered""#.into(),
+            )],
+            vec![Edit::Set(MemberPath::of(&["k"]), "7".into())],
+            vec![Edit::Remove(MemberPath::of(&["only"]))],
+            vec![Edit::Set(MemberPath::of(&["new\"key"]), "[1]".into())],
+            vec![Edit::Remove(MemberPath::of(&["absent"]))],
+        ];
+        // The same edits made on the text, each member found by parsing it again.
+        let change = |text: &str, edits: &[Edit]| {
+            let splices = edits.iter().filter_map(|e| splice(text, e)).collect();
+            let before: Vec<Option<String>> = (edits.iter())
+                .map(|e| value_at(text, e.path()).map(str::to_owned))
+                .collect();
+            (apply(text, splices), before)
+        };
+        for text in texts {
+            let object = Object::parse(text.to_owned()).expect("an object");
+            for first in &edits {
+                let (once, before) = object.changed(first);
+                assert_eq!(
+                    (once.text(), &before),
+                    (change(text, first).0.as_str(), &change(text, first).1)
+                );
+                // The members are found again where the change moved them.
+                assert_eq!(
+                    once,
+                    Object::parse(once.text().to_owned()).expect("still one")
+                );
+                for then in &edits {
+                    let (twice, _) = once.changed(then);
+                    assert_eq!(
+                        twice.text(),
+                        change(once.text(), then).0,
+                        "{text} {first:?} {then:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

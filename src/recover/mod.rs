@@ -1,7 +1,10 @@
 //! Recovery, the planning half (`recover FILE --out ROOT`): from a log DSH refuses, new
-//! sessions DSH loads, losing nothing it can keep. [`plan`] writes nothing; [`run`] hands
-//! the [`Recovery`] ([`recovery`]) to [`crate::write::new_session`], which publishes its
-//! sessions.
+//! sessions DSH loads, losing nothing it can keep. [`run`] goes down once: it reads the log
+//! ([`read`]: the scan's verdict and every record as stored), plans on what was read
+//! ([`plan_read`], which writes nothing and reads no file: each session is checked in
+//! memory through the [`CheckAt`] it is handed), hands the [`Recovery`]'s sessions
+//! ([`recovery`]) to [`crate::write::new_session`], which publishes them and reads each
+//! back ([`publish::read_back`]), and returns what it did for a front end to render.
 //!
 //! 1. [`stored`] reads every record and defect of the log, on past each defect.
 //! 2. [`writers`] tells the branches of two processes that wrote the same log apart (a
@@ -17,8 +20,8 @@
 //!    ends with a [`note`] that cites the original and quotes each message record it
 //!    could not hold ([`note::message_quotes`]); [`fates`] says where each line went
 //!    ([`Recovery::lines`]), [`session`] what each session holds.
-//! 4. [`run`] hands the finished plan to [`crate::write`] ([`publish`]) and reads each
-//!    session back from where it was written.
+//! 4. [`run`] hands the finished plan to [`crate::write::new_session`], which publishes
+//!    each session and reads it back from where it was written ([`publish`]).
 //!
 //! A header DSH refuses is rebuilt first ([`header`]), from what it holds; what it had to
 //! assume is said in the note and in [`Recovery::lines`].
@@ -49,12 +52,15 @@ use std::path::{Path, PathBuf};
 use crate::event::Era;
 use crate::load::Encoding;
 use crate::provider::Provider;
+use crate::repair::Scan;
 use crate::rules::Rule;
-use crate::scan::{self, ScanError, ScanOptions, Status};
+use crate::scan::{self, Report, ScanError, ScanOptions, Status};
 use crate::view::View;
+use crate::write::WriteError;
+use crate::write::new_session::{self, NewFile, ReadBack};
 use assemble::{Candidate, Policy};
 use branch::{Target, recover_branch};
-use stored::Unreadable;
+use stored::{Stored, Unreadable};
 
 pub use publish::Done;
 pub use recovery::show_ranges;
@@ -104,8 +110,10 @@ pub enum RecoverError {
     },
 }
 
-/// Plans the recovery of the log at `path` ([`plan`]) and, unless `dry_run`, writes
-/// its sessions under `options.root`, each read back as DSH loads it: what `recover` does.
+/// Recovers the log at `path`: reads it once ([`read`]: the scan's verdict and every record
+/// as stored), plans its sessions on what was read ([`plan_read`]), and, unless `dry_run`,
+/// hands them to [`crate::write::new_session`], which publishes each under `options.root`
+/// and reads it back as DSH loads it ([`publish::read_back`]): what `recover` does.
 ///
 /// # Errors
 /// As [`plan`]; [`RecoverError::OtherEncoding`] when the root holds sessions of the
@@ -117,40 +125,126 @@ pub fn run(
     options: &Options,
     dry_run: bool,
 ) -> Result<(Recovery, Done), RecoverError> {
-    let mut recovery = plan(path, options)?;
-    publish::mark_taken(&mut recovery, &options.root);
-    if let Some(why) = publish::other_encoding(&recovery, &options.root) {
-        return Err(RecoverError::OtherEncoding(why));
-    }
-    let done = if recovery.valid() {
-        Done::Valid
+    let mut scan =
+        |o: &ScanOptions, views: &mut [&mut dyn View]| scan::scan_path_with(path, o, views);
+    let (report, stored) = read(path, options, &mut scan)?;
+    let mut recovery = plan_read(path, &report, &stored, options, &in_memory)?;
+    let unwritten = if recovery.valid() {
+        Some(Done::Valid)
     } else if recovery.sessions.is_empty() {
-        Done::NothingRecoverable
-    } else if recovery.sessions.iter().any(|s| s.exists) {
+        Some(Done::NothingRecoverable)
+    } else {
+        None
+    };
+    let mut read_back = |written: &Path| publish::read_back(written);
+    let (done, taken) =
+        write_sessions(&recovery, &options.root, unwritten, dry_run, &mut read_back)?;
+    for (s, taken) in recovery.sessions.iter_mut().zip(taken) {
+        s.exists = taken;
+    }
+    Ok((recovery, done))
+}
+
+/// Hands the planned sessions to [`crate::write::new_session`]: tells which of them have a
+/// path (or an id elsewhere under `root`) that is taken, refuses a root of the other
+/// encoding, and, unless `unwritten` says why nothing is to be written, a session is taken
+/// or `dry_run`, publishes them, each read back with `read_back`. Returns what it did and,
+/// per session, whether it was taken ([`NewSession::exists`]).
+fn write_sessions(
+    recovery: &Recovery,
+    root: &Path,
+    unwritten: Option<Done>,
+    dry_run: bool,
+    read_back: &mut ReadBack<'_>,
+) -> Result<(Done, Vec<bool>), RecoverError> {
+    let files: Vec<NewFile<'_>> = (recovery.sessions.iter())
+        .map(|s| NewFile {
+            path: &s.path,
+            text: &s.text,
+            encoding: s.encoding,
+        })
+        .collect();
+    let taken: Vec<bool> = files.iter().map(|f| new_session::taken(f, root)).collect();
+    let encoding = files.iter().map(|f| f.encoding).next();
+    if let Some(file) = encoding.and_then(|e| new_session::other_encoding(root, e)) {
+        let kind = if encoding == Some(Encoding::Zstd) {
+            "plain"
+        } else {
+            "zstd"
+        };
+        return Err(RecoverError::OtherEncoding(format!(
+            "{}: the root holds {kind} sessions ({}), and DSH reads one encoding per root: write them with --as {kind}",
+            root.display(),
+            file.display(),
+        )));
+    }
+    let done = if let Some(done) = unwritten {
+        done
+    } else if taken.contains(&true) {
         Done::NotWritten
     } else if dry_run {
         Done::WouldRecover
     } else {
-        publish::write_sessions(&recovery)?;
-        Done::Recovered
+        match new_session::publish_read_back(&files, read_back) {
+            Ok(()) => Done::Recovered,
+            Err(WriteError::NotLoaded { path, problem }) => {
+                return Err(RecoverError::ReadBack { path, problem });
+            }
+            Err(e) => return Err(RecoverError::Write(e)),
+        }
     };
-    Ok((recovery, done))
+    Ok((done, taken))
+}
+
+/// The in-memory DSH every planned session is checked by: one scan of a session's `text`
+/// as it would be stored at `at` (its name decides G2 and H6), with these options, telling
+/// these views. Planning is handed it ([`plan_read`]), as repair's planning is handed its
+/// [`Scan`] of the log.
+pub type CheckAt<'a> =
+    dyn Fn(&Path, &[u8], &ScanOptions, &mut [&mut dyn View]) -> Result<Report, ScanError> + 'a;
+
+/// [`CheckAt`] as DSH loads a log: [`scan::scan_text_with`].
+fn in_memory(
+    at: &Path,
+    text: &[u8],
+    options: &ScanOptions,
+    views: &mut [&mut dyn View],
+) -> Result<Report, ScanError> {
+    scan::scan_text_with(at, text.to_vec(), options, views)
 }
 
 /// Plans the recovery of the log at `path` (one session of a SQLite store) under
-/// `options.root`, checking each session in memory as DSH 0.1.5+ and DSH 0.1.1 load it.
-/// A log valid as the process's DSH line loads it (`--dsh`) needs none: its recovery holds
-/// no session.
+/// `options.root`: reads it ([`read`]) and plans on what was read ([`plan_read`]). A log
+/// valid as the process's DSH line loads it (`--dsh`) needs none: its recovery holds no
+/// session.
 ///
 /// # Errors
 /// [`RecoverError::Nothing`] when nothing can be recovered; read errors.
 pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
-    let report = scan::scan_path(
-        path,
+    let mut scan =
+        |o: &ScanOptions, views: &mut [&mut dyn View]| scan::scan_path_with(path, o, views);
+    let (report, stored) = read(path, options, &mut scan)?;
+    plan_read(path, &report, &stored, options, &in_memory)
+}
+
+/// The log read once, through the scan `scan` drives over it: the finished scan's report
+/// (the verdict DSH gives it) and every record and hole as stored ([`stored::read`], which
+/// reads on past each defect).
+///
+/// # Errors
+/// [`RecoverError::Nothing`] for a log that is not DSH's, or has no header to rebuild a
+/// session from; read errors.
+pub fn read(
+    path: &Path,
+    options: &Options,
+    scan: &mut Scan<'_>,
+) -> Result<(Report, Stored), RecoverError> {
+    let report = scan(
         &ScanOptions {
             session: options.session.clone(),
             ..ScanOptions::default()
         },
+        &mut [],
     )?;
     if let (Status::Foreign, Some(f)) = (report.status, &report.finding) {
         return Err(RecoverError::Nothing(f.message.clone()));
@@ -173,6 +267,23 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
         }
         Err(Unreadable::Load(e)) => return Err(e.into()),
     };
+    Ok((report, stored))
+}
+
+/// Plans the sessions the log at `path` becomes, on what [`read`] read of it (`report`,
+/// `stored`): the writers' branches, each assembled and checked in memory as DSH 0.1.5+
+/// and DSH 0.1.1 load it where it would be stored ([`branch`]), its identity, note and
+/// account. Writes nothing, reads no file.
+///
+/// # Errors
+/// [`RecoverError::Nothing`] when no new id can be derived; in-memory scan errors.
+pub fn plan_read(
+    path: &Path,
+    report: &Report,
+    stored: &Stored,
+    options: &Options,
+    check_at: &CheckAt<'_>,
+) -> Result<Recovery, RecoverError> {
     let mut recovery = Recovery {
         file: path.to_path_buf(),
         store_session: stored.session.clone(),
@@ -190,13 +301,13 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
     if recovery.valid() {
         return Ok(recovery);
     }
-    let split = writers::split(&stored);
+    let split = writers::split(stored);
     let several = split.branches.len() > 1;
     let encoding = options.encoding.unwrap_or(match stored.encoding {
         Encoding::Zstd => Encoding::Zstd,
         _ => Encoding::Plain,
     });
-    let quotes = note::Quotes::new(&stored);
+    let quotes = note::Quotes::new(stored);
     let mut results = Vec::new();
     for (k, branch) in split.branches.iter().enumerate() {
         let suffix = if several {
@@ -205,7 +316,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
             "-recovered".to_owned()
         };
         let Some((header, id, path)) =
-            session::new_identity(&stored, &suffix, &options.root, encoding)
+            session::new_identity(stored, &suffix, &options.root, encoding)
         else {
             return Err(RecoverError::Nothing(
                 "the header's id is not a JSON string: no new id can be derived from it".into(),
@@ -213,7 +324,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
         };
         // The session is checked in memory as it would be stored at its path.
         let check = |text: &[u8], o: &ScanOptions, views: &mut [&mut dyn View]| {
-            scan::scan_text_with(&path, text.to_vec(), o, views)
+            check_at(&path, text, o, views)
         };
         let mut target = Target {
             header,
@@ -222,7 +333,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
         };
         let note = |c: &Candidate, p: &Policy| {
             Some(note::note_text(
-                &stored,
+                stored,
                 &report.finding,
                 &split.strays,
                 branch,
@@ -234,7 +345,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
             ))
         };
         match recover_branch(
-            &stored,
+            stored,
             &branch.records,
             &mut target,
             options.provider,
@@ -247,7 +358,7 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
     for (k, id, path, recovered) in &results {
         let branch = &split.branches[*k];
         recovery.sessions.push(session::new_session(
-            &stored,
+            stored,
             id,
             path,
             several.then_some(k + 1),
@@ -256,6 +367,6 @@ pub fn plan(path: &Path, options: &Options) -> Result<Recovery, RecoverError> {
             encoding,
         ));
     }
-    fates::describe(&mut recovery, &stored, &split, &results, &quotes);
+    fates::describe(&mut recovery, stored, &split, &results, &quotes);
     Ok(recovery)
 }

@@ -7,28 +7,25 @@ use std::path::{Path, PathBuf};
 use super::NewSession;
 use super::assemble::Kept;
 use super::branch::Recovered;
-use super::edit::{Edit, MemberPath, apply, splice};
+use super::edit::{Edit, MemberPath, Object};
 use super::recovery::ranges;
 use super::stored::{self, Stored};
 use crate::json::Json;
 use crate::load::Encoding;
 
-/// The header with the new id, the id, and where the session goes.
+/// The header with the new id (read once, [`Object`]), the id, and where the session goes.
 pub(super) fn new_identity(
     stored: &Stored,
     suffix: &str,
     root: &Path,
     encoding: Encoding,
-) -> Option<(String, String, PathBuf)> {
+) -> Option<(Object, String, PathBuf)> {
     let json = Json::parse(&stored.header_text).ok()?;
     let id = json.get("id")?;
     let raw = id.raw();
     let token = format!("{}{suffix}\"", raw.strip_suffix('"')?);
     let edit = Edit::Set(MemberPath::of(&["id"]), token.clone());
-    let header = apply(
-        &stored.header_text,
-        vec![splice(&stored.header_text, &edit)?],
-    );
+    let (header, _) = Object::parse(stored.header_text.clone())?.changed(&[edit]);
     let new = Json::parse(&token).ok()?;
     let text_id = new.as_str()?.into_owned();
     let path = crate::load::layout::session_path(

@@ -28,7 +28,7 @@
 
 use crate::event::Era;
 use crate::json::Json;
-use crate::recover::edit::{Edit, MemberPath, members_named, negative_zeros, value_at};
+use crate::recover::edit::{Edit, MemberPath, Object, members_named, negative_zeros, value_at};
 use crate::recover::stored::{Record, Stored};
 use crate::rules::{Finding, Rule};
 
@@ -225,7 +225,7 @@ fn why(finding: &Finding, because: &str) -> String {
 
 /// The change that could make the header pass, for a finding on it: taking out the retired
 /// policy members (H5), or the unexpected member an F2 names; `None` for any other finding.
-pub fn header_change(finding: &Finding, header: &str) -> Option<Vec<Edit>> {
+pub fn header_change(finding: &Finding, header: &Object) -> Option<Vec<Edit>> {
     let names: &[&str] = match finding.rule {
         Rule::H5 => &["sandboxMode", "approvalPolicy"],
         Rule::F2 => &[],
@@ -238,9 +238,8 @@ pub fn header_change(finding: &Finding, header: &str) -> Option<Vec<Edit>> {
     };
     let edits: Vec<Edit> = names
         .iter()
-        .map(|n| MemberPath::of(&[n]))
-        .filter(|p| value_at(header, p).is_some())
-        .map(Edit::Remove)
+        .filter(|n| header.get(n).is_some())
+        .map(|n| Edit::Remove(MemberPath::of(&[n])))
         .collect();
     (!edits.is_empty()).then_some(edits)
 }

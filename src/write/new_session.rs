@@ -81,6 +81,65 @@ fn create_dirs(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether `file` may not be published under the DSH `root`: its path exists, or its session
+/// id names a session directory that holds a log in another project of the root (DSH
+/// refuses a root that holds one id twice, FORMAT.md §7.1;
+/// [`crate::load::layout::taken`]). A new session is never written over one.
+pub fn taken(file: &NewFile<'_>, root: &Path) -> bool {
+    crate::load::layout::taken(file.path, root)
+}
+
+/// A session log under the DSH `root` (`ROOT/<project>/<session>/session.*`) of the other
+/// encoding than `encoding`, if any: DSH reads one encoding per root (FORMAT.md §7.1), so
+/// sessions in `encoding` cannot be published beside it.
+pub fn other_encoding(root: &Path, encoding: Encoding) -> Option<PathBuf> {
+    let other = match encoding {
+        Encoding::Zstd => ".jsonl",
+        _ => ".jsonl.zstd",
+    };
+    let dirs = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+    };
+    dirs(root)
+        .flat_map(|project| dirs(&project).collect::<Vec<_>>())
+        .flat_map(|session| dirs(&session).collect::<Vec<_>>())
+        .find(|file| {
+            let name = file.file_name().unwrap_or_default().to_string_lossy();
+            name.starts_with("session.") && name.ends_with(other)
+        })
+}
+
+/// What is wrong with a published file as its readers load it from its path (`None`: it
+/// loads); the planner that made the file hands it to [`publish_read_back`].
+pub type ReadBack<'a> = dyn FnMut(&Path) -> Option<String> + 'a;
+
+/// [`publish`]es `files`, then reads each back from where it was written with `read_back`:
+/// the first that does not load is removed again ([`withdraw`]; a defect of the planner,
+/// since the same text passed in memory) and named in [`WriteError::NotLoaded`].
+///
+/// # Errors
+/// As [`publish`]; [`WriteError::NotLoaded`].
+pub fn publish_read_back(
+    files: &[NewFile<'_>],
+    read_back: &mut ReadBack<'_>,
+) -> Result<(), WriteError> {
+    publish(files)?;
+    for f in files {
+        if let Some(problem) = read_back(f.path) {
+            withdraw(f.path);
+            return Err(WriteError::NotLoaded {
+                path: f.path.to_path_buf(),
+                problem,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Publishes each file; a path that exists is never written over. Checks every path
 /// first, so that nothing is written when one of them exists. Returns the paths written.
 ///

@@ -125,6 +125,16 @@ pub enum WriteError {
     /// A new session's path exists: it is never written over.
     #[error("{0} exists; an existing file is never written over")]
     Exists(PathBuf),
+    /// A new session written does not load as read back from its path (a defect of the
+    /// planner: the same text passed in memory); it was removed again
+    /// ([`crate::write::new_session::publish_read_back`]).
+    #[error("{}: {problem}; the file was removed again (please report this)", path.display())]
+    NotLoaded {
+        /// The file written and removed.
+        path: PathBuf,
+        /// What the reading DSH says of it.
+        problem: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
