@@ -24,7 +24,8 @@ pub fn project<'l>(logical: &'l Logical<'_>, projection: Projection) -> Option<C
         Projection::Stored => {
             let message = logical.message()?;
             if logical.type_str() == "assistant/message"
-                && message
+                && logical
+                    .message_fields()
                     .get("content")
                     .is_some_and(|c| c.is_array() && c.is_empty())
             {
@@ -181,7 +182,7 @@ pub fn fold_event(
         let projected = project(logical, dialect.projection);
         let message = logical.message().or(logical.data());
         let role_json = match dialect.projection {
-            Projection::Stored => logical.message().and_then(|m| m.get("role")),
+            Projection::Stored => logical.message_fields().get("role"),
             Projection::June => None,
         };
         let role = role_json
@@ -197,7 +198,7 @@ pub fn fold_event(
                     .to_owned()
                 })
             });
-        let message_id = logical.message().and_then(|m| m.get("id")).map(Json::raw);
+        let message_id = logical.message_fields().get("id").map(Json::raw);
         let preview = if keep.previews {
             preview(message, PREVIEW_CHARS)
         } else {

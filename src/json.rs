@@ -1024,7 +1024,13 @@ impl<'a> Json<'a> {
     /// repeated keys. `None` when absent or when `self` is not an object.
     pub fn get(self, key: &str) -> Option<Json<'a>> {
         if let Some(keys) = self.indexed_keys() {
-            let at = keys.filter(|&(name, _)| body_eq(name, key)).last()?.1;
+            // Every name the checks look up is plain: its backslash test is done once here,
+            // not for each key of the same length.
+            let at = if has_backslash(key.as_bytes()) {
+                keys.filter(|&(name, _)| body_eq(name, key)).last()?.1
+            } else {
+                keys.filter(|&(name, _)| plain_body_eq(name, key)).last()?.1
+            };
             return Some(self.indexed_at(at));
         }
         let mut found = None;
@@ -1042,14 +1048,32 @@ impl<'a> Json<'a> {
     /// an object's member names costs a few instructions a member). Empty for anything
     /// but an object.
     pub fn key_bodies(self) -> impl Iterator<Item = &'a [u8]> {
-        let indexed = self.indexed_keys();
-        let scanned = indexed.is_none().then(|| self.members());
-        indexed.into_iter().flatten().map(|(name, _)| name).chain(
-            scanned
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, _)| k.raw_str_body().map(str::as_bytes)),
-        )
+        /// The keys from the index, or from a scan of the members: one branch a key
+        /// rather than a chain of optional iterators.
+        enum Keys<I, M> {
+            Indexed(I),
+            Scanned(M),
+        }
+        impl<'a, I, M> Iterator for Keys<I, M>
+        where
+            I: Iterator<Item = (&'a [u8], usize)>,
+            M: Iterator<Item = (Json<'a>, Json<'a>)>,
+        {
+            type Item = &'a [u8];
+            #[inline]
+            fn next(&mut self) -> Option<&'a [u8]> {
+                match self {
+                    Keys::Indexed(keys) => keys.next().map(|(name, _)| name),
+                    Keys::Scanned(members) => members
+                        .by_ref()
+                        .find_map(|(k, _)| k.raw_str_body().map(str::as_bytes)),
+                }
+            }
+        }
+        match self.indexed_keys() {
+            Some(keys) => Keys::Indexed(keys),
+            None => Keys::Scanned(self.members()),
+        }
     }
 
     /// For an object of a complete index: its keys, each as the inside of its string token,
@@ -1196,6 +1220,157 @@ impl<'a> Json<'a> {
     #[cfg(test)]
     pub fn deep_eq(self, other: Json<'_>, null_at: &[&str]) -> bool {
         deep_eq_inner(self, other, top_path(null_at))
+    }
+}
+
+/// How many member names a [`Fields`] record keeps.
+const FIELDS: usize = 36;
+
+/// The member names a [`Fields`] record keeps, by slot: the members the stage checks, the
+/// frozen edges, the message shapes and the fold read of an event's `data`, its message,
+/// a message's `source` and content blocks.
+const FIELD_NAMES: [&str; FIELDS] = [
+    "turn",
+    "step",
+    "message",
+    "content",
+    "role",
+    "id",
+    "source",
+    "type",
+    "text",
+    "kind",
+    "callId",
+    "name",
+    "arguments",
+    "toolCallId",
+    "isError",
+    "usage",
+    "chunk",
+    "reason",
+    "header",
+    "provider",
+    "model",
+    "interrupted",
+    "error",
+    "commandId",
+    "compactionId",
+    "sourceCommandId",
+    "inherited",
+    "target",
+    "inserted",
+    "messages",
+    "retryId",
+    "retry",
+    "plugin",
+    "trigger",
+    "version",
+    "config",
+];
+
+/// Where a member name's slot is looked up in [`FIELD_SLOTS`]: from its length and its
+/// first and last bytes, distinct for every name of [`FIELD_NAMES`] (checked when this
+/// crate is compiled).
+#[inline(always)]
+const fn field_hash(name: &[u8]) -> usize {
+    (name.len() + name[0] as usize * 7 + name[name.len() - 1] as usize * 30) & 127
+}
+
+/// By [`field_hash`], the slot of the name there plus one (0: no name).
+const FIELD_SLOTS: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < FIELDS {
+        let at = field_hash(FIELD_NAMES[i].as_bytes());
+        assert!(table[at] == 0, "two field names share a hash");
+        table[at] = i as u8 + 1;
+        i += 1;
+    }
+    table
+};
+
+/// The slot of a member name of [`FIELD_NAMES`], compared as bytes (a name with an escape
+/// never matches: the record leaves such objects to [`Json::get`]): one table look-up and
+/// one comparison. Always inlined so that a look-up by a constant name folds to its slot.
+#[inline(always)]
+fn field_slot(name: &[u8]) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let slot = usize::from(FIELD_SLOTS[field_hash(name)].checked_sub(1)?);
+    bytes_eq(name, FIELD_NAMES[slot].as_bytes()).then_some(slot)
+}
+
+/// The members of one object that the checks and the fold read, found in one pass over
+/// the object's index: the fixed record of an event's `data` or message, so that the
+/// stages after the first read a member by its slot instead of walking the object's keys
+/// again for each name.
+///
+/// [`Fields::get`] is exactly [`Json::get`] (last repeated key wins, keys compared code
+/// unit by code unit): a name the record does not keep, an object without a complete index
+/// (a value this crate built, a line over 256 KiB) or one with an escaped key is looked up
+/// by [`Json::get`] itself.
+#[derive(Clone, Copy, Default)]
+pub struct Fields<'a> {
+    object: Option<Json<'a>>,
+    /// By slot, the index position of the member's value (0: absent; no value of a member
+    /// sits at position 0, the first entry of a document); `None`: every look-up goes to
+    /// [`Json::get`] (as for a value past position 65,535 of its document).
+    slots: Option<[u16; FIELDS]>,
+}
+
+impl std::fmt::Debug for Fields<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fields")
+            .field("object", &self.object)
+            .field("recorded", &self.slots.is_some())
+            .finish()
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// The record of `value` (any value or none; only an object has members): one pass
+    /// over its keys in the index.
+    pub fn of(value: Option<Json<'a>>) -> Self {
+        let slots = value.and_then(|v| {
+            let mut slots = [0u16; FIELDS];
+            if v.kind() != Kind::Object {
+                return Some(slots);
+            }
+            for (name, at) in v.indexed_keys()? {
+                match field_slot(name) {
+                    // A later repeat overwrites: the last one wins, as in `JSON.parse`.
+                    Some(i) => slots[i] = u16::try_from(at).ok()?,
+                    // An escaped key may spell a kept name: leave the object to `get`.
+                    None if has_backslash(name) => return None,
+                    None => {}
+                }
+            }
+            Some(slots)
+        });
+        Fields {
+            object: value,
+            slots,
+        }
+    }
+
+    /// The value the record is of.
+    pub fn value(&self) -> Option<Json<'a>> {
+        self.object
+    }
+
+    /// The value of `key`, as [`Json::get`] gives it on [`Fields::value`]; `None` without a
+    /// value.
+    #[inline(always)]
+    pub fn get(&self, key: &str) -> Option<Json<'a>> {
+        let object = self.object?;
+        match (self.slots, field_slot(key.as_bytes())) {
+            (Some(slots), Some(i)) => {
+                let at = slots[i];
+                (at != 0).then(|| object.indexed_at(usize::from(at)))
+            }
+            _ => object.get(key),
+        }
     }
 }
 
@@ -1427,6 +1602,14 @@ fn key_index(k: Json<'_>, keys: &[&str]) -> Option<usize> {
 /// lengths and a first byte; what needs more is [`escaped_body_eq`], out of line.
 #[inline(always)]
 fn body_eq(body: &[u8], s: &str) -> bool {
+    // Same bytes are equal unless they are escapes (then the body says less than `s`).
+    plain_body_eq(body, s) && !(body.len() == s.len() && has_backslash(s.as_bytes()))
+}
+
+/// [`body_eq`] for an `s` without a backslash (the names the checks look up): same
+/// bytes are then the same string.
+#[inline(always)]
+fn plain_body_eq(body: &[u8], s: &str) -> bool {
     let text = s.as_bytes();
     // An escape is longer than the UTF-8 of what it stands for (`\n` 2 bytes for 1,
     // `\u00e9` 6 for 2, a surrogate pair 12 for 4), and `s`, a Rust string, holds no
@@ -1435,8 +1618,7 @@ fn body_eq(body: &[u8], s: &str) -> bool {
     // and first byte, without looking for a backslash.
     match body.len().cmp(&text.len()) {
         std::cmp::Ordering::Less => false,
-        // Same bytes: equal unless they are escapes (then the body says less than `s`).
-        std::cmp::Ordering::Equal => bytes_eq(body, text) && !has_backslash(text),
+        std::cmp::Ordering::Equal => bytes_eq(body, text),
         std::cmp::Ordering::Greater => {
             // Up to its first escape the body is `s` byte for byte, so a body whose first
             // byte is neither `s`'s nor a backslash is not `s`.
@@ -1472,6 +1654,20 @@ pub fn key_is(body: &[u8], s: &str) -> bool {
     body_eq(body, s)
 }
 
+/// The position in `names` of the first name that `body`, a key as [`Json::key_bodies`]
+/// gives it, is ([`key_is`]): the key is looked at for an escape once, then compared as
+/// bytes with each name (by length first) when it has none.
+#[inline]
+pub fn key_position(body: &[u8], names: &[&str]) -> Option<usize> {
+    if has_backslash(body) {
+        names.iter().position(|name| body_eq(body, name))
+    } else {
+        names
+            .iter()
+            .position(|name| bytes_eq(body, name.as_bytes()))
+    }
+}
+
 /// True when `b` holds a backslash: the slice's own search for short texts such as keys
 /// (inlined), memchr's vector search for longer ones.
 #[inline]
@@ -1487,12 +1683,19 @@ fn has_backslash(b: &[u8]) -> bool {
 /// length differ in their first bytes, and a call to `memcmp` costs more than that).
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len()
-        && if a.len() <= 16 {
-            a.iter().zip(b).all(|(x, y)| x == y)
-        } else {
-            a == b
-        }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // Two overlapping words cover 4 to 16 bytes: no loop over the bytes of a key.
+    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0..4 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..8 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
+        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// Iterator over an object's members; see [`Json::members`].
@@ -1751,6 +1954,72 @@ mod tests {
 
     fn ok(s: &str) -> Json<'_> {
         Json::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn a_fields_record_gives_what_get_gives() {
+        for (i, name) in FIELD_NAMES.iter().enumerate() {
+            assert_eq!(field_slot(name.as_bytes()), Some(i), "{name}");
+        }
+        let long = "y".repeat(300_000);
+        let texts = [
+            r#"{"turn":1,"step":2,"message":{"role":"user"},"turn":3,"other":4}"#.to_owned(),
+            r#"{"tu\u0072n":5,"turn":1}"#.to_owned(),
+            r#"{"turn":1,"tu\u0072n":5,"x\n":0}"#.to_owned(),
+            r#"{"a\"b":1,"id":"x","id":"y","content":[1,{"type":"text"}]}"#.to_owned(),
+            r#"{}"#.to_owned(),
+            r#"[{"turn":1}]"#.to_owned(),
+            r#""turn""#.to_owned(),
+            r#"{"turn":{"turn":2},"kind":null,"type":false,"\ud800":1}"#.to_owned(),
+            format!(r#"{{"turn":1,"text":"{long}","turn":2,"kind":"k"}}"#),
+            // A member past index position 65,535: the record gives way to `get`.
+            format!(
+                r#"{{"turn":1,"a":[{}0],"turn":2,"kind":"k"}}"#,
+                "0,".repeat(70_000)
+            ),
+        ];
+        let mut names: Vec<&str> = FIELD_NAMES.to_vec();
+        names.extend(["other", "a\"b", "tu\\u0072n", "x\n", "x\\n", "", "turns"]);
+        for text in &texts {
+            let doc = Document::parse(text).unwrap();
+            let unindexed = ok(text);
+            for value in [doc.root(), unindexed] {
+                let fields = Fields::of(Some(value));
+                for name in &names {
+                    let (want, got) = (value.get(name), fields.get(name));
+                    assert_eq!(want, got, "{text} {name}");
+                    assert_eq!(want.map(|v| v.raw.as_ptr()), got.map(|v| v.raw.as_ptr()));
+                    // The value found navigates as the one `get` finds.
+                    assert_eq!(
+                        want.and_then(|v| v.get("turn")),
+                        got.and_then(|v| v.get("turn")),
+                        "{text} {name}"
+                    );
+                }
+            }
+        }
+        // Whether a record is kept: an indexed object without escaped keys.
+        let doc = Document::parse(&texts[0]).unwrap();
+        assert!(Fields::of(Some(doc.root())).slots.is_some());
+        assert!(Fields::of(Some(ok(&texts[0]))).slots.is_none());
+        let doc = Document::parse(&texts[1]).unwrap();
+        assert!(Fields::of(Some(doc.root())).slots.is_none());
+        assert_eq!(Fields::of(None).get("turn"), None);
+    }
+
+    #[test]
+    fn bytes_eq_is_slice_equality() {
+        let text = b"abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=20 {
+            for i in 0..n {
+                let a = &text[..n];
+                let mut b = a.to_vec();
+                assert!(bytes_eq(a, &b));
+                b[i] ^= 1;
+                assert!(!bytes_eq(a, &b), "{n} {i}");
+            }
+            assert!(!bytes_eq(&text[..n], &text[1..=n]) || n == 0);
+        }
     }
 
     #[test]

@@ -102,12 +102,12 @@ fn check(
 ) -> (String, Checked) {
     let file = path.display().to_string();
     // A session directory the walk gave as a whole: its current generation, or why none is.
-    if path.is_dir() {
-        return match crate::load::layout::current_generation(path) {
-            Ok(log) => check(&log, session, progress),
-            Err(e) => (file, Checked::Unreadable(e.to_string())),
-        };
-    }
+    // Told from a failed scan (which opens the file once) rather than by a `stat` of every
+    // file first.
+    let directory = |file: String| match crate::load::layout::current_generation(path) {
+        Ok(log) => check(&log, session, progress),
+        Err(e) => (file, Checked::Unreadable(e.to_string())),
+    };
     let (shown, done) = match progress(path) {
         Some((shown, done)) => (Some(shown), Some(done)),
         None => (None, None),
@@ -120,6 +120,9 @@ fn check(
     let result = scan::scan_all(path, &options, &|| vec![Box::new(ProviderRules::default())]);
     if let Some(done) = done {
         done();
+    }
+    if result.is_err() && path.is_dir() {
+        return directory(file);
     }
     let checked = match result {
         Ok(reports) if reports.is_empty() => Checked::NoSessions,

@@ -5,7 +5,7 @@
 
 use crate::check::Logical;
 use crate::event::{Dialect, Era, Projection};
-use crate::json::Json;
+use crate::json::{Fields, Json};
 
 /// A tool call announced by an assistant message that has no result yet
 /// (FORMAT.md §5.2 `pending`).
@@ -58,7 +58,8 @@ impl OpenTurn {
         }
         let int = |v: Option<Json<'_>>| v.and_then(Json::as_safe_integer);
         let raw = |v: Option<Json<'_>>| v.map(crate::json::js_token);
-        let member = |key: &str| logical.data().and_then(|d| d.get(key));
+        let fields = logical.data_fields();
+        let member = |key: &str| fields.get(key);
         match ty {
             "turn/start" => {
                 self.close_pending();
@@ -86,16 +87,15 @@ impl OpenTurn {
                 self.open_step_raw = None;
             }
             "assistant/message" => {
-                let [step, data_content] = logical
-                    .data()
-                    .map_or([None; 2], |d| d.lookup(["step", "content"]));
+                let step = member("step");
                 let content = match dialect.projection {
-                    Projection::Stored => logical.message().and_then(|m| m.get("content")),
-                    Projection::June => data_content,
+                    Projection::Stored => logical.message_fields().get("content"),
+                    Projection::June => member("content"),
                 };
                 let step_raw = raw(step);
                 let step = int(step);
                 for block in content.into_iter().flat_map(Json::elements) {
+                    let block = Fields::of(Some(block));
                     if block.get("type").is_some_and(|t| t.str_eq("tool-call"))
                         && let Some(id) = block.get("id")
                     {
@@ -116,8 +116,8 @@ impl OpenTurn {
             "tool/result" => {
                 let id = match dialect.projection {
                     Projection::Stored => logical
-                        .message()
-                        .and_then(|m| m.get("source"))
+                        .message_fields()
+                        .get("source")
                         .and_then(|s| s.get("callId")),
                     Projection::June => member("callId"),
                 };

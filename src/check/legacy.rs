@@ -138,7 +138,10 @@ pub fn convert<'a>(
         _ => {}
     }
     convert_pre_identity(&mut logical, session_id, seq, message_id_at);
-    logical.cache_message();
+    if logical.is_converted() {
+        // The message and its record were taken from the stored `data` by `stored`.
+        logical.cache_message();
+    }
     Ok(logical)
 }
 
@@ -253,16 +256,22 @@ fn convert_pre_identity(
     seq: u64,
     message_id_at: &dyn Fn(u64) -> Option<String>,
 ) {
+    // Only the three message types are converted here: the others cost no look-up.
+    if !matches!(
+        logical.type_str(),
+        "user/message" | "assistant/message" | "tool/result"
+    ) {
+        return;
+    }
     let Some(data) = logical.data().filter(|d| d.is_object()) else {
         return;
     };
+    // The members the conversions test, from the event's record.
+    let fields = logical.data_fields();
+    let has = |key: &str| fields.get(key).is_some();
     let rebuilt = match logical.type_str() {
         "user/message"
-            if !data.has("id")
-                && !data.has("role")
-                && !data.has("message")
-                && data.has("content")
-                && data.has("source") =>
+            if !has("id") && !has("role") && !has("message") && has("content") && has("source") =>
         {
             let mut obj = ObjectText::new();
             for k in data.keys() {
@@ -272,9 +281,7 @@ fn convert_pre_identity(
                 .raw("role", "\"user\"")
                 .finish()
         }
-        "assistant/message"
-            if !data.has("message") && data.has("content") && data.has("provenance") =>
-        {
+        "assistant/message" if !has("message") && has("content") && has("provenance") => {
             let mut obj = ObjectText::new();
             for k in data.keys() {
                 if !k.str_eq("content") && !k.str_eq("provenance") {
@@ -303,12 +310,7 @@ fn convert_pre_identity(
                 .finish();
             obj.raw("message", &message).finish()
         }
-        "tool/result"
-            if !data.has("message")
-                && data.has("callId")
-                && data.has("content")
-                && data.has("isError") =>
-        {
+        "tool/result" if !has("message") && has("callId") && has("content") && has("isError") => {
             let replace_start = logical
                 .ev
                 .surface_op

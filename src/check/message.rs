@@ -2,7 +2,7 @@
 //! carries, per the dialect's vocabulary.
 
 use crate::check::{Broken, Logical, shown};
-use crate::json::Json;
+use crate::json::{Fields, Json};
 use crate::rules::Rule;
 
 /// Checks the message of a message event against M1–M8 (FORMAT.md §2.5).
@@ -11,13 +11,19 @@ use crate::rules::Rule;
 /// The first of M1–M8 broken.
 pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
     let ty = logical.type_str();
-    let Some(msg) = logical.message().filter(|m| m.is_object()) else {
+    let Some(_) = logical.message().filter(|m| m.is_object()) else {
         return Err((
             Rule::M1,
             format!("{ty} lacks an identified message: message is not an object"),
         ));
     };
-    let [id, role, source, content] = msg.lookup(["id", "role", "source", "content"]);
+    let m = logical.message_fields();
+    let [id, role, source, content] = [
+        m.get("id"),
+        m.get("role"),
+        m.get("source"),
+        m.get("content"),
+    ];
     if !id.is_some_and(Json::is_nonempty_string) {
         return Err((
             Rule::M1,
@@ -60,40 +66,32 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
             ),
         ));
     };
+    // The source's members, read in one pass.
+    let sf = Fields::of(Some(source));
+    let kind_is = |want: &str| sf.get("kind").is_some_and(|k| k.str_eq(want));
+    let wrong_source =
+        |rule: Rule, what: &str| Err((rule, format!("{what}, found {}", source.raw())));
     match ty {
-        "assistant/message" => {
-            let ok = source.get("kind").is_some_and(|k| k.str_eq("model"))
-                && source.get("provider").is_some_and(Json::is_nonempty_string)
-                && source.get("model").is_some_and(Json::is_nonempty_string);
-            if !ok {
-                return Err((
-                    Rule::M5,
-                    format!(
-                        "assistant/message must have a model source with provider and model, found {}",
-                        source.raw()
-                    ),
-                ));
-            }
+        "assistant/message"
+            if !(kind_is("model")
+                && sf.get("provider").is_some_and(Json::is_nonempty_string)
+                && sf.get("model").is_some_and(Json::is_nonempty_string)) =>
+        {
+            let what = "assistant/message must have a model source with provider and model";
+            return wrong_source(Rule::M5, what);
         }
         "tool/result" => {
-            let call_id = source.get("callId");
-            let ok = source.get("kind").is_some_and(|k| k.str_eq("tool"))
-                && call_id.is_some_and(Json::is_nonempty_string);
-            if !ok {
-                return Err((
-                    Rule::M6,
-                    format!(
-                        "tool/result must have a tool source with a non-empty callId, found {}",
-                        source.raw()
-                    ),
-                ));
+            let call_id = sf.get("callId");
+            if !(kind_is("tool") && call_id.is_some_and(Json::is_nonempty_string)) {
+                let what = "tool/result must have a tool source with a non-empty callId";
+                return wrong_source(Rule::M6, what);
             }
             let block = content.elements().next().filter(|b| b.is_object());
+            let bf = Fields::of(block);
             let ok = content.len() == 1
-                && block.is_some_and(|b| {
-                    b.get("type").is_some_and(|t| t.str_eq("tool-result"))
-                        && b.get("content").is_some_and(Json::is_array)
-                });
+                && block.is_some()
+                && bf.get("type").is_some_and(|t| t.str_eq("tool-result"))
+                && bf.get("content").is_some_and(Json::is_array);
             if !ok {
                 return Err((
                     Rule::M7,
@@ -103,8 +101,7 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                     ),
                 ));
             }
-            let block = block.expect("checked above");
-            let same = match (block.get("toolCallId"), call_id) {
+            let same = match (bf.get("toolCallId"), call_id) {
                 (Some(a), Some(b)) => a.same_string(b),
                 _ => false,
             };
@@ -113,7 +110,7 @@ pub fn check_message(logical: &Logical<'_>) -> Result<(), Broken> {
                     Rule::M8,
                     format!(
                         "mismatched tool call ids: toolCallId {} but source.callId {}",
-                        shown(block.get("toolCallId")),
+                        shown(bf.get("toolCallId")),
                         shown(call_id)
                     ),
                 ));
@@ -143,11 +140,12 @@ pub fn check_message_in(
 
 fn check_tool_role_result(logical: &Logical<'_>) -> Result<(), Broken> {
     let g6 = |what: String| Err((Rule::G6, format!("v4 tool/result: {what}")));
-    let Some(msg) = logical.message().filter(|m| m.is_object()) else {
+    let Some(_) = logical.message().filter(|m| m.is_object()) else {
         return g6("message is not an object".into());
     };
+    let m = logical.message_fields();
     let [id, role, call, source, content, is_error] =
-        msg.lookup(["id", "role", "toolCallId", "source", "content", "isError"]);
+        ["id", "role", "toolCallId", "source", "content", "isError"].map(|k| m.get(k));
     if !id.is_some_and(Json::is_nonempty_string) {
         return g6("id is not a non-empty string".into());
     }
@@ -189,7 +187,7 @@ fn check_tool_role_result(logical: &Logical<'_>) -> Result<(), Broken> {
             shown(is_error)
         ));
     }
-    if logical.data().and_then(|d| d.get("error")).is_some()
+    if logical.data_fields().get("error").is_some()
         && is_error.and_then(Json::as_bool) != Some(true)
     {
         return g6("data.error is present but message.isError is not true".into());

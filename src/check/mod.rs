@@ -19,7 +19,7 @@ pub mod stages;
 use std::borrow::Cow;
 
 use crate::event::Event;
-use crate::json::Json;
+use crate::json::{Fields, Json};
 use crate::rules::Rule;
 
 /// A rule broken by one event, with the one-line explanation (the scan adds seq and line).
@@ -37,6 +37,11 @@ pub struct Logical<'a> {
     data_owned: Option<String>,
     /// The message of a stored (unconverted) message event, looked up once.
     message_cache: Option<Json<'a>>,
+    /// The fixed record of the stored `data`: its members read in one pass, for every
+    /// stage after (the checks, the edges, the fold).
+    fields: Fields<'a>,
+    /// The fixed record of [`Logical::message`] when not converted.
+    message_fields: Fields<'a>,
 }
 
 impl<'a> Logical<'a> {
@@ -47,6 +52,8 @@ impl<'a> Logical<'a> {
             ev,
             data_owned: None,
             message_cache: None,
+            fields: Fields::of(ev.data),
+            message_fields: Fields::default(),
         };
         logical.cache_message();
         logical
@@ -57,12 +64,36 @@ impl<'a> Logical<'a> {
             (true, Some(data)) => match self.type_str() {
                 "user/message" => Some(data),
                 "assistant/message" | "tool/result" | "system/message" | "developer/message" => {
-                    data.get("message")
+                    self.fields.get("message")
                 }
                 _ => None,
             },
             _ => None,
         };
+        // `user/message`: the message is `data` itself, whose record is made.
+        let at = |v: Option<Json<'_>>| v.map(|v| v.raw().as_ptr());
+        self.message_fields = if at(self.message_cache) == at(self.ev.data) {
+            self.fields
+        } else {
+            Fields::of(self.message_cache)
+        };
+    }
+
+    /// The fixed record of [`Logical::data`]: what [`Json::get`] gives on it, read from
+    /// the record made once per event (a rebuilt `data` is looked up by name).
+    pub fn data_fields(&self) -> Fields<'_> {
+        match &self.data_owned {
+            Some(_) => Fields::of(self.data()),
+            None => self.fields,
+        }
+    }
+
+    /// The fixed record of [`Logical::message`].
+    pub fn message_fields(&self) -> Fields<'_> {
+        match &self.data_owned {
+            Some(_) => Fields::of(self.message()),
+            None => self.message_fields,
+        }
     }
 
     /// `data` after conversion.

@@ -17,7 +17,7 @@ const PROGRESS_BYTES: u64 = 64_000_000;
 /// A progress bar on standard error for one large input, when standard error is a terminal.
 fn progress_for(path: &Path) -> Option<Progress> {
     let size = std::fs::metadata(path).ok()?.len();
-    if size < PROGRESS_BYTES || !std::io::stderr().is_terminal() {
+    if size < PROGRESS_BYTES {
         return None;
     }
     let bar = indicatif::ProgressBar::new(size);
@@ -43,7 +43,11 @@ pub fn run(args: &ValidateArgs, color: bool, out: &mut dyn Write) -> Result<Exit
         provider: args.provider.map(ProviderName::profile),
         strict: args.strict,
     };
-    let checked = validate::check_all(&paths, args.session.as_ref(), &progress_for);
+    // Standard error is asked once whether it is a terminal, not for every file (nor is
+    // each file's size read when no bar can be shown).
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |path: &Path| if terminal { progress_for(path) } else { None };
+    let checked = validate::check_all(&paths, args.session.as_ref(), &progress);
     for (file, c) in &checked {
         if let Checked::NoSessions = c {
             stderr!("dsh-session: {file}: store holds no sessions");

@@ -23,7 +23,7 @@ use crate::edge::shape::{
     Checked, Label, Refusal, count, exact_keys, exact_record, record, value_refused,
 };
 use crate::header::Header;
-use crate::json::{Json, Kind};
+use crate::json::{Fields, Json, Kind};
 use crate::rules::Rule;
 
 /// The message source kinds the v2→v3 edge can classify.
@@ -119,11 +119,11 @@ impl Admission {
         let data = record(ev.data, &label.at("data"))?;
         owned_content(ev, data)?;
         if matches!(ev.ty, "assistant/message") {
-            positive_coordinates(ev.ty, ev.seq, data)?;
+            positive_coordinates(ev.ty, ev.seq, ev.fields)?;
         }
         match ev.ty {
             "user/message" => source_kind(Some(data))?,
-            "assistant/message" | "tool/result" => source_kind(data.get("message"))?,
+            "assistant/message" | "tool/result" => source_kind(ev.fields.get("message"))?,
             "agent/inbox/spliced" | "session/title-llm-request" => {
                 let key = if ev.ty == "agent/inbox/spliced" {
                     "inserted"
@@ -226,7 +226,7 @@ impl Admission {
             &label.at("data"),
         )?;
         if ev.ty == "assistant/attempt" {
-            return positive_coordinates(ev.ty, ev.seq, data);
+            return positive_coordinates(ev.ty, ev.seq, ev.fields);
         }
         if ev.ty == "session/end-seed"
             && data
@@ -240,7 +240,7 @@ impl Admission {
         let payload = Payload {
             ty: ev.ty,
             seq: ev.seq,
-            data: Some(data),
+            fields: ev.fields,
         };
         semantics(payload, data, 2, Supplied::default())
     }
@@ -305,10 +305,10 @@ pub fn stream_chunk(ev: &Source<'_>) -> Checked {
     }
 }
 
-fn positive_coordinates(ty: &str, seq: u64, data: Json<'_>) -> Checked {
-    for name in ["turn", "step"] {
+fn positive_coordinates(ty: &str, seq: u64, data: Fields<'_>) -> Checked {
+    for (name, value) in [("turn", data.get("turn")), ("step", data.get("step"))] {
         let label = Label::Event(ty, seq);
-        if count(data.get(name), &label.at(name))? == 0 {
+        if count(value, &label.at(name))? == 0 {
             return Err(value_refused(format!("{ty} {seq} {name} must be positive")));
         }
     }
@@ -317,6 +317,8 @@ fn positive_coordinates(ty: &str, seq: u64, data: Json<'_>) -> Checked {
 
 /// `assertOwnedContent`: every content block the event owns.
 fn owned_content(ev: &Source<'_>, data: Json<'_>) -> Checked {
+    debug_assert_eq!(Some(data), ev.fields.value());
+    let data = ev.fields;
     let label = Label::V2Data(ev.ty, ev.seq);
     let message_content = |key: &str| data.get(key).and_then(|m| m.get("content"));
     match ev.ty {
@@ -405,8 +407,8 @@ fn content_blocks(content: Option<Json<'_>>, label: &Label<'_>) -> Checked {
 /// `tool-result`'s own blocks.
 fn content_block(block: Option<Json<'_>>, label: &Label<'_>) -> Checked {
     let block = record(block, label)?;
-    content_kind(block.get("type"), label)?;
     let ty = block.get("type");
+    content_kind(ty, label)?;
     if ty.is_some_and(|t| t.str_eq("tool-result")) {
         return content_blocks(block.get("content"), &label.then(".content"));
     }
@@ -470,6 +472,8 @@ fn source_kind(message: Option<Json<'_>>) -> Checked {
 }
 
 fn repair_identity(ev: &Source<'_>, data: Json<'_>) -> Checked {
+    debug_assert_eq!(Some(data), ev.fields.value());
+    let data = ev.fields;
     let not_started = data
         .get("error")
         .and_then(|e| e.get("code"))

@@ -21,7 +21,7 @@
 use crate::edge::Source;
 use crate::edge::shape::{Checked, Refusal, seqs};
 use crate::header::Header;
-use crate::json::{Json, Kind};
+use crate::json::{Fields, Json, Kind};
 use crate::load::packed::PackedSpan;
 use crate::rules::Rule;
 
@@ -183,7 +183,8 @@ impl Attempts {
             ..Out::default()
         };
         let data = ev.data.filter(|d| d.is_object());
-        let field = |k: &str| data.and_then(|d| d.get(k)).and_then(Json::as_seq);
+        let fields = ev.fields;
+        let field = |k: &str| fields.get(k).and_then(Json::as_seq);
         let interrupted = if ev.ty == "turn/start" {
             self.restart(ev, field("turn"))
         } else {
@@ -255,15 +256,15 @@ impl Attempts {
         data: Option<Json<'_>>,
         at: StepState,
     ) -> Checked<Option<Attempt>> {
-        let turn = data
-            .and_then(|d| d.get("turn"))
-            .and_then(Json::as_seq)
-            .unwrap_or(0);
-        let step = data
-            .and_then(|d| d.get("step"))
-            .and_then(Json::as_seq)
-            .unwrap_or(0);
-        let chunk = data.and_then(|d| d.get("chunk"));
+        // `data` is the event's when an object: its record holds the members.
+        let fields = if data.is_some() {
+            ev.fields
+        } else {
+            Fields::default()
+        };
+        let turn = fields.get("turn").and_then(Json::as_seq).unwrap_or(0);
+        let step = fields.get("step").and_then(Json::as_seq).unwrap_or(0);
+        let chunk = fields.get("chunk");
         let mut done = None;
         if self
             .pending

@@ -123,7 +123,7 @@ impl Legacy {
             let payload = Payload {
                 ty,
                 seq: ev.seq,
-                data: Some(data),
+                fields: ev.fields,
             };
             check_payload(payload, disposition, 0, supplied)?;
         }
@@ -224,7 +224,7 @@ impl Legacy {
         let payload = Payload {
             ty: ev.ty,
             seq: ev.seq,
-            data: ev.data,
+            fields: ev.fields,
         };
         check_payload(payload, disposition, 1, Supplied::default())?;
         if ev.ty == "session-log-deepseek/delivery-accepted"

@@ -12,7 +12,7 @@ use crate::edge::shape::{
     Checked, Label, Lit, array, boolean, count, exact_keys, exact_record, finite, js_stringify,
     literal, nonempty, one_of, optional, positive, record, safe_integer, string, value_refused,
 };
-use crate::json::{Json, Kind};
+use crate::json::{Fields, Json, Kind};
 
 /// The role a message must have where DSH reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,20 +35,22 @@ pub fn message(
     expected: Option<Expect>,
 ) -> Checked {
     let message = exact_record(value, label, &["id", "role", "content", "source"], &[])?;
-    nonempty(message.get("id"), &label.at("id"))?;
+    // The message's members, read in one pass.
+    let fields = Fields::of(Some(message));
+    nonempty(fields.get("id"), &label.at("id"))?;
     let role_label = label.at("role");
     match expected {
-        Some(Expect::Assistant) => one_of(message.get("role"), &["assistant"], &role_label)?,
-        Some(Expect::User | Expect::Tool) => one_of(message.get("role"), &["user"], &role_label)?,
+        Some(Expect::Assistant) => one_of(fields.get("role"), &["assistant"], &role_label)?,
+        Some(Expect::User | Expect::Tool) => one_of(fields.get("role"), &["user"], &role_label)?,
         None => one_of(
-            message.get("role"),
+            fields.get("role"),
             &["system", "user", "assistant"],
             &role_label,
         )?,
     }
-    content_blocks(message.get("content"), &label.at("content"), version)?;
+    content_blocks(fields.get("content"), &label.at("content"), version)?;
     let source_label = label.at("source");
-    let source = record(message.get("source"), &source_label)?;
+    let source = record(fields.get("source"), &source_label)?;
     let kind = source.get("kind");
     if version < 2
         && expected == Some(Expect::User)
@@ -60,7 +62,7 @@ pub fn message(
         message_source(source, &source_label, version, expected)?;
     }
     if expected == Some(Expect::Tool) {
-        let content = message.get("content").filter(|c| c.is_array());
+        let content = fields.get("content").filter(|c| c.is_array());
         let block = match content {
             Some(c) if c.len() == 1 => Some(record(c.elements().next(), &label.at("tool result"))?),
             _ => None,
@@ -102,25 +104,27 @@ pub fn content_blocks(value: Option<Json<'_>>, label: &Label<'_>, version: u8) -
 
 /// `contentBlockValue`: the known kinds exactly, any other kind by a non-empty `type`.
 pub fn content_block(value: Json<'_>, label: &Label<'_>, version: u8) -> Checked {
-    let block = record(Some(value), label)?;
+    let object = record(Some(value), label)?;
+    // The block's members, read in one pass.
+    let block = Fields::of(Some(object));
     let ty = block.get("type");
     // One decode of the tag, then plain comparisons (the hot path of a long log).
     let tag = ty.and_then(Json::as_str);
     let is = |name: &str| tag.as_deref() == Some(name);
     if is("text") || is("reasoning") {
-        exact_keys(block, &["type", "text"], &[], label)?;
+        exact_keys(object, &["type", "text"], &[], label)?;
         string(block.get("text"), &label.at("text"))
     } else if is("image") {
-        exact_keys(block, &["type", "attachment"], &[], label)?;
+        exact_keys(object, &["type", "attachment"], &[], label)?;
         image_attachment(block.get("attachment"), &label.at("attachment"))
     } else if is("tool-call") {
-        exact_keys(block, &["type", "id", "name", "arguments"], &[], label)?;
+        exact_keys(object, &["type", "id", "name", "arguments"], &[], label)?;
         nonempty(block.get("id"), &label.at("id"))?;
         nonempty(block.get("name"), &label.at("name"))?;
         string(block.get("arguments"), &label.at("arguments"))
     } else if is("tool-result") {
         exact_keys(
-            block,
+            object,
             &["type", "toolCallId", "content"],
             &["isError"],
             label,
@@ -170,7 +174,9 @@ pub fn message_source(
     version: u8,
     expected: Option<Expect>,
 ) -> Checked {
-    let kind = source.get("kind");
+    // The source's members, read in one pass.
+    let fields = Fields::of(Some(source));
+    let kind = fields.get("kind");
     let tag = kind.and_then(Json::as_str);
     let is = |name: &str| tag.as_deref() == Some(name);
     if expected == Some(Expect::Assistant) && !is("model") {
@@ -179,7 +185,7 @@ pub fn message_source(
     if expected == Some(Expect::Tool) && !is("tool") {
         return Err(value_refused(format!("{label} must be tool source")));
     }
-    let field = |name: &'static str| source.get(name);
+    let field = |name: &'static str| fields.get(name);
     if is("user") {
         exact_keys(source, &["kind"], &["rpcId", "clientTimeZone"], label)?;
         optional(field("rpcId"), |v| nonempty(v, &label.at("rpcId")))?;

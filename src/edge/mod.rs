@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::check::Logical;
 use crate::event::Era;
 use crate::header::Header;
-use crate::json::Json;
+use crate::json::{Fields, Json};
 use crate::load::packed::PackedSpan;
 use crate::rules::{Class, Finding, Rule};
 use shape::Refusal;
@@ -439,6 +439,9 @@ pub struct Source<'j> {
     pub time: Option<Json<'j>>,
     /// `ignorable: true`.
     pub ignorable: bool,
+    /// The fixed record of [`Source::data`]: its members as [`Json::get`] gives them, read
+    /// once for the event.
+    pub fields: Fields<'j>,
 }
 
 impl<'j> Source<'j> {
@@ -456,6 +459,7 @@ impl<'j> Source<'j> {
             sources: logical.ev.source_event_seqs,
             time: logical.ev.time,
             ignorable: logical.ev.is_ignorable(),
+            fields: logical.data_fields(),
         }
     }
 }

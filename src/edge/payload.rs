@@ -20,7 +20,7 @@ use crate::edge::shape::{
     exact_record, finite, literal, nonempty, one_of, optional, positive, record, safe_integer,
     seq_array, string, value_refused,
 };
-use crate::json::Json;
+use crate::json::{Fields, Json};
 use crate::rules::Rule;
 
 /// One event as the payload rules read it: its (current) type, seq and data.
@@ -30,8 +30,8 @@ pub struct Payload<'j> {
     pub ty: &'j str,
     /// The seq (the stored one).
     pub seq: u64,
-    /// `data`.
-    pub data: Option<Json<'j>>,
+    /// The fixed record of `data` ([`Source::fields`](crate::edge::Source::fields)).
+    pub fields: Fields<'j>,
 }
 
 /// Members the v0→v1 edge supplies before it checks them (a legacy `llm/retry` without
@@ -56,9 +56,10 @@ pub fn check_payload(
     supplied: Supplied,
 ) -> Checked {
     let label = Label::Event(event.ty, event.seq);
-    let data = record(event.data, &label.at("data"))?;
-    if event.ty == "subagent/descriptor" && !is_number(data.get("version"), 3.0) {
-        let found = count(data.get("version"), &label.at("version"))?;
+    let data = record(event.fields.value(), &label.at("data"))?;
+    let version_member = event.fields.get("version");
+    if event.ty == "subagent/descriptor" && !is_number(version_member, 3.0) {
+        let found = count(version_member, &label.at("version"))?;
         if version == 0 {
             return Err(Refusal {
                 rule: Rule::F4,
@@ -97,7 +98,7 @@ fn is_number(v: Option<Json<'_>>, n: f64) -> bool {
 }
 
 /// `coordinatePair`.
-fn coordinates(data: Json<'_>, label: &Label<'_>) -> Checked {
+fn coordinates(data: Fields<'_>, label: &Label<'_>) -> Checked {
     count(data.get("turn"), &label.at("turn"))?;
     count(data.get("step"), &label.at("step")).map(|_| ())
 }
@@ -106,7 +107,9 @@ fn coordinates(data: Json<'_>, label: &Label<'_>) -> Checked {
 pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supplied) -> Checked {
     let label = Label::Event(event.ty, event.seq);
     let l = &label;
-    let get = |k: &str| data.get(k);
+    debug_assert_eq!(Some(data), event.fields.value());
+    let fields = event.fields;
+    let get = |k: &str| fields.get(k);
     let seq = event.seq;
     match event.ty {
         "agent-preset/selected" => string(get("agentPreset"), &l.at("agentPreset")),
@@ -150,11 +153,11 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             })
         }
         "assistant/chunk" => {
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             stream_chunk(get("chunk"), &l.at("chunk"))
         }
         "assistant/message" => {
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             message(
                 get("message"),
                 &l.at("message"),
@@ -251,7 +254,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             if !supplied.retry_id {
                 nonempty(get("retryId"), &l.at("retryId"))?;
             }
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             nonempty(get("provider"), &l.at("provider"))?;
             one_of(get("mode"), &["normal", "always"], &l.at("mode"))?;
             nonempty(get("policyKey"), &l.at("policyKey"))?;
@@ -279,7 +282,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         }
         "llm/retry-started" => {
             nonempty(get("retryId"), &l.at("retryId"))?;
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             positive(get("retry"), &l.at("retry")).map(|_| ())
         }
         "model/selection" => {
@@ -347,7 +350,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             })?;
             positive(get("maxTokens"), &l.at("maxTokens")).map(|_| ())
         }
-        "step/end" | "step/start" => coordinates(data, l),
+        "step/end" | "step/start" => coordinates(fields, l),
         "subagent/descriptor" => subagent_descriptor(data, l),
         "subagent/model-selection-policy" => {
             allowed_models(get("allowedModels"), &l.at("allowedModels"))
@@ -406,7 +409,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             nonempty(get("name"), &l.at("name"))
         }
         "tool/call" => {
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             nonempty(get("callId"), &l.at("callId"))?;
             nonempty(get("name"), &l.at("name"))?;
             string(get("arguments"), &l.at("arguments"))
@@ -422,7 +425,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             Ok(())
         }
         "tool/result" => {
-            coordinates(data, l)?;
+            coordinates(fields, l)?;
             message(
                 get("message"),
                 &l.at("message"),
@@ -637,7 +640,7 @@ mod tests {
         let payload = Payload {
             ty,
             seq,
-            data: Json::parse(data).ok(),
+            fields: Fields::of(Json::parse(data).ok()),
         };
         check_payload(payload, released_v0(ty).unwrap(), 0, Supplied::default()).err()
     }

@@ -32,7 +32,7 @@ use crate::edge::attempts::{Attempt, StepState};
 use crate::edge::repairs::{exact_not_started_repair, v4_not_started_repair};
 use crate::edge::shape::{Refusal, seq_list};
 use crate::edge::tools::Tools;
-use crate::json::{Json, Kind, canonical_hash};
+use crate::json::{Fields, Json, Kind, canonical_hash};
 use crate::rules::Rule;
 
 /// The types the check has a rule for, sorted.
@@ -318,7 +318,8 @@ impl Relationships {
         let Some(data) = ev.data.filter(|d| d.is_object()) else {
             return Ok(());
         };
-        let get = |k: &str| data.get(k);
+        let fields = ev.fields;
+        let get = |k: &str| fields.get(k);
         let seq_of = |k: &str| get(k).and_then(Json::as_seq);
         let surface_type = match ev.ty {
             "user/message" | "assistant/message" | "tool/result" => true,
@@ -410,6 +411,8 @@ impl Relationships {
                 self.require_step(ev.ty, turn, step)?;
                 let content = get("message").and_then(|m| m.get("content"));
                 for block in content.into_iter().flat_map(Json::elements) {
+                    // The block's members, read in one pass.
+                    let block = Fields::of(Some(block));
                     if !block.get("type").is_some_and(|t| t.str_eq("tool-call")) {
                         continue;
                     }
@@ -639,7 +642,7 @@ impl Relationships {
             return Ok(());
         }
         self.require_step(ev.ty, turn, step)?;
-        let message = data.get("message");
+        let message = ev.fields.get("message");
         // A v4 result is a tool-role message naming its call; v0–v3 wrap it for the user.
         let call = if self.generation >= 4 {
             message.and_then(|m| m.get("toolCallId"))

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Json, Kind, key_is};
+use crate::json::{Json, Kind, key_position};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -171,13 +171,12 @@ pub fn exact_keys_waiving(
     let mut seen = 0u64;
     let mut unexpected = false;
     for key in object.key_bodies() {
-        match required.iter().position(|r| key_is(key, r)) {
+        match key_position(key, required) {
             Some(i) => seen |= 1 << i,
             None => {
-                unexpected |= !optional
+                unexpected |= optional
                     .iter()
-                    .flat_map(|l| l.iter())
-                    .any(|o| key_is(key, o))
+                    .all(|list| key_position(key, list).is_none());
             }
         }
     }

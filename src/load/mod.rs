@@ -102,26 +102,46 @@ impl Input {
         path: &Path,
         progress: Option<ProgressFn>,
     ) -> Result<Self, LoadError> {
+        if path == Path::new("-") {
+            return Self::from_source(path, None, progress);
+        }
+        Self::from_opened(path, store_file::Opened::open(path)?, progress)
+    }
+
+    /// As [`Input::open_with_progress`], on a file [`Opened`](store_file::Opened) at `path`
+    /// already: its metadata and first bytes are not read again.
+    ///
+    /// # Errors
+    /// As [`Input::open`].
+    pub fn from_opened(
+        path: &Path,
+        opened: store_file::Opened,
+        progress: Option<ProgressFn>,
+    ) -> Result<Self, LoadError> {
+        if opened.meta.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory").into());
+        }
+        Self::from_source(path, Some(opened), progress)
+    }
+
+    /// Detects the encoding of standard input (`opened` `None`) or of an opened file, and
+    /// makes the reader.
+    fn from_source(
+        path: &Path,
+        opened: Option<store_file::Opened>,
+        progress: Option<ProgressFn>,
+    ) -> Result<Self, LoadError> {
         let detect = |head: &[u8]| Encoding::detect(head, path);
         // Standard input, and a path that is a pipe (`<(zcat …)`), are read as streams:
         // detected by peeking, never by seeking.
         enum Source {
             Stream(Box<dyn Read + Send>),
-            File(File),
+            File(File, Vec<u8>),
         }
-        let (source, size) = if path == Path::new("-") {
-            (Source::Stream(Box::new(io::stdin())), None)
-        } else {
-            let file = File::open(path)?;
-            let meta = file.metadata()?;
-            if meta.is_dir() {
-                return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory").into());
-            }
-            if meta.is_file() {
-                (Source::File(file), Some(meta.len()))
-            } else {
-                (Source::Stream(Box::new(file)), Some(meta.len()))
-            }
+        let (source, size) = match opened {
+            None => (Source::Stream(Box::new(io::stdin())), None),
+            Some(o) if o.meta.is_file() => (Source::File(o.file, o.head), Some(o.meta.len())),
+            Some(o) => (Source::Stream(Box::new(o.file)), Some(o.meta.len())),
         };
         let (encoding, reader) = match source {
             Source::Stream(stream) => {
@@ -144,11 +164,8 @@ impl Input {
                 };
                 (encoding, reader)
             }
-            Source::File(mut file) => {
-                // A regular file: read its first bytes, then start over from offset 0.
-                let mut head = Vec::with_capacity(16);
-                (&mut file).take(16).read_to_end(&mut head)?;
-                file.seek(SeekFrom::Start(0))?;
+            Source::File(mut file, head) => {
+                // A regular file whose first bytes were read (the file is past them).
                 // An empty file named as a store is a pristine store (no sessions).
                 let encoding =
                     if head.is_empty() && crate::load::store_file::has_store_extension(path) {
@@ -163,17 +180,23 @@ impl Input {
                     .map_or(1 << 20, |len| len.clamp(8 << 10, 1 << 20));
                 let reader = match (encoding, &progress) {
                     (Encoding::Sqlite, _) => InputReader::Sqlite,
-                    (Encoding::Zstd, _) => InputReader::Zstd(file),
+                    (Encoding::Zstd, _) => {
+                        // Frames are located by seeking from the start.
+                        file.seek(SeekFrom::Start(0))?;
+                        InputReader::Zstd(file)
+                    }
+                    // Plain JSONL is read on from the first bytes: no seek back.
                     (Encoding::Plain, Some(report)) => {
                         let counting = Counting {
-                            inner: file,
+                            inner: io::Cursor::new(head).chain(file),
                             read: 0,
                             report: report.clone(),
                         };
                         InputReader::Plain(Box::new(BufReader::with_capacity(buffer, counting)))
                     }
                     (Encoding::Plain, None) => {
-                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, file)))
+                        let rest = io::Cursor::new(head).chain(file);
+                        InputReader::Plain(Box::new(BufReader::with_capacity(buffer, rest)))
                     }
                 };
                 (encoding, reader)

@@ -33,6 +33,7 @@ use crate::load::packed::{PackedSpan, packed_row};
 use crate::load::read_ahead::{
     BATCHES_AHEAD, INLINE_BYTES, Item, Prepared, ReadAhead, read_ahead, read_inline,
 };
+use crate::load::store_file::Opened;
 use crate::load::{Backend, Encoding, Input, Line, LineSource, LoadError, SourceError};
 use crate::replay::{Keep, Replay};
 use crate::rules::{Class, Finding, Rule};
@@ -117,13 +118,30 @@ pub fn scan_all(
     options: &ScanOptions,
     views: &dyn Fn() -> Vec<Box<dyn View>>,
 ) -> Result<Vec<Report>, ScanError> {
+    // A file is opened once: the look for a SQLite header and the scan's read share the
+    // open file, its `stat` and its first bytes (a second pass opens it again).
+    let opened = if path == Path::new("-") {
+        None
+    } else {
+        Some(Opened::open(path).map_err(LoadError::Io)?)
+    };
+    let is_store = opened.as_ref().is_some_and(|o| o.is_store(path));
+    let first = std::cell::RefCell::new(opened);
     let read = |options: &ScanOptions| {
         let mut owned = views();
         let mut borrowed: Vec<&mut dyn View> = owned
             .iter_mut()
             .map(|v| &mut **v as &mut dyn View)
             .collect();
-        scan_path_with(path, options, &mut borrowed).map(|report| (report, ()))
+        let taken = first.borrow_mut().take();
+        let input = match taken {
+            Some(opened) => Input::from_opened(path, opened, options.progress.clone()),
+            None => Input::open_with_progress(path, options.progress.clone()),
+        };
+        input
+            .map_err(ScanError::from)
+            .and_then(|input| scan_input_with(input, options, &mut borrowed))
+            .map(|report| (report, ()))
     };
     // With `salvage`, a damaged session is read up to its defect, anew when the views were
     // told of what came after it ([`defect::read_up_to_defect`]).
@@ -131,9 +149,11 @@ pub fn scan_all(
         Some(_) => defect::read_up_to_defect(options, read).map(|(report, ())| report),
         None => read(options).map(|(report, ())| report),
     };
-    if options.session.is_some() || !crate::load::store_file::looks_like_store(path) {
+    if options.session.is_some() || !is_store {
         return Ok(vec![scan_one(options)?]);
     }
+    // A store is read through SQLite's own open.
+    first.borrow_mut().take();
     let ids = match crate::load::sqlite::Store::open(path) {
         Ok(store) => store
             .session_ids()
