@@ -260,11 +260,16 @@ fn parse_or(t: &[Tok], at: &mut usize) -> Option<Expr> {
         *at += 1;
         any.extend(parse_and(t, at));
     }
-    Some(if any.len() == 1 {
-        any.remove(0)
+    Some(joined(any, Expr::Or))
+}
+
+/// `all` joined by `join`, or its one expression alone.
+fn joined(mut all: Vec<Expr>, join: fn(Vec<Expr>) -> Expr) -> Expr {
+    if all.len() == 1 {
+        all.remove(0)
     } else {
-        Expr::Or(any)
-    })
+        join(all)
+    }
 }
 
 fn parse_and(t: &[Tok], at: &mut usize) -> Option<Expr> {
@@ -277,11 +282,7 @@ fn parse_and(t: &[Tok], at: &mut usize) -> Option<Expr> {
         }
         all.extend(parse_not(t, at));
     }
-    Some(if all.len() == 1 {
-        all.remove(0)
-    } else {
-        Expr::And(all)
-    })
+    Some(joined(all, Expr::And))
 }
 
 fn parse_not(t: &[Tok], at: &mut usize) -> Option<Expr> {

@@ -569,16 +569,13 @@ impl Index {
     /// As [`Index::search`].
     pub fn search_sessions(&self, query: &Query) -> Result<Vec<SessionHits>, IndexError> {
         let (select, terms, check) = self.search_select(query, true)?;
-        let mut texts = Texts::new(&self.conn).map_err(|e| self.error(e))?;
-        let mut stmt = self
-            .conn
-            .prepare(&select.sql())
-            .map_err(|e| self.error(e))?;
+        let mut stmt = self.prepare(&select)?;
         let mut rows = stmt
             .query(rusqlite::params_from_iter(select.filter.params))
             .map_err(|e| self.query_error(query, e))?;
         let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
+        let mut texts = Texts::new(&self.conn).map_err(|e| self.error(e))?;
         // Sessions whose title holds the words first, the most recently active first.
         for (mut hit, text) in self.session_matches(query, &terms)? {
             if hit.field != Field::Title || query.limit.is_some_and(|n| found.len() >= n) {
@@ -627,10 +624,7 @@ impl Index {
     fn matches(&self, query: &Query, limit: Option<usize>) -> Result<Matches, IndexError> {
         let (select, terms, check) = self.search_select(query, false)?;
         let mut texts = Texts::new(&self.conn).map_err(|e| self.error(e))?;
-        let mut stmt = self
-            .conn
-            .prepare(&select.sql())
-            .map_err(|e| self.error(e))?;
+        let mut stmt = self.prepare(&select)?;
         let mut rows = stmt
             .query(rusqlite::params_from_iter(select.filter.params))
             .map_err(|e| self.query_error(query, e))?;
@@ -650,6 +644,11 @@ impl Index {
             }
         }
         Ok(found)
+    }
+
+    /// The statement of `select`.
+    fn prepare(&self, select: &Select<'_>) -> Result<rusqlite::Statement<'_>, IndexError> {
+        self.conn.prepare(&select.sql()).map_err(|e| self.error(e))
     }
 
     /// The text of `hit`'s part when it holds what `check` asks (after its tool's name,
