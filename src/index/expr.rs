@@ -112,6 +112,12 @@ fn gram_tokens(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether `token` is the gram of a trigram of ASCII digits (`313233`).
+fn is_digit_trigram(token: &str) -> bool {
+    let b = token.as_bytes();
+    b.len() == 6 && b.chunks(2).all(|p| p[0] == b'3' && p[1].is_ascii_digit())
+}
+
 /// What the full-text table indexes of a text: its grams' tokens, space-separated.
 pub fn grams(text: &str) -> String {
     gram_tokens(text).join(" ")
@@ -172,6 +178,11 @@ impl Expr {
         match self {
             Expr::Term(t) => {
                 let mut g = gram_tokens(t);
+                // A run of four digits makes its trigrams of digits redundant, and they
+                // are the longest lists the table has.
+                if g.iter().any(|t| t.starts_with('n')) {
+                    g.retain(|t| !is_digit_trigram(t));
+                }
                 if g.len() > MAX_TERM_GRAMS {
                     let step = g.len().div_ceil(MAX_TERM_GRAMS);
                     g = g.into_iter().step_by(step).collect();
@@ -371,6 +382,7 @@ mod tests {
         // Four digits in a row are a gram of their own.
         let q = Expr::words("T12345").candidates().unwrap();
         assert!(q.contains("\"n1234\" AND \"n2345\""), "{q}");
+        assert!(q.contains("\"743132\"") && !q.contains("\"313233\""), "{q}");
         assert!(grams("x12345").contains("n2345"));
         assert!(!grams("x123 45").contains('n'));
         assert_eq!(Expr::words("ab").candidates(), None);
