@@ -1431,3 +1431,66 @@ fn a_kept_walk_holds_until_a_directory_or_a_judged_file_changes() {
     let s = update();
     assert_eq!((s.walks_kept, s.files, s.removed), (0, 2, 1));
 }
+
+/// Issue 39, item 5: the index of the real logs takes at most 0.5 MB per MB of log (index
+/// schema 5: grams, `detail=none`, each candidate's text checked), finds what FTS5's
+/// operators ask (`NEAR` read as `AND`), folds accents as before, and an index of schema 3
+/// is rebuilt, not misread.
+#[test]
+fn the_real_logs_index_in_half_their_size_and_operators_still_answer() {
+    if !common::have_samples() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
+    real_logs_under_their_own_names(&logs);
+    std::fs::remove_file(logs.join("notes.jsonl")).unwrap();
+    let l = logs.to_str().unwrap();
+    let (code, _, err) = run(&index, &["index", "-q", l]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let index_bytes = size(&index) + size(&dir.path().join("index.db-wal"));
+    let log_bytes: u64 = std::fs::read_dir(common::samples().join("real"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| size(&p))
+        .sum();
+    assert_eq!(log_bytes, 461_511);
+    assert!(
+        index_bytes * 2 <= log_bytes,
+        "{index_bytes} bytes of index for {log_bytes} of logs"
+    );
+    let count = |q: &str| search(&index, &["--no-update", "--limit", "0", q]).1.len();
+    // 17 message parts and the title hold the word.
+    assert_eq!(count("指南针"), 18);
+    assert_eq!(count("指南针 NOT zzqqxx"), 17);
+    assert_eq!(count("zzqqxx OR 指南针"), 17);
+    assert_eq!(count("指南针 NOT 指南针"), 0);
+    assert_eq!(count("\"指南针下周\""), 1);
+    assert_eq!(count("(capital OR zzqqxx) AND 指南针"), 8);
+    // NEAR is AND: all 6 message parts with both words (the seventh hit is the title).
+    assert_eq!(count("指南针 操作"), 7);
+    assert_eq!(count("NEAR(指南针 操作, 3)"), 6);
+    assert_eq!(count("RENDER_chart"), 1);
+    // A two-character CJK word has a gram of its own (a pair of characters): the same 17
+    // parts and the title, and 3 parts for another word.
+    assert_eq!(count("指南"), 18);
+    assert_eq!(count("股票"), 3);
+    // An index of the former schema is rebuilt from the logs, with a note.
+    rusqlite::Connection::open(&index)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 3")
+        .unwrap();
+    let (code, _, err) = run(&index, &["search", "-l", "指南针下周操作重点分析", l]);
+    assert_eq!(
+        (code, err),
+        (
+            0,
+            format!(
+                "dsh-session: {}: the index has schema version 3, this build writes 5; rebuilding it from the logs\n",
+                index.display()
+            )
+        )
+    );
+}

@@ -28,6 +28,7 @@
 //!
 //! This module writes only its own index file (the cache), never a log.
 
+mod expr;
 mod ingest;
 mod query;
 mod schema;
@@ -40,8 +41,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+pub use expr::{CJK_BUCKETS, grams};
 pub use query::{MessagePart, MessageRow, MessageSeq, ModelUse, SessionFilter, SessionRow, Tokens};
-pub use schema::{SCHEMA_VERSION, TOKENIZER};
+pub use schema::{PAGE_SIZE, SCHEMA_VERSION, TOKENIZER};
 pub use search::{
     CANDIDATES, Field, Hit, LINEAGE_WEIGHT, PROJECT_WEIGHT, Query, SessionHits, Snippet,
     TITLE_WEIGHT, syntax_problem,
@@ -204,7 +206,6 @@ impl Index {
             return Err(IndexError::Foreign(path.to_path_buf()));
         }
         schema::configure(&conn).map_err(sql)?;
-        schema::functions(&conn).map_err(sql)?;
         match found {
             schema::Found::Current => {}
             schema::Found::Foreign => return Err(IndexError::Foreign(path.to_path_buf())),

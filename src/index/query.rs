@@ -392,7 +392,7 @@ impl Index {
     ) -> Result<Vec<MessageRow>, IndexError> {
         let end = i64::try_from(*seqs.end()).unwrap_or(i64::MAX);
         let sql = format!(
-            "SELECT {PART_COLUMNS}, m.text FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
+            "SELECT {PART_COLUMNS}, m.block, m.start, m.len FROM files f JOIN sessions s ON s.file_id = f.id JOIN messages m ON m.session_id = s.id WHERE f.path = ?1 AND s.session = ?2 AND m.seq BETWEEN ?3 AND ?4 {} ORDER BY m.pos, m.seq, m.id",
             if include_shadowed {
                 ""
             } else {
@@ -404,16 +404,17 @@ impl Index {
         let rows = stmt
             .query_map(
                 rusqlite::params![file.to_string_lossy(), session, start, end],
-                |r| {
-                    Ok(MessageRow {
-                        part: part_row(r, 0)?,
-                        text: super::schema::unpack_text(r.get_ref(10)?),
-                    })
-                },
+                |r| Ok((part_row(r, 0)?, super::schema::TextAt::from_row(r, 10)?)),
             )
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;
-        Ok(rows)
+        let mut texts = super::schema::Texts::new(&self.conn).map_err(|e| self.error(e))?;
+        rows.into_iter()
+            .map(|(part, at)| {
+                let text = texts.get(at).map_err(|e| self.error(e))?;
+                Ok(MessageRow { part, text })
+            })
+            .collect()
     }
 
     /// Every message of session `session` of `file`, one per seq, shadowed ones included,

@@ -16,10 +16,12 @@ use std::path::PathBuf;
 
 use rusqlite::types::Value;
 
+use super::expr::{Expr, fold};
 use super::query::{
     MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow, Where, part_row,
     session_row,
 };
+use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
 use crate::view::message_rows::PartKind;
 
@@ -150,13 +152,14 @@ pub struct SessionHits {
 const OPEN: char = '\u{E000}';
 const CLOSE: char = '\u{E001}';
 
-/// How a query's text goes to SQLite: an FTS5 expression for `MATCH` (absent when every
-/// word is shorter than a trigram), the words shorter than a trigram (found by reading the
-/// texts, `dsh_has`), and the terms a snippet marks.
+/// How a query's text goes to SQLite: the FTS5 expression over grams that
+/// finds its candidates ([`super::expr::Expr::candidates`]; absent when the table cannot
+/// narrow them, e.g. every word is shorter than a trigram), what each candidate's text
+/// must hold, and the terms a snippet marks.
 #[derive(Debug, PartialEq, Eq)]
 struct Translated {
     fts: Option<String>,
-    short: Vec<String>,
+    check: Expr,
     terms: Vec<String>,
 }
 
@@ -262,31 +265,25 @@ fn bare_terms(text: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Plain words become phrases FTS5 matches as substrings (trigram tokenizer), so a word
-/// with punctuation (`src/lib.rs`, `foo-bar`) just works; a word shorter than three
-/// characters (a two-character CJK word) has no trigram and is found by reading the texts
-/// the other words leave (all of them, newest first, when it is alone).
+/// Plain words must each occur as substrings, so a word with punctuation (`src/lib.rs`,
+/// `foo-bar`) just works; FTS5 syntax keeps its operators (`NEAR` as `AND`). The
+/// full-text table gives the candidates by their grams, and each candidate's text is
+/// checked; a word with no gram (of one or two characters, but a two-character CJK word)
+/// is found by that check alone (all texts, newest first, when it is the
+/// only word).
 fn translate(text: &str) -> Translated {
-    if is_fts_syntax(text) {
-        return Translated {
-            fts: Some(text.to_owned()),
-            short: Vec::new(),
-            terms: fts_terms(text),
-        };
-    }
-    let mut phrases = Vec::new();
-    let mut short = Vec::new();
-    for word in text.split_whitespace() {
-        if word.chars().count() >= 3 {
-            phrases.push(format!("\"{}\"", word.replace('"', "\"\"")));
-        } else {
-            short.push(word.to_owned());
-        }
-    }
+    let (check, terms) = if is_fts_syntax(text) {
+        (Expr::fts(text), fts_terms(text))
+    } else {
+        (
+            Expr::words(text),
+            text.split_whitespace().map(str::to_owned).collect(),
+        )
+    };
     Translated {
-        fts: (!phrases.is_empty()).then(|| phrases.join(" ")),
-        short,
-        terms: text.split_whitespace().map(str::to_owned).collect(),
+        fts: check.candidates(),
+        check,
+        terms,
     }
 }
 
@@ -421,11 +418,13 @@ impl Index {
     /// The hits of `query`, the best first.
     ///
     /// Plain words must each occur in a message part, as substrings, without regard to
-    /// case (`cargo test` finds "Cargo testing"); a word of one or two characters (a
-    /// two-character CJK word) is found too, by reading the texts the other words left
-    /// (slow when it is the only word). Text with FTS5 syntax goes to FTS5 as it is:
-    /// `"exact phrase"`, `a OR b`, `a NOT b`, `NEAR(a b, 5)`, `prefix*`; there every term
-    /// needs three characters or more.
+    /// case (`cargo test` finds "Cargo testing"), Latin letters without their diacritics
+    /// (`cafe` finds "café"); a word of one or two characters is found too, by reading the
+    /// texts the other words left (slow when it is the only word), but a two-character CJK
+    /// word, which has a gram of its own. FTS5 syntax is read too: `"exact phrase"`,
+    /// `a OR b`, `a NOT b`, `(a OR b) c`, `prefix*` (a substring, as every term);
+    /// `NEAR(a b, 5)` is read as `a b` (the full-text table keeps no positions, index
+    /// schema 5). Every candidate the table gives is checked against its text.
     ///
     /// Ranking: the [`CANDIDATES`] newest matching parts (all of them when fewer match; see
     /// the module docs for "newest") are scored by BM25 over those candidates
@@ -569,16 +568,14 @@ impl Index {
     /// # Errors
     /// As [`Index::search`].
     pub fn search_sessions(&self, query: &Query) -> Result<Vec<SessionHits>, IndexError> {
-        let (select, terms) = self.search_select(query, true)?;
-        let mut stmt = self
-            .conn
-            .prepare(&select.sql())
-            .map_err(|e| self.error(e))?;
+        let (select, terms, check) = self.search_select(query, true)?;
+        let mut stmt = self.prepare(&select)?;
         let mut rows = stmt
             .query(rusqlite::params_from_iter(select.filter.params))
             .map_err(|e| self.query_error(query, e))?;
         let mut seen = std::collections::HashSet::new();
         let mut found = Vec::new();
+        let mut texts = Texts::new(&self.conn).map_err(|e| self.error(e))?;
         // Sessions whose title holds the words first, the most recently active first.
         for (mut hit, text) in self.session_matches(query, &terms)? {
             if hit.field != Field::Title || query.limit.is_some_and(|n| found.len() >= n) {
@@ -606,37 +603,79 @@ impl Index {
             if query.limit.is_some_and(|n| found.len() >= n) {
                 break;
             }
-            let (mut newest, text) = hit_row(r, 1).map_err(|e| self.error(e))?;
-            if !seen.insert((newest.file.clone(), newest.session.clone())) {
+            let (mut newest, at) = hit_row(r, 1).map_err(|e| self.error(e))?;
+            if seen.contains(&(newest.file.clone(), newest.session.clone())) {
                 continue;
             }
+            let Some(text) = self.checked(&mut texts, &check, &newest, at)? else {
+                continue;
+            };
+            seen.insert((newest.file.clone(), newest.session.clone()));
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 22).map_err(|e| self.error(e))?;
+            let session = session_row(r, 24).map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
     }
 
-    /// The matching parts of `query`, newest first, at most `limit`.
+    /// The matching parts of `query`, newest first, at most `limit`: the candidates the
+    /// full-text table gives (or every part, when it cannot narrow them), each checked
+    /// against its text.
     fn matches(&self, query: &Query, limit: Option<usize>) -> Result<Matches, IndexError> {
-        let (mut select, terms) = self.search_select(query, false)?;
-        select
-            .filter
-            .params
-            .push(Value::Integer(limit.map_or(-1, |n| n as i64)));
-        let rows = select.rows(self, |r| hit_row(r, 0), |e| self.query_error(query, e))?;
-        let (hits, texts) = rows.into_iter().unzip();
-        Ok(Matches { hits, texts, terms })
+        let (select, terms, check) = self.search_select(query, false)?;
+        let mut texts = Texts::new(&self.conn).map_err(|e| self.error(e))?;
+        let mut stmt = self.prepare(&select)?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(select.filter.params))
+            .map_err(|e| self.query_error(query, e))?;
+        let mut found = Matches {
+            hits: Vec::new(),
+            texts: Vec::new(),
+            terms,
+        };
+        while let Some(r) = rows.next().map_err(|e| self.query_error(query, e))? {
+            if limit.is_some_and(|n| found.hits.len() >= n) {
+                break;
+            }
+            let (hit, at) = hit_row(r, 0).map_err(|e| self.error(e))?;
+            if let Some(text) = self.checked(&mut texts, &check, &hit, at)? {
+                found.hits.push(hit);
+                found.texts.push(text);
+            }
+        }
+        Ok(found)
     }
 
-    /// The SELECT of a search (hits newest first; `by_session`: each with its session's
-    /// columns, after the session's id; else up to a `LIMIT` parameter still to add), and
-    /// the terms its snippets mark.
+    /// The statement of `select`.
+    fn prepare(&self, select: &Select<'_>) -> Result<rusqlite::Statement<'_>, IndexError> {
+        self.conn.prepare(&select.sql()).map_err(|e| self.error(e))
+    }
+
+    /// The text of `hit`'s part when it holds what `check` asks (after its tool's name,
+    /// for a tool part: as it was indexed), else `None`.
+    fn checked(
+        &self,
+        texts: &mut Texts<'_>,
+        check: &Expr,
+        hit: &Hit,
+        at: TextAt,
+    ) -> Result<Option<String>, IndexError> {
+        let text = texts.get(at).map_err(|e| self.error(e))?;
+        let folded = match &hit.part.tool {
+            Some(tool) if hit.part.kind == PartKind::Tool => fold(&format!("{tool}\n{text}")),
+            _ => fold(&text),
+        };
+        Ok(check.holds(&folded).then_some(text))
+    }
+
+    /// The SELECT of the candidates of a search (newest first; `by_session`: each with its
+    /// session's columns, after the session's id), the terms its snippets mark, and what
+    /// a candidate's text must hold.
     fn search_select(
         &self,
         query: &Query,
         by_session: bool,
-    ) -> Result<(Select<'static>, Vec<String>), IndexError> {
+    ) -> Result<(Select<'static>, Vec<String>, Expr), IndexError> {
         if is_fts_syntax(&query.text)
             && let Some(reason) = syntax_problem(&query.text)
         {
@@ -646,7 +685,7 @@ impl Index {
             });
         }
         let t = translate(&query.text);
-        if t.fts.is_none() && t.short.is_empty() {
+        if t.terms.is_empty() {
             return Err(IndexError::Query {
                 query: query.text.clone(),
                 reason: "nothing to search for".into(),
@@ -655,9 +694,6 @@ impl Index {
         let mut w = Where::default();
         if let Some(fts) = &t.fts {
             w.add("texts MATCH ?", [Value::Text(fts.clone())]);
-        }
-        for word in &t.short {
-            w.add("dsh_has(m.text, ?)", [Value::Text(word.clone())]);
         }
         w.sessions(&query.sessions);
         if let Some(t) = query.since {
@@ -703,9 +739,9 @@ impl Index {
             from,
             filter: w,
             order,
-            limit: (!by_session).then(|| "?".to_owned()),
+            limit: None,
         };
-        Ok((select, t.terms))
+        Ok((select, t.terms, t.check))
     }
 
     /// A query error for FTS5 syntax SQLite refused, else the SQLite error.
@@ -743,7 +779,7 @@ struct Matches {
 }
 
 /// The columns [`hit_row`] reads.
-const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.text, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth";
+const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.block, m.start, m.len, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth";
 
 /// `subagent` for a header with `origin: "subagent"` or a delegation depth above 0, `fork`
 /// for one with a `parentSession` (FORMAT.md §6.3), else `None`.
@@ -791,21 +827,21 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
     out
 }
 
-/// A hit (no snippet or score yet) and its text, from [`HIT_COLUMNS`] then
+/// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`] then
 /// [`PART_COLUMNS`] at `at`.
-fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> {
-    let text = super::schema::unpack_text(r.get_ref(at + 5)?);
+fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, TextAt)> {
+    let text = TextAt::from_row(r, at + 5)?;
     let hit = Hit {
         file: PathBuf::from(r.get::<_, String>(at)?),
         encoding: r.get(at + 1)?,
         session: r.get(at + 2)?,
         title: r.get(at + 3)?,
         project: r.get(at + 4)?,
-        status: r.get(at + 6)?,
-        rule: r.get(at + 7)?,
+        status: r.get(at + 8)?,
+        rule: r.get(at + 9)?,
         field: Field::Message,
-        lineage: lineage(r.get(at + 8)?, r.get(at + 9)?, r.get(at + 10)?),
-        part: part_row(r, at + 11)?,
+        lineage: lineage(r.get(at + 10)?, r.get(at + 11)?, r.get(at + 12)?),
+        part: part_row(r, at + 13)?,
         grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,
@@ -818,21 +854,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_words_become_phrases_and_short_words_are_read() {
-        assert_eq!(
-            translate("src/lib.rs 测试 cargo"),
-            Translated {
-                fts: Some("\"src/lib.rs\" \"cargo\"".into()),
-                short: vec!["测试".into()],
-                terms: vec!["src/lib.rs".into(), "测试".into(), "cargo".into()],
-            }
-        );
+    fn plain_words_are_checked_and_short_words_read() {
+        let t = translate("src/lib.rs 测试 cargo");
+        assert_eq!(t.check, Expr::words("src/lib.rs 测试 cargo"));
+        assert_eq!(t.terms, ["src/lib.rs", "测试", "cargo"]);
+        assert!(t.fts.is_some());
         assert_eq!(
             fts_terms("\"a \"\"b\"\"\" OR NEAR(foo bar*, 5) NOT ^baz"),
             ["a \"b\"", "foo", "bar", "baz"]
         );
-        assert_eq!(translate("a OR bcd").fts.as_deref(), Some("a OR bcd"));
-        assert_eq!(translate("\"x y\"").fts.as_deref(), Some("\"x y\""));
+        assert_eq!(translate("a OR bcd").fts, None);
+        assert_eq!(translate("a OR bcd").check, Expr::fts("a OR bcd"));
         assert_eq!(translate("ab").fts, None);
     }
 

@@ -116,6 +116,10 @@ impl<'c> Writer<'c> {
             [id],
         )?;
         self.conn.execute(
+            "DELETE FROM blocks WHERE id IN (SELECT m.block FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.file_id = ?1)",
+            [id],
+        )?;
+        self.conn.execute(
             "DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE file_id = ?1)",
             [id],
         )?;
@@ -282,8 +286,9 @@ impl<'c> Writer<'c> {
             .flat_map(|r| r.shadows.iter().map(move |&seq| (seq, r.seq)))
             .collect();
         let mut message = self.conn.prepare_cached(
-            "INSERT INTO messages (session_id, seq, pos, turn, type, kind, role, source, tool, time, shadowed_by, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO messages (session_id, seq, pos, turn, type, kind, role, source, tool, time, shadowed_by, block, start, len) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
+        let mut block = Block::default();
         let mut text = self
             .conn
             .prepare_cached("INSERT INTO texts (rowid, text) VALUES (?1, ?2)")?;
@@ -304,6 +309,8 @@ impl<'c> Writer<'c> {
                     Some(t) => Some(t.clone()),
                     None => self.kept_tool(id, &part.call_ids)?,
                 };
+                let at = self.place(&mut block, &part.text)?;
+                let start = block.text.len() - part.text.len();
                 message.execute(params![
                     id,
                     row.seq as i64,
@@ -316,7 +323,9 @@ impl<'c> Writer<'c> {
                     tool,
                     row.time,
                     shadowed_by.get(&row.seq).map(|&s| s as i64),
-                    super::schema::pack_text(&part.text),
+                    at,
+                    start as i64,
+                    part.text.len() as i64,
                 ])?;
                 // The tool's name is searched with the text (`search bash` finds its
                 // calls and results); the kept text stays the part's own.
@@ -326,10 +335,14 @@ impl<'c> Writer<'c> {
                     }
                     _ => std::borrow::Cow::Borrowed(part.text.as_str()),
                 };
-                text.execute(params![self.conn.last_insert_rowid(), searched])?;
+                text.execute(params![
+                    self.conn.last_insert_rowid(),
+                    super::expr::grams(&searched)
+                ])?;
                 parts += 1;
             }
         }
+        self.flush(&block)?;
         // Entries shadowed by the new events that an earlier read wrote.
         let mut mark = self.conn.prepare_cached(
             "UPDATE messages SET shadowed_by = ?3 WHERE session_id = ?1 AND seq = ?2 AND shadowed_by IS NULL",
@@ -340,6 +353,35 @@ impl<'c> Writer<'c> {
             }
         }
         Ok(parts)
+    }
+
+    /// Adds `text` to the block being filled (a new one when it would grow past
+    /// [`BLOCK_BYTES`](super::schema::BLOCK_BYTES)): the id of the block it is in, at the
+    /// end of `block.text`.
+    fn place(&self, block: &mut Block, text: &str) -> rusqlite::Result<i64> {
+        let full =
+            !block.text.is_empty() && block.text.len() + text.len() > super::schema::BLOCK_BYTES;
+        if block.id.is_none() || full {
+            self.flush(block)?;
+            // The block's row first, for its id; its data when it is full.
+            self.conn
+                .prepare_cached("INSERT INTO blocks (data) VALUES ('')")?
+                .execute([])?;
+            block.id = Some(self.conn.last_insert_rowid());
+            block.text.clear();
+        }
+        block.text.push_str(text);
+        Ok(block.id.unwrap_or_default())
+    }
+
+    /// Writes the texts of the block being filled.
+    fn flush(&self, block: &Block) -> rusqlite::Result<()> {
+        if let Some(id) = block.id {
+            self.conn
+                .prepare_cached("UPDATE blocks SET data = ?2 WHERE id = ?1")?
+                .execute(params![id, super::schema::pack_text(&block.text)])?;
+        }
+        Ok(())
     }
 
     /// The surface position an earlier read gave the entry `seq` of session `id`.
@@ -365,6 +407,13 @@ impl<'c> Writer<'c> {
         }
         Ok(None)
     }
+}
+
+/// The block of texts being filled by [`Writer::insert_rows`].
+#[derive(Default)]
+struct Block {
+    id: Option<i64>,
+    text: String,
 }
 
 /// One model a session used, as the index keeps it (`sessions.models`, JSON).
