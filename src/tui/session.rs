@@ -102,7 +102,7 @@ impl SessionView {
         }
         let mut turn_at = HashMap::new();
         for (i, t) in details.turns.iter().enumerate() {
-            turn_at.entry(t.number).or_insert(i);
+            turn_at.entry(t.turn.number).or_insert(i);
         }
         let mut view = SessionView {
             session,
@@ -404,7 +404,8 @@ impl SessionView {
     fn row_line(&mut self, i: usize, theme: Theme, index: &Index, width: usize) -> Line<'static> {
         match self.rows[i] {
             Row::Turn(t) => {
-                let turn = &self.details.turns[t];
+                let node = &self.details.turns[t];
+                let turn = &node.turn;
                 let mark = if self.folded.contains(&t) {
                     "▸"
                 } else {
@@ -414,7 +415,7 @@ impl SessionView {
                     "{mark} turn {} · {} · {} · {}",
                     turn.number,
                     turn.reason,
-                    count(turn.steps.len() as u64, "step"),
+                    count(node.steps.len() as u64, "step"),
                     count(turn.tool_calls, "tool call")
                 );
                 if let Some(d) = turn.duration_ms {

@@ -22,7 +22,7 @@ use crate::view::provenance_index::ProvenanceIndex;
 use crate::view::provider::ProviderRules;
 use crate::view::replacements::{Replacement, Replacements};
 use crate::view::stats::Stats;
-use crate::view::transcript::TranscriptFacts;
+use crate::view::transcript::{TranscriptFacts, Turn};
 
 /// Which session to read: the file, and for a SQLite store the session id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,26 +80,10 @@ pub struct StepNode {
 /// One turn with its steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnNode {
-    /// `data.turn`.
-    pub number: i64,
-    /// Seq of its `turn/start`.
-    pub start_seq: u64,
-    /// Seq of its `turn/end`.
-    pub end_seq: Option<u64>,
-    /// The end reason's kind, or `open`.
-    pub reason: String,
-    /// An error turn's failure, an aborted turn's cause.
-    pub detail: Option<String>,
-    /// `provider/model` of its assistant messages.
-    pub models: Vec<String>,
+    /// The turn as a transcript shows it (its error or abort cause as recorded).
+    pub turn: Turn,
     /// Its steps, in order.
     pub steps: Vec<StepNode>,
-    /// `tool/call` events in it.
-    pub tool_calls: u64,
-    /// Input and output tokens of its assistant messages.
-    pub tokens: (u64, u64),
-    /// `turn/end` time minus `turn/start` time, ms.
-    pub duration_ms: Option<i64>,
 }
 
 /// One finding of the log: a DSH rule, or a provider rule (P1–P7) with the providers that
@@ -381,35 +365,23 @@ impl Default for SessionViews {
 fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
     let (report, inspect) = (&kept.report, &kept.inspect);
     let verdict = verdict(report);
-    let facts_at: HashMap<u64, _> = facts.turns.iter().map(|f| (f.start_seq, f)).collect();
-    let turns = stats
-        .turns
-        .iter()
-        .map(|row| {
-            let f = facts_at.get(&row.start_seq);
-            let end = row.end_seq.unwrap_or(u64::MAX);
-            TurnNode {
-                number: row.turn,
-                start_seq: row.start_seq,
-                end_seq: row.end_seq,
-                reason: row.reason.clone(),
-                detail: f.and_then(|f| f.detail.clone()),
-                models: f.map(|f| f.models.clone()).unwrap_or_default(),
-                steps: inspect
-                    .steps
-                    .iter()
-                    .filter(|s| s.start_seq > row.start_seq && s.start_seq < end)
-                    .map(|s| StepNode {
-                        step: s.step,
-                        start_seq: s.start_seq,
-                        end_seq: s.end_seq,
-                        tool_calls: s.tool_calls,
-                    })
-                    .collect(),
-                tool_calls: row.tool_calls,
-                tokens: (row.usage.input, row.usage.output),
-                duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
-            }
+    let turns = facts
+        .turns_of(&stats.turns)
+        .into_iter()
+        .map(|turn| {
+            let end = turn.end_seq.unwrap_or(u64::MAX);
+            let steps = inspect
+                .steps
+                .iter()
+                .filter(|s| s.start_seq > turn.start_seq && s.start_seq < end)
+                .map(|s| StepNode {
+                    step: s.step,
+                    start_seq: s.start_seq,
+                    end_seq: s.end_seq,
+                    tool_calls: s.tool_calls,
+                })
+                .collect();
+            TurnNode { turn, steps }
         })
         .collect();
     let mut findings: Vec<FindingRow> = report.finding.iter().map(finding_row).collect();
