@@ -507,9 +507,10 @@ impl Index {
                 ..query.sessions.clone()
             };
             w.sessions(&sessions);
+            // The hit's columns with the title or project in the place of the text.
             let columns = format!(
-                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
-                 COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)"
+                "{}, COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)",
+                HIT_COLUMNS.replace("m.text", column)
             );
             let select = Select {
                 columns,
@@ -523,36 +524,23 @@ impl Index {
                 |r| {
                     let text: String = r.get(5)?;
                     let seq: i64 = r.get(11)?;
-                    let hit = Hit {
-                        file: PathBuf::from(r.get::<_, String>(0)?),
-                        encoding: r.get(1)?,
-                        session: r.get(2)?,
-                        title: r.get(3)?,
-                        project: r.get(4)?,
-                        status: r.get(6)?,
-                        rule: r.get(7)?,
-                        field,
-                        lineage: lineage(r.get(8)?, r.get(9)?, r.get(10)?),
-                        part: MessagePart {
-                            seq: seq as u64,
-                            pos: seq,
-                            turn: None,
-                            event_type: if field == Field::Title {
-                                "session/title".into()
-                            } else {
-                                "session".into()
-                            },
-                            kind: PartKind::System,
-                            role: field.name().into(),
-                            source: None,
-                            tool: None,
-                            time: None,
-                            shadowed_by: None,
+                    let part = MessagePart {
+                        seq: seq as u64,
+                        pos: seq,
+                        turn: None,
+                        event_type: if field == Field::Title {
+                            "session/title".into()
+                        } else {
+                            "session".into()
                         },
-                        grouped: Vec::new(),
-                        snippet: Snippet::default(),
-                        score: 0.0,
+                        kind: PartKind::System,
+                        role: field.name().into(),
+                        source: None,
+                        tool: None,
+                        time: None,
+                        shadowed_by: None,
                     };
+                    let hit = hit_at(r, 0, field, part)?;
                     Ok((hit, text))
                 },
                 |e| self.error(e),
@@ -795,7 +783,19 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
 /// [`PART_COLUMNS`] at `at`.
 fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> {
     let text = super::schema::unpack_text(r.get_ref(at + 5)?);
-    let hit = Hit {
+    let hit = hit_at(r, at, Field::Message, part_row(r, at + 11)?)?;
+    Ok((hit, text))
+}
+
+/// A hit (no snippet or score yet) in `field` at `part`, its session from [`HIT_COLUMNS`]
+/// at `at` (the text's column, `at + 5`, is the caller's).
+fn hit_at(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+    field: Field,
+    part: MessagePart,
+) -> rusqlite::Result<Hit> {
+    Ok(Hit {
         file: PathBuf::from(r.get::<_, String>(at)?),
         encoding: r.get(at + 1)?,
         session: r.get(at + 2)?,
@@ -803,14 +803,13 @@ fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, String)> 
         project: r.get(at + 4)?,
         status: r.get(at + 6)?,
         rule: r.get(at + 7)?,
-        field: Field::Message,
+        field,
         lineage: lineage(r.get(at + 8)?, r.get(at + 9)?, r.get(at + 10)?),
-        part: part_row(r, at + 11)?,
+        part,
         grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,
-    };
-    Ok((hit, text))
+    })
 }
 
 #[cfg(test)]
