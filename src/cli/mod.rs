@@ -357,7 +357,7 @@ impl Command {
         match self {
             Command::Surface(a) => Some(&mut a.file),
             Command::Messages(a) => Some(&mut a.file),
-            Command::Show(a) => Some(&mut a.file),
+            Command::Show(a) => Some(&mut a.log.file),
             Command::Repair(a) => Some(&mut a.file),
             Command::Recover(a) => Some(&mut a.file),
             Command::Fork(a) => Some(&mut a.file),

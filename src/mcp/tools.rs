@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cli::{
-    IndexLocation, ListFormat, McpArgs, ProvenanceArgs, ProvenanceFormat, ProviderName, SearchRole,
-    ShowArgs, TableFormat, ValidateArgs,
+    IndexLocation, ListFormat, LogArgs, McpArgs, ProvenanceArgs, ProvenanceFormat, ProviderName,
+    SearchRole, ShowArgs, TableFormat, ValidateArgs,
 };
 use crate::render::index::{Say, open, update};
 use crate::render::search::{Names, hit_rows};
@@ -314,9 +314,11 @@ pub struct SessionName {
 pub fn show(cx: &Context, p: SessionName) -> Result<String> {
     let row = cx.find(&cx.index()?, &p.session)?;
     let args = ShowArgs {
-        file: row.file.clone(),
-        format: TableFormat::Json,
-        session: store_session(&row),
+        log: LogArgs {
+            file: row.file.clone(),
+            format: TableFormat::Json,
+            session: store_session(&row),
+        },
         salvage: false,
         seq: None,
     };
