@@ -342,7 +342,8 @@ impl SessionView {
     fn status(&self, theme: Theme, width: usize) -> (Line<'static>, u16) {
         let v = &self.details.verdict;
         if v.salvaged() {
-            let at = match (v.line, v.seq) {
+            let f = v.finding.as_ref();
+            let at = match (f.and_then(|f| f.line), f.and_then(|f| f.seq)) {
                 (Some(l), Some(s)) => format!(" at line {l} (seq {s})"),
                 (Some(l), None) => format!(" at line {l}"),
                 _ => String::new(),
@@ -359,8 +360,8 @@ impl SessionView {
             let text = format!(
                 "{} {}{at}: {} · {shown}",
                 v.status,
-                v.rule.as_deref().unwrap_or("?"),
-                one_line(v.message.as_deref().unwrap_or("")),
+                f.map_or("?", |f| f.rule.as_str()),
+                one_line(f.map_or("", |f| f.message.as_str())),
             );
             let height = crate::tui::text::wrapped_rows(&text, width).clamp(1, 3);
             return (Line::styled(text, theme.error()), height as u16);

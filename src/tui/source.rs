@@ -38,14 +38,9 @@ pub struct Target {
 pub struct Verdict {
     /// `valid`, `torn-tail`, `corrupt` or `refused`.
     pub status: String,
-    /// The rule of the defect or torn tail.
-    pub rule: Option<String>,
-    /// Its line (the header is line 1; for a store, the row's seq).
-    pub line: Option<u64>,
-    /// Its seq.
-    pub seq: Option<u64>,
-    /// What it says.
-    pub message: Option<String>,
+    /// The defect or the torn tail behind a status other than `valid`, as the findings
+    /// list shows it (its line: the header is line 1; for a store, the row's seq).
+    pub finding: Option<FindingRow>,
     /// Events read (before the defect, for a corrupt or refused log).
     pub events: u64,
     /// Refused only by DSH 0.1.5 and later's frozen migration edges (GENERATIONS.md §14):
@@ -385,16 +380,7 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
         })
         .collect();
     let mut findings: Vec<FindingRow> = report.finding.iter().map(finding_row).collect();
-    if let Some(t) = &report.torn {
-        findings.push(FindingRow {
-            rule: t.rule.id().to_owned(),
-            class: "torn-tail",
-            seq: None,
-            line: Some(t.line),
-            message: t.message.clone(),
-            providers: Vec::new(),
-        });
-    }
+    findings.extend(report.torn.as_ref().map(torn_row));
     let (provider_rules, dsh_rules): (Vec<&Finding>, Vec<&Finding>) = report
         .warnings
         .iter()
@@ -458,30 +444,27 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
 }
 
 fn verdict(report: &Report) -> Verdict {
-    let (rule, line, seq, message) = match (&report.finding, &report.torn) {
-        (Some(f), _) => (
-            Some(f.rule.id().to_owned()),
-            f.line.or(f.row),
-            f.seq,
-            Some(f.message.clone()),
-        ),
-        (None, Some(t)) => (
-            Some(t.rule.id().to_owned()),
-            Some(t.line),
-            None,
-            Some(t.message.clone()),
-        ),
-        (None, None) => (None, None, None, None),
-    };
     Verdict {
         status: report.status.name().to_owned(),
-        rule,
-        line,
-        seq,
-        message,
+        finding: match (&report.finding, &report.torn) {
+            (Some(f), _) => Some(finding_row(f)),
+            (None, torn) => torn.as_ref().map(torn_row),
+        },
         events: report.events,
         edge: report.finding.as_ref().is_some_and(|f| f.rule.is_edge()),
         read: scan::defect::read_text(report),
+    }
+}
+
+/// The torn tail as a row of the findings list.
+fn torn_row(t: &scan::TornTail) -> FindingRow {
+    FindingRow {
+        rule: t.rule.id().to_owned(),
+        class: "torn-tail",
+        seq: None,
+        line: Some(t.line),
+        message: t.message.clone(),
+        providers: Vec::new(),
     }
 }
 
