@@ -117,8 +117,7 @@ impl View for TranscriptFacts {
                 let detail = match kind.as_deref() {
                     Some("error") => {
                         let failure = reason.and_then(|r| r.get("error"));
-                        let message = text(failure.and_then(|f| f.get("message")));
-                        let code = text(failure.and_then(|f| f.get("code")));
+                        let [message, code] = members(failure, ["message", "code"]);
                         match (message, code) {
                             (Some(m), Some(c)) => Some(format!("{m} ({c})")),
                             (m, c) => m.or(c),
@@ -126,8 +125,7 @@ impl View for TranscriptFacts {
                     }
                     Some("aborted") => {
                         let cause = reason.and_then(|r| r.get("reason"));
-                        let cause_kind = text(cause.and_then(|c| c.get("kind")));
-                        let why = text(cause.and_then(|c| c.get("reason")));
+                        let [cause_kind, why] = members(cause, ["kind", "reason"]);
                         match (cause_kind, why) {
                             (Some(k), Some(w)) => Some(format!("by {k}: {w}")),
                             (Some(k), None) => Some(format!("by {k}")),
@@ -191,4 +189,16 @@ impl View for TranscriptFacts {
             _ => {}
         }
     }
+}
+
+/// The string members `keys` of `object` (`None` for a member that is absent or not a
+/// string, or when there is no object).
+fn members<const N: usize>(object: Option<Json<'_>>, keys: [&str; N]) -> [Option<String>; N] {
+    object.map_or([const { None }; N], |o| {
+        o.lookup(keys).map(|v| {
+            v.filter(|v| v.kind() == Kind::String)
+                .and_then(Json::as_str)
+                .map(|s| s.into_owned())
+        })
+    })
 }
