@@ -70,11 +70,11 @@ fn run_cli() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let verbose = cli.verbose;
-    if let Some(line) = cli.dsh {
+    let verbose = cli.global.verbose;
+    if let Some(line) = cli.global.dsh {
         dsh_session::edge::DshLine::set_process_default(line);
     }
-    dsh_session::edge::Platform::set_process_override(cli.platform);
+    dsh_session::edge::Platform::set_process_override(cli.global.platform);
     let result = if let Command::Mcp(args) = &cli.command {
         // The server writes its protocol messages to standard output from its own
         // threads: the lock below would stop them.
@@ -113,7 +113,7 @@ fn run_cli() -> ExitCode {
 }
 
 fn run(mut cli: Cli, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let color = render::use_color(cli.color);
+    let color = render::use_color(cli.global.color);
     // A session directory given to a one-log command stands for its current generation.
     if let Some(file) = cli.command.log_file_mut() {
         *file = cmd::log_path(std::mem::take(file))?;

@@ -588,13 +588,7 @@ pub fn place(w: &FindingJson) -> String {
 /// [`place`], the message's index as `provider` counts and names it (`messages.N` for
 /// Anthropic, PROVIDERS.md §3); DeepSeek's and OpenAI's "message index N" without one.
 pub fn place_for(w: &FindingJson, provider: Option<dsh_session::provider::Provider>) -> String {
-    let mut at = String::new();
-    if let Some(line) = w.line {
-        at.push_str(&format!(" at line {line}"));
-    }
-    if let Some(row) = w.row {
-        at.push_str(&format!(" at row {row}"));
-    }
+    let mut at = dsh_session::wording::place(w.line, w.row, None);
     let mut inside = Vec::new();
     if let Some(seq) = w.seq {
         inside.push(format!("seq {seq}"));

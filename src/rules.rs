@@ -401,17 +401,8 @@ impl Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.rule)?;
-        if let Some(line) = self.line {
-            write!(f, " at line {line}")?;
-        }
-        if let Some(row) = self.row {
-            write!(f, " at row {row}")?;
-        }
-        if let Some(seq) = self.seq {
-            write!(f, " (seq {seq})")?;
-        }
-        write!(f, ": {}", self.message)
+        let place = crate::wording::place(self.line, self.row, self.seq);
+        write!(f, "{}{place}: {}", self.rule, self.message)
     }
 }
 

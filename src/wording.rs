@@ -105,6 +105,22 @@ pub fn error_text(e: &(dyn std::error::Error + 'static)) -> String {
     error_line(std::iter::successors(Some(e), |c| c.source()))
 }
 
+/// Where a finding is, as the text forms say it: ` at line L`, ` at row R` (a SQLite
+/// store's physical row) and ` (seq S)`, each only when known; empty when none is.
+pub fn place(line: Option<u64>, row: Option<u64>, seq: Option<u64>) -> String {
+    let mut at = String::new();
+    if let Some(line) = line {
+        at.push_str(&format!(" at line {line}"));
+    }
+    if let Some(row) = row {
+        at.push_str(&format!(" at row {row}"));
+    }
+    if let Some(seq) = seq {
+        at.push_str(&format!(" (seq {seq})"));
+    }
+    at
+}
+
 /// How a log is named in one-line output (FORMAT.md §8: a store holds sessions): the file, with `[session ID]` for a SQLite store.
 pub fn log_name(file: &str, session: Option<&str>) -> String {
     match session {

@@ -445,9 +445,10 @@ fn repair_and_recover_go_down_once() {
     }
 }
 
-/// Issue 42 asks that `src/` repeat itself in at most 60 pairs of places; today it is 143,
-/// 126 of them same-shape boilerplate (documented struct fields, clap attributes, trait
-/// impls of the two export formats). The ceiling holds today's count and only comes down.
+/// Issue 42 asks that `src/` repeat itself in at most 60 pairs of places; today it is 128,
+/// 115 of them same-shape boilerplate (documented struct fields of different facts whose
+/// types happen to line up, clap attributes, trait impls of the two export formats). The
+/// ceiling holds today's count and only comes down.
 #[test]
 fn the_source_repeats_itself_no_more_than_today() {
     let Some(report) = workplace_tool("duplicates", &["--repo", "src", "--seconds", "300"]) else {
@@ -460,7 +461,7 @@ fn the_source_repeats_itself_no_more_than_today() {
         count_before(&report, "pairs of places")
     };
     assert!(
-        pairs <= 143,
-        "src/ repeats itself in {pairs} pairs (at most 143; issue 42's target is 60):\n{report}"
+        pairs <= 128,
+        "src/ repeats itself in {pairs} pairs (at most 128; issue 42's target is 60):\n{report}"
     );
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod archive;
 pub mod completions;
@@ -40,6 +40,19 @@ Exit codes:
 #[derive(Debug, Parser)]
 #[command(name = "dsh-session", version, after_help = EXIT_CODES, max_term_width = 100)]
 pub struct Cli {
+    /// The options of every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The options every command takes, listed after a command's own under their own heading.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Global options", next_display_order = 900)]
+pub struct GlobalArgs {
     /// When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(
         long,
@@ -47,20 +60,12 @@ pub struct Cli {
         global = true,
         default_value_t = ColorChoice::Auto,
         hide_possible_values = true,
-        hide_default_value = true,
-        help_heading = "Global options",
-        display_order = 900
+        hide_default_value = true
     )]
     pub color: ColorChoice,
 
     /// Also print the cause chain of an error.
-    #[arg(
-        short,
-        long,
-        global = true,
-        help_heading = "Global options",
-        display_order = 901
-    )]
+    #[arg(short, long, global = true)]
     pub verbose: bool,
 
     /// Judge logs as this DSH release line does: 0.1.1 (DSH 0.1.1-rc.2 loads a v0 log as
@@ -70,32 +75,14 @@ pub struct Cli {
     /// v4 is read and written). The default, `latest`, is 0.1.7; `writer` judges each log as
     /// the line that writes its generation (v0 as 0.1.1, v3 as 0.1.5, v4 as 0.1.7). A full
     /// version (0.1.1-rc.2, 0.2.1-alpha.2) names its line.
-    #[arg(
-        long,
-        global = true,
-        value_name = "LINE",
-        value_parser = parse_dsh,
-        help_heading = "Global options",
-        display_order = 902
-    )]
+    #[arg(long, global = true, value_name = "LINE", value_parser = parse_dsh)]
     pub dsh: Option<dsh_session::edge::DshLine>,
 
     /// Judge logs as DSH on this platform does: posix (Linux, macOS) or windows. A log's
     /// `cwd` is absolute on one and not the other (`C:\DEV\proj` only on Windows: H8).
     /// Default: the platform that wrote each log, as its `cwd` shows.
-    #[arg(
-        long,
-        global = true,
-        value_name = "PLATFORM",
-        value_parser = parse_platform,
-        help_heading = "Global options",
-        display_order = 903
-    )]
+    #[arg(long, global = true, value_name = "PLATFORM", value_parser = parse_platform)]
     pub platform: Option<dsh_session::edge::Platform>,
-
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
 }
 
 /// `--dsh LINE`: the DSH release line a version belongs to.
@@ -370,7 +357,7 @@ impl Command {
         match self {
             Command::Surface(a) => Some(&mut a.file),
             Command::Messages(a) => Some(&mut a.file),
-            Command::Show(a) => Some(&mut a.file),
+            Command::Show(a) => Some(&mut a.log.file),
             Command::Repair(a) => Some(&mut a.file),
             Command::Recover(a) => Some(&mut a.file),
             Command::Fork(a) => Some(&mut a.file),

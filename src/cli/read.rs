@@ -181,9 +181,10 @@ pub struct ReplacementsArgs {
     pub salvage: bool,
 }
 
-/// Arguments of `show`.
+/// One session log shown as text or JSON: the arguments of `version`, and the first of
+/// `show`.
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub struct LogArgs {
     /// The session log (`-` reads standard input).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
@@ -196,6 +197,14 @@ pub struct ShowArgs {
     /// when the store holds one).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
+}
+
+/// Arguments of `show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The log and how to show it.
+    #[command(flatten)]
+    pub log: LogArgs,
 
     /// Show only the message the event with this seq derives (on the surface or shadowed
     /// by a replace): its seq, type, role and whether it is on the surface, then the

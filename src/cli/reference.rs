@@ -7,21 +7,7 @@ use clap::Args;
 use super::TableFormat;
 
 /// Arguments of `version`.
-#[derive(Debug, Args)]
-pub struct VersionArgs {
-    /// The session log (`-` reads standard input).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Text)]
-    pub format: TableFormat,
-
-    /// The session to read from a SQLite store: its id or a unique prefix of it (optional
-    /// when the store holds one).
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
-}
+pub type VersionArgs = super::LogArgs;
 
 /// Arguments of `rules`.
 #[derive(Debug, Args)]

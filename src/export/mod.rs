@@ -22,8 +22,9 @@ use serde_json::Value;
 use crate::replay::{SurfaceEntry, SurfaceOp};
 use crate::scan::{Report, ScanError, ScanOptions};
 use crate::view::replacements::Replacement;
-use crate::view::stats::{Stats, Usage};
+use crate::view::stats::Stats;
 use crate::view::transcript::TranscriptFacts;
+pub use crate::view::transcript::Turn;
 use crate::wording::utc;
 use redact::Redactor;
 
@@ -52,33 +53,6 @@ pub struct Transcript {
     pub redaction: String,
     /// What was redacted, by kind.
     pub redacted: Vec<(String, u64)>,
-}
-
-/// One turn (FORMAT.md §2.3): its counts from `show`, its models and how it ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Turn {
-    /// `data.turn`.
-    pub number: i64,
-    /// Seq of its `turn/start`.
-    pub start_seq: u64,
-    /// Seq of its `turn/end`, when it ended.
-    pub end_seq: Option<u64>,
-    /// The end reason's kind (`completed`, `error`, `aborted`, `interrupted`, …) or `open`.
-    pub reason: String,
-    /// The error message or abort cause, redacted.
-    pub detail: Option<String>,
-    /// `provider/model` of its assistant messages.
-    pub models: Vec<String>,
-    /// Token usage summed over its assistant messages.
-    pub usage: Usage,
-    /// `turn/start` time, ms since the Unix epoch.
-    pub start_time: Option<i64>,
-    /// `turn/end` time minus `turn/start` time, in ms.
-    pub duration_ms: Option<i64>,
-    /// `step/start` events.
-    pub steps: u64,
-    /// `tool/call` events.
-    pub tool_calls: u64,
 }
 
 /// What a transcript shows, in order.
@@ -391,30 +365,11 @@ impl Transcript {
         let r = &mut redactor;
         let report = src.report;
         let stats = src.stats;
-        // Facts by the seq of their turn/start, looked up once per turn (not a search each).
-        let facts_at: HashMap<u64, _> = src.facts.turns.iter().map(|f| (f.start_seq, f)).collect();
-        let turns: Vec<Turn> = stats
-            .turns
-            .iter()
-            .map(|row| {
-                let facts = facts_at.get(&row.start_seq).copied();
-                Turn {
-                    number: row.turn,
-                    start_seq: row.start_seq,
-                    end_seq: row.end_seq,
-                    reason: row.reason.clone(),
-                    detail: facts
-                        .and_then(|f| f.detail.as_deref())
-                        .map(|d| r.text(d).into_owned()),
-                    models: facts.map(|f| f.models.clone()).unwrap_or_default(),
-                    usage: row.usage,
-                    start_time: row.start_time,
-                    duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
-                    steps: row.steps,
-                    tool_calls: row.tool_calls,
-                }
-            })
-            .collect();
+        let mut turns = src.facts.turns_of(&stats.turns);
+        for turn in &mut turns {
+            // The error message or abort cause, redacted.
+            turn.detail = turn.detail.take().map(|d| r.text(&d).into_owned());
+        }
         // The path the user named may hold their home directory too.
         let file = r.text(src.file).into_owned();
         let mut header = header_rows(report, stats, r);
@@ -715,23 +670,8 @@ impl Builder<'_, '_> {
             .and_then(Value::as_str)
             .unwrap_or("?")
             .to_owned();
-        let result_of = (role == "tool").then(|| {
-            let call_id = value
-                .get("toolCallId")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            ResultOf {
-                tool: self.tool_name(&call_id),
-                is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
-                call_id,
-            }
-        });
-        let blocks = value
-            .get("content")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let result_of = (role == "tool").then(|| self.result_of(value));
+        let blocks = content(value);
         let parts = match &result_of {
             Some(of) => vec![self.output(of.clone(), &blocks)],
             None => blocks.iter().map(|b| self.part(b)).collect(),
@@ -765,11 +705,23 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn tool_name(&self, call_id: &str) -> Option<String> {
-        self.tools
-            .get(call_id)
-            .or_else(|| self.facts.tool_names.get(call_id))
-            .cloned()
+    /// What a tool result (a `tool` message, a `tool-result` block) answers: its
+    /// `toolCallId`, the tool's name by that id, and its `isError`.
+    fn result_of(&self, value: &Value) -> ResultOf {
+        let call_id = value
+            .get("toolCallId")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        ResultOf {
+            tool: self
+                .tools
+                .get(&call_id)
+                .or_else(|| self.facts.tool_names.get(&call_id))
+                .cloned(),
+            is_error: value.get("isError").and_then(Value::as_bool) == Some(true),
+            call_id,
+        }
     }
 
     fn part(&mut self, block: &Value) -> Part {
@@ -787,20 +739,7 @@ impl Builder<'_, '_> {
                     arguments: self.pretty_arguments(s("arguments")),
                 }
             }
-            "tool-result" => {
-                let call_id = s("toolCallId").to_owned();
-                let of = ResultOf {
-                    tool: self.tool_name(&call_id),
-                    is_error: block.get("isError").and_then(Value::as_bool) == Some(true),
-                    call_id,
-                };
-                let inner = block
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                self.output(of, &inner)
-            }
+            "tool-result" => self.output(self.result_of(block), &content(block)),
             "image" => Part::Image(image(block)),
             _ => {
                 let mut copy = block.clone();
@@ -902,6 +841,15 @@ fn shallow_value(v: crate::json::Json<'_>, depth: usize) -> Value {
 }
 
 /// `image image/png 800×600, 12345 bytes (name)` from an ImageAttachmentRef (§2.4.3).
+/// The `content` blocks of a message or a `tool-result` block (none when it has no array).
+fn content(value: &Value) -> Vec<Value> {
+    value
+        .get("content")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
 fn image(block: &Value) -> String {
     let a = block.get("attachment").unwrap_or(block);
     let mut out = format!(

@@ -181,11 +181,13 @@ impl PlainTail {
     }
 }
 
-/// The first checks of every file poll: gone, replaced, shrunk, or its new size.
+/// The first checks of every file poll: gone, replaced, shrunk (below `read_to`), the same
+/// size as `seen` (nothing new), or its new size.
 fn changed(
     path: &Path,
     known: &mut Option<(u64, u64)>,
     read_to: u64,
+    seen: u64,
 ) -> Result<std::result::Result<u64, Polled>> {
     let Some(meta) = metadata(path)? else {
         return Ok(Err(Polled::Same));
@@ -203,18 +205,18 @@ fn changed(
             "the file shrank from {read_to} to {len} bytes (a repair cut it)"
         ))));
     }
+    if len == seen {
+        return Ok(Err(Polled::Same));
+    }
     Ok(Ok(len))
 }
 
 impl Tail for PlainTail {
     fn poll(&mut self, out: &mut Vec<Line>) -> Result<Polled> {
-        let len = match changed(&self.path, &mut self.identity, self.read_to)? {
+        let len = match changed(&self.path, &mut self.identity, self.read_to, self.read_to)? {
             Ok(len) => len,
             Err(polled) => return Ok(polled),
         };
-        if len == self.read_to {
-            return Ok(Polled::Same);
-        }
         let from = self.read_to.saturating_sub(PREFIX_BYTES);
         let to = len.min(self.read_to + CHUNK_BYTES);
         self.behind = to < len;
@@ -304,13 +306,10 @@ fn last_bytes(before: &[u8], after: &[u8]) -> Vec<u8> {
 
 impl Tail for ZstdTail {
     fn poll(&mut self, out: &mut Vec<Line>) -> Result<Polled> {
-        let len = match changed(&self.path, &mut self.identity, self.frames_end)? {
+        let len = match changed(&self.path, &mut self.identity, self.frames_end, self.size)? {
             Ok(len) => len,
             Err(polled) => return Ok(polled),
         };
-        if len == self.size {
-            return Ok(Polled::Same);
-        }
         // A file rewritten in place with other frames: the bytes before the frames read
         // are no longer the ones read.
         let from = self.frames_end.saturating_sub(PREFIX_BYTES);

@@ -353,6 +353,22 @@ pub struct Heal {
     pub change: String,
 }
 
+/// What every heal record of one log is built from ([`records`]): the surface entries, the
+/// selection, the source messages, the log's generation and the time every record takes.
+#[derive(Clone, Copy)]
+pub(super) struct Build<'a> {
+    /// The surface entries, in surface order.
+    pub entries: &'a [Entry],
+    /// What is healed, and how.
+    pub selection: &'a Selection,
+    /// The messages the records are built from.
+    pub sources: &'a Sources,
+    /// The log's generation.
+    pub era: Era,
+    /// The time every record takes (ms since the Unix epoch).
+    pub time: i64,
+}
+
 /// Builds the heal records for `selection`, in surface order: a note per run of adjacent
 /// narrated entries, one fixed message per fix. Seqs start at `next_seq`; every record
 /// takes `time` (the last event's, as closers do, FORMAT.md §5.2).
@@ -368,6 +384,13 @@ pub fn records(
     next_seq: u64,
     time: i64,
 ) -> Vec<Heal> {
+    let build = Build {
+        entries,
+        selection,
+        sources,
+        era,
+        time,
+    };
     let mut heals = Vec::new();
     let mut seq = next_seq;
     let mut positions = selection
@@ -381,7 +404,7 @@ pub fn records(
     while k < positions.len() {
         let start = positions[k];
         if let Some(rules) = selection.fixes.get(&start) {
-            if let Some(heal) = fix_record(entries, start, rules, sources, era, seq, time) {
+            if let Some(heal) = fix_record(&build, start, rules, seq) {
                 heals.push(heal);
                 seq += 1;
             }
@@ -397,7 +420,7 @@ pub fn records(
             end += 1;
         }
         let span: Vec<usize> = positions[k..=end].to_vec();
-        if let Some(heal) = note::note_record(entries, selection, &span, sources, era, seq, time) {
+        if let Some(heal) = note::note_record(&build, &span, seq) {
             heals.push(heal);
             seq += 1;
         }
@@ -408,15 +431,14 @@ pub fn records(
 
 /// A user message with its lone surrogates replaced (P5) and its empty text blocks dropped
 /// (P7), same source, id `dsh-session-heal-…`.
-fn fix_record(
-    entries: &[Entry],
-    position: usize,
-    rules: &BTreeSet<Rule>,
-    sources: &Sources,
-    era: Era,
-    seq: u64,
-    time: i64,
-) -> Option<Heal> {
+fn fix_record(b: &Build<'_>, position: usize, rules: &BTreeSet<Rule>, seq: u64) -> Option<Heal> {
+    let Build {
+        entries,
+        sources,
+        era,
+        time,
+        ..
+    } = *b;
     let entry = &entries[position];
     let (_, message) = sources.messages.get(&entry.seq)?;
     let message = Json::parse(message).ok()?;

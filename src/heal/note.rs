@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::event::Era;
-use crate::heal::{Entry, HEAL_PLUGIN, Heal, Selection, Sources, heal_id, replace_record};
+use crate::heal::{Build, Entry, HEAL_PLUGIN, Heal, Selection, Sources, heal_id, replace_record};
 use crate::json::Json;
 use crate::provider::WireRole;
 use crate::rules::Rule;
@@ -37,15 +37,14 @@ pub fn refusal(rule: Rule) -> &'static str {
 
 /// The note replacing the adjacent surface entries at `span` (positions), or `None` when a
 /// source message is missing.
-pub(super) fn note_record(
-    entries: &[Entry],
-    selection: &Selection,
-    span: &[usize],
-    sources: &Sources,
-    era: Era,
-    seq: u64,
-    time: i64,
-) -> Option<Heal> {
+pub(super) fn note_record(b: &Build<'_>, span: &[usize], seq: u64) -> Option<Heal> {
+    let Build {
+        entries,
+        selection,
+        sources,
+        era,
+        time,
+    } = *b;
     let mut rules = BTreeSet::new();
     for p in span {
         rules.extend(selection.notes.get(p).into_iter().flatten().copied());

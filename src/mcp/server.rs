@@ -34,7 +34,6 @@ pub struct Server {
     tool_router: ToolRouter<Self>,
 }
 
-#[tool_router]
 impl Server {
     fn new(context: Context) -> Server {
         Server {
@@ -69,85 +68,47 @@ impl Server {
             ))]),
         })
     }
+}
 
-    #[tool(
-        output_schema = super::schemas::list_sessions(),
-        description = "List the sessions, the most recently active first: id, title, project (cwd), created and last activity, turns, events, main model, verdict (status), file. Filters: project, since, until, status; limit (default 50)."
-    )]
-    async fn list_sessions(
-        &self,
-        Parameters(p): Parameters<tools::ListSessions>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::list_sessions(cx, p)).await
-    }
+/// The tools, one entry each: what a client is told it does (its doc comment, the tool's
+/// description), its name (also its output schema's, in [`super::schemas`]), its parameters
+/// and the function answering it (given the context, the histories and the parameters).
+/// Each becomes a method of [`Server`] for `rmcp`'s router that runs its function on a
+/// blocking thread ([`Server::answer`]).
+macro_rules! tools {
+    ($(#[doc = $description:tt] $name:ident($params:ty) = $run:expr;)*) => {
+        #[tool_router]
+        impl Server {
+            $(
+                #[doc = $description]
+                #[tool(output_schema = super::schemas::$name())]
+                async fn $name(
+                    &self,
+                    Parameters(p): Parameters<$params>,
+                ) -> Result<CallToolResult, ErrorData> {
+                    let histories = Arc::clone(&self.histories);
+                    self.answer(move |cx| ($run)(cx, &*histories, p)).await
+                }
+            )*
+        }
+    };
+}
 
-    #[tool(
-        output_schema = super::schemas::search(),
-        description = "Full-text search over every session's messages (user, assistant, reasoning, tool calls and results, system). Each hit: session, title, seq, turn, role, tool, time and a snippet. Read around a hit with messages (session and a from_seq/to_seq near its seq)."
-    )]
-    async fn search(
-        &self,
-        Parameters(p): Parameters<tools::Search>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::search(cx, p)).await
-    }
-
-    #[tool(
-        output_schema = super::schemas::show(),
-        description = "A session's summary: header (project, created, parent session), title, models, presets, verdict, counts of events, turns, steps and tool calls, token usage, warnings, and one row per turn (turn number, start and end seq, end reason, steps, tool calls, usage)."
-    )]
-    async fn show(
-        &self,
-        Parameters(p): Parameters<tools::SessionName>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::show(cx, p)).await
-    }
-
-    #[tool(
-        output_schema = super::schemas::messages(),
-        description = "A session's derived message history (what the model was sent), each message with its seq: all of it, or a range by seq (from_seq, to_seq) or by turn (from_turn, to_turn). Cut to max_bytes (default 100000): when cut, `next` is the range to ask for next. A range never parts a tool call from its results: it is widened, and `notes` says so."
-    )]
-    async fn messages(
-        &self,
-        Parameters(p): Parameters<pages::Messages>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let histories = Arc::clone(&self.histories);
-        self.answer(move |cx| pages::messages(cx, &histories, p))
-            .await
-    }
-
-    #[tool(
-        output_schema = super::schemas::get_message(),
-        description = "One message of a session by seq (a search hit's seq, or a messages entry's): the derived message as stored, its event type and role, and whether it is on the history or a replace (a compaction, a prune) took it off."
-    )]
-    async fn get_message(
-        &self,
-        Parameters(p): Parameters<tools::GetMessage>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::get_message(cx, p)).await
-    }
-
-    #[tool(
-        output_schema = super::schemas::validate(),
-        description = "A session's verdict as DSH would load it: valid, torn-tail, corrupt or refused, with the rule, seq and line of a finding, and warnings. With provider (anthropic, openai, deepseek): whether that provider would accept the derived history."
-    )]
-    async fn validate(
-        &self,
-        Parameters(p): Parameters<tools::Validate>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::validate(cx, p)).await
-    }
-
-    #[tool(
-        output_schema = super::schemas::provenance(),
-        description = "Where an event (by seq) came from and what came of it: its ancestors (the events it cites, recursively), its descendants (the events citing it), and the replace that shadowed it, if one did."
-    )]
-    async fn provenance(
-        &self,
-        Parameters(p): Parameters<tools::Provenance>,
-    ) -> Result<CallToolResult, ErrorData> {
-        self.answer(move |cx| tools::provenance(cx, p)).await
-    }
+tools! {
+    /// List the sessions, the most recently active first: id, title, project (cwd), created and last activity, turns, events, main model, verdict (status), file. Filters: project, since, until, status; limit (default 50).
+    list_sessions(tools::ListSessions) = |cx, _, p| tools::list_sessions(cx, p);
+    /// Full-text search over every session's messages (user, assistant, reasoning, tool calls and results, system). Each hit: session, title, seq, turn, role, tool, time and a snippet. Read around a hit with messages (session and a from_seq/to_seq near its seq).
+    search(tools::Search) = |cx, _, p| tools::search(cx, p);
+    /// A session's summary: header (project, created, parent session), title, models, presets, verdict, counts of events, turns, steps and tool calls, token usage, warnings, and one row per turn (turn number, start and end seq, end reason, steps, tool calls, usage).
+    show(tools::SessionName) = |cx, _, p| tools::show(cx, p);
+    /// A session's derived message history (what the model was sent), each message with its seq: all of it, or a range by seq (from_seq, to_seq) or by turn (from_turn, to_turn). Cut to max_bytes (default 100000): when cut, `next` is the range to ask for next. A range never parts a tool call from its results: it is widened, and `notes` says so.
+    messages(pages::Messages) = pages::messages;
+    /// One message of a session by seq (a search hit's seq, or a messages entry's): the derived message as stored, its event type and role, and whether it is on the history or a replace (a compaction, a prune) took it off.
+    get_message(tools::GetMessage) = |cx, _, p| tools::get_message(cx, p);
+    /// A session's verdict as DSH would load it: valid, torn-tail, corrupt or refused, with the rule, seq and line of a finding, and warnings. With provider (anthropic, openai, deepseek): whether that provider would accept the derived history.
+    validate(tools::Validate) = |cx, _, p| tools::validate(cx, p);
+    /// Where an event (by seq) came from and what came of it: its ancestors (the events it cites, recursively), its descendants (the events citing it), and the replace that shadowed it, if one did.
+    provenance(tools::Provenance) = |cx, _, p| tools::provenance(cx, p);
 }
 
 #[tool_handler(router = self.tool_router)]

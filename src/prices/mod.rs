@@ -578,13 +578,16 @@ mod tests {
     use super::*;
 
     /// 2026-09-01 at `hh:mm` Beijing time (UTC+8), in ms since the Unix epoch.
+    /// `text` (RFC 3339) in ms since the Unix epoch.
+    fn ms(text: &str) -> i64 {
+        text.parse::<jiff::Timestamp>()
+            .expect("time")
+            .as_millisecond()
+    }
+
     fn beijing(hh: i64, mm: i64) -> i64 {
         // 2026-09-01T00:00:00+08:00 is 2026-08-31T16:00:00Z.
-        let midnight = "2026-08-31T16:00:00Z"
-            .parse::<jiff::Timestamp>()
-            .expect("time")
-            .as_millisecond();
-        midnight + (hh * 60 + mm) * 60_000
+        ms("2026-08-31T16:00:00Z") + (hh * 60 + mm) * 60_000
     }
 
     #[test]
@@ -667,10 +670,7 @@ mod tests {
             at("openrouter", "deepseek-flash", Some(beijing(9, 0))).map(|p| p.cost),
             Err("no price".to_owned())
         );
-        let before = "2026-08-16T15:59:59Z"
-            .parse::<jiff::Timestamp>()
-            .expect("t")
-            .as_millisecond();
+        let before = ms("2026-08-16T15:59:59Z");
         assert_eq!(
             at("deepseek", "deepseek-flash", Some(before)).map(|p| p.cost),
             Err("no price valid on 2026-08-16 UTC".to_owned())
@@ -680,10 +680,7 @@ mod tests {
         let p = at("deepseek-official", "deepseek-v4-flash", Some(before)).expect("flat");
         assert_eq!((p.entry.currency.as_str(), p.band.multiplier), ("USD", 1.0));
         assert_eq!(p.cost.total(), 422_800_000_000);
-        let june = "2026-06-30T15:59:59Z"
-            .parse::<jiff::Timestamp>()
-            .expect("t")
-            .as_millisecond();
+        let june = ms("2026-06-30T15:59:59Z");
         assert_eq!(
             at("deepseek", "deepseek-v4-flash", Some(june)).map(|p| p.cost),
             Err("no price valid on 2026-06-30 UTC".to_owned())

@@ -332,13 +332,7 @@ fn write_stays(out: &mut dyn Write, o: &Outcome<'_>, name: &str) -> std::io::Res
     for why in whys {
         let group: Vec<&StaysJson> = o.stays.iter().filter(|s| s.why == why).collect();
         for s in &group {
-            let mut at = String::new();
-            if let Some(line) = s.line {
-                at.push_str(&format!(" at line {line}"));
-            }
-            if let Some(row) = s.row {
-                at.push_str(&format!(" at row {row}"));
-            }
+            let at = dsh_session::wording::place(s.line, s.row, None);
             let index = s
                 .message_index
                 .map(|i| format!(", message index {i}"))

@@ -352,16 +352,7 @@ fn write_text(out: &mut dyn Write, v: &Verdict, color: bool) -> std::io::Result<
             )?
         }
         (_, Some(rule)) => {
-            let mut place = String::new();
-            if let Some(line) = v.line {
-                place.push_str(&format!(" at line {line}"));
-            }
-            if let Some(row) = v.row {
-                place.push_str(&format!(" at row {row}"));
-            }
-            if let Some(seq) = v.seq {
-                place.push_str(&format!(" (seq {seq})"));
-            }
+            let place = dsh_session::wording::place(v.line, v.row, v.seq);
             let message = v.message.as_deref().unwrap_or_default();
             writeln!(out, "{name}: {status} {rule}{place}: {message}")?;
             if let Some(TornJson {

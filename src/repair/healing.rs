@@ -14,24 +14,10 @@ use crate::view::heal_sources::HealSources;
 use crate::view::provider::ProviderRules;
 use crate::view::stats::Stats;
 
-/// Adds the heals for `provider` to a repair planned from `report` (a scan with the closers
-/// folded), and checks the healed log: a second pass collects the messages the heals are
-/// built from, a third validates stored events + closers + heals (its report is returned,
-/// keeping what `keep` says; `None` when nothing needs healing).
-///
-/// # Errors
-/// [`RepairError::Heal`] when the healed log would not validate, or a finding the heals
-/// should fix remains; [`RepairError::Changed`] when a pass read another number of events.
-pub fn heal(
-    repair: &mut Repair,
-    report: &Report,
-    turns: &Stats,
-    options: &ScanOptions,
-    keep: Keep,
-    provider: Provider,
-    scan: &mut Scan<'_>,
-) -> Result<Option<Report>, RepairError> {
-    let healed = heals_for(report, turns, options, keep, provider, scan)?;
+/// Adds `healed` ([`heals_for`] the log of `repair`) to the planned repair: its heals,
+/// the findings no heal fixes and what stays; returns the report of the scan that
+/// validated the healed log (`None` when nothing needed healing).
+pub fn heal(repair: &mut Repair, healed: Healed) -> Option<Report> {
     repair.unhealed = healed.unhealed;
     match healed.stays {
         Some(stays) => repair.stays = stays,
@@ -46,7 +32,7 @@ pub fn heal(
     }
     repair.plan.heals = healed.heals.iter().map(|h| h.record.clone()).collect();
     repair.heals = healed.heals;
-    Ok(healed.report)
+    healed.report
 }
 
 /// What healing a log for a provider gives ([`heals_for`]).
@@ -64,11 +50,14 @@ pub struct Healed {
 }
 
 /// The heals for `provider` of the log `scan` reads, from `report` (a scan of it with the
-/// closers folded, `turns` its turn rows), checked as [`heal`] checks them; what a repair
-/// and `recover --provider` append after DSH's closers.
+/// closers folded, `turns` its turn rows); what a repair ([`heal`]) and `recover
+/// --provider` append after DSH's closers. The healed log is checked: a second pass
+/// collects the messages the heals are built from, a third validates stored events +
+/// closers + heals (its report is kept, with what `keep` says).
 ///
 /// # Errors
-/// As [`heal`].
+/// [`RepairError::Heal`] when the healed log would not validate, or a finding the heals
+/// should fix remains; [`RepairError::Changed`] when a pass read another number of events.
 pub fn heals_for(
     report: &Report,
     turns: &Stats,

@@ -6,7 +6,7 @@
 //! Planning reads the log through a driver it is handed ([`Scan`]: one pass of the scan
 //! with the options and views it asks for), three passes at most: the log with DSH's closers
 //! ([`plan::planned`]), then, to heal, the messages the heals are built from and the healed
-//! log ([`healing::heal`]). Besides the scans it reads only what the writer must find again:
+//! log ([`healing::heals_for`]). Besides the scans it reads only what the writer must find again:
 //! the fingerprint of the bytes to cut, a torn zstd frame's complete lines, a SQLite
 //! session's row set. The closers themselves are a load-time check
 //! ([`crate::check::closers`]).

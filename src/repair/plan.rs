@@ -47,7 +47,8 @@ pub fn planned(
     let mut repair = from_scan(path, &report, &turns)?;
     let healed = match provider {
         Some(provider) => {
-            healing::heal(&mut repair, &report, &turns, &options, keep, provider, scan)?
+            let healed = healing::heals_for(&report, &turns, &options, keep, provider, scan)?;
+            healing::heal(&mut repair, healed)
         }
         None => None,
     };

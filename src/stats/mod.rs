@@ -91,16 +91,7 @@ impl Note {
 
     /// The note as one line: `FILE: STATUS RULE at line L (seq S): MESSAGE (counted: …)`.
     pub fn text(&self) -> String {
-        let mut place = String::new();
-        if let Some(line) = self.line {
-            place.push_str(&format!(" at line {line}"));
-        }
-        if let Some(row) = self.row {
-            place.push_str(&format!(" at row {row}"));
-        }
-        if let Some(seq) = self.seq {
-            place.push_str(&format!(" (seq {seq})"));
-        }
+        let place = crate::wording::place(self.line, self.row, self.seq);
         let read = match &self.read {
             Some((text, _)) => format!(" (counted: {text})"),
             None => String::new(),

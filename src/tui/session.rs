@@ -102,7 +102,7 @@ impl SessionView {
         }
         let mut turn_at = HashMap::new();
         for (i, t) in details.turns.iter().enumerate() {
-            turn_at.entry(t.number).or_insert(i);
+            turn_at.entry(t.turn.number).or_insert(i);
         }
         let mut view = SessionView {
             session,
@@ -342,7 +342,8 @@ impl SessionView {
     fn status(&self, theme: Theme, width: usize) -> (Line<'static>, u16) {
         let v = &self.details.verdict;
         if v.salvaged() {
-            let at = match (v.line, v.seq) {
+            let f = v.finding.as_ref();
+            let at = match (f.and_then(|f| f.line), f.and_then(|f| f.seq)) {
                 (Some(l), Some(s)) => format!(" at line {l} (seq {s})"),
                 (Some(l), None) => format!(" at line {l}"),
                 _ => String::new(),
@@ -359,8 +360,8 @@ impl SessionView {
             let text = format!(
                 "{} {}{at}: {} · {shown}",
                 v.status,
-                v.rule.as_deref().unwrap_or("?"),
-                one_line(v.message.as_deref().unwrap_or("")),
+                f.map_or("?", |f| f.rule.as_str()),
+                one_line(f.map_or("", |f| f.message.as_str())),
             );
             let height = crate::tui::text::wrapped_rows(&text, width).clamp(1, 3);
             return (Line::styled(text, theme.error()), height as u16);
@@ -404,7 +405,8 @@ impl SessionView {
     fn row_line(&mut self, i: usize, theme: Theme, index: &Index, width: usize) -> Line<'static> {
         match self.rows[i] {
             Row::Turn(t) => {
-                let turn = &self.details.turns[t];
+                let node = &self.details.turns[t];
+                let turn = &node.turn;
                 let mark = if self.folded.contains(&t) {
                     "▸"
                 } else {
@@ -414,7 +416,7 @@ impl SessionView {
                     "{mark} turn {} · {} · {} · {}",
                     turn.number,
                     turn.reason,
-                    count(turn.steps.len() as u64, "step"),
+                    count(node.steps.len() as u64, "step"),
                     count(turn.tool_calls, "tool call")
                 );
                 if let Some(d) = turn.duration_ms {

@@ -22,7 +22,7 @@ use crate::view::provenance_index::ProvenanceIndex;
 use crate::view::provider::ProviderRules;
 use crate::view::replacements::{Replacement, Replacements};
 use crate::view::stats::Stats;
-use crate::view::transcript::TranscriptFacts;
+use crate::view::transcript::{TranscriptFacts, Turn};
 
 /// Which session to read: the file, and for a SQLite store the session id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,14 +38,9 @@ pub struct Target {
 pub struct Verdict {
     /// `valid`, `torn-tail`, `corrupt` or `refused`.
     pub status: String,
-    /// The rule of the defect or torn tail.
-    pub rule: Option<String>,
-    /// Its line (the header is line 1; for a store, the row's seq).
-    pub line: Option<u64>,
-    /// Its seq.
-    pub seq: Option<u64>,
-    /// What it says.
-    pub message: Option<String>,
+    /// The defect or the torn tail behind a status other than `valid`, as the findings
+    /// list shows it (its line: the header is line 1; for a store, the row's seq).
+    pub finding: Option<FindingRow>,
     /// Events read (before the defect, for a corrupt or refused log).
     pub events: u64,
     /// Refused only by DSH 0.1.5 and later's frozen migration edges (GENERATIONS.md §14):
@@ -80,26 +75,10 @@ pub struct StepNode {
 /// One turn with its steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnNode {
-    /// `data.turn`.
-    pub number: i64,
-    /// Seq of its `turn/start`.
-    pub start_seq: u64,
-    /// Seq of its `turn/end`.
-    pub end_seq: Option<u64>,
-    /// The end reason's kind, or `open`.
-    pub reason: String,
-    /// An error turn's failure, an aborted turn's cause.
-    pub detail: Option<String>,
-    /// `provider/model` of its assistant messages.
-    pub models: Vec<String>,
+    /// The turn as a transcript shows it (its error or abort cause as recorded).
+    pub turn: Turn,
     /// Its steps, in order.
     pub steps: Vec<StepNode>,
-    /// `tool/call` events in it.
-    pub tool_calls: u64,
-    /// Input and output tokens of its assistant messages.
-    pub tokens: (u64, u64),
-    /// `turn/end` time minus `turn/start` time, ms.
-    pub duration_ms: Option<i64>,
 }
 
 /// One finding of the log: a DSH rule, or a provider rule (P1–P7) with the providers that
@@ -381,48 +360,27 @@ impl Default for SessionViews {
 fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
     let (report, inspect) = (&kept.report, &kept.inspect);
     let verdict = verdict(report);
-    let facts_at: HashMap<u64, _> = facts.turns.iter().map(|f| (f.start_seq, f)).collect();
-    let turns = stats
-        .turns
-        .iter()
-        .map(|row| {
-            let f = facts_at.get(&row.start_seq);
-            let end = row.end_seq.unwrap_or(u64::MAX);
-            TurnNode {
-                number: row.turn,
-                start_seq: row.start_seq,
-                end_seq: row.end_seq,
-                reason: row.reason.clone(),
-                detail: f.and_then(|f| f.detail.clone()),
-                models: f.map(|f| f.models.clone()).unwrap_or_default(),
-                steps: inspect
-                    .steps
-                    .iter()
-                    .filter(|s| s.start_seq > row.start_seq && s.start_seq < end)
-                    .map(|s| StepNode {
-                        step: s.step,
-                        start_seq: s.start_seq,
-                        end_seq: s.end_seq,
-                        tool_calls: s.tool_calls,
-                    })
-                    .collect(),
-                tool_calls: row.tool_calls,
-                tokens: (row.usage.input, row.usage.output),
-                duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
-            }
+    let turns = facts
+        .turns_of(&stats.turns)
+        .into_iter()
+        .map(|turn| {
+            let end = turn.end_seq.unwrap_or(u64::MAX);
+            let steps = inspect
+                .steps
+                .iter()
+                .filter(|s| s.start_seq > turn.start_seq && s.start_seq < end)
+                .map(|s| StepNode {
+                    step: s.step,
+                    start_seq: s.start_seq,
+                    end_seq: s.end_seq,
+                    tool_calls: s.tool_calls,
+                })
+                .collect();
+            TurnNode { turn, steps }
         })
         .collect();
     let mut findings: Vec<FindingRow> = report.finding.iter().map(finding_row).collect();
-    if let Some(t) = &report.torn {
-        findings.push(FindingRow {
-            rule: t.rule.id().to_owned(),
-            class: "torn-tail",
-            seq: None,
-            line: Some(t.line),
-            message: t.message.clone(),
-            providers: Vec::new(),
-        });
-    }
+    findings.extend(report.torn.as_ref().map(torn_row));
     let (provider_rules, dsh_rules): (Vec<&Finding>, Vec<&Finding>) = report
         .warnings
         .iter()
@@ -486,30 +444,27 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
 }
 
 fn verdict(report: &Report) -> Verdict {
-    let (rule, line, seq, message) = match (&report.finding, &report.torn) {
-        (Some(f), _) => (
-            Some(f.rule.id().to_owned()),
-            f.line.or(f.row),
-            f.seq,
-            Some(f.message.clone()),
-        ),
-        (None, Some(t)) => (
-            Some(t.rule.id().to_owned()),
-            Some(t.line),
-            None,
-            Some(t.message.clone()),
-        ),
-        (None, None) => (None, None, None, None),
-    };
     Verdict {
         status: report.status.name().to_owned(),
-        rule,
-        line,
-        seq,
-        message,
+        finding: match (&report.finding, &report.torn) {
+            (Some(f), _) => Some(finding_row(f)),
+            (None, torn) => torn.as_ref().map(torn_row),
+        },
         events: report.events,
         edge: report.finding.as_ref().is_some_and(|f| f.rule.is_edge()),
         read: scan::defect::read_text(report),
+    }
+}
+
+/// The torn tail as a row of the findings list.
+fn torn_row(t: &scan::TornTail) -> FindingRow {
+    FindingRow {
+        rule: t.rule.id().to_owned(),
+        class: "torn-tail",
+        seq: None,
+        line: Some(t.line),
+        message: t.message.clone(),
+        providers: Vec::new(),
     }
 }
 

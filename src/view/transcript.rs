@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::event::Projection;
 use crate::json::{Json, Kind};
+use crate::view::stats::{TurnRow, Usage};
 use crate::view::{Checked, View};
 
 /// One turn's facts, in the order the turns started.
@@ -21,6 +22,34 @@ pub struct TurnFacts {
     /// What the end reason says beyond its kind: an `error` turn's failure message and
     /// code, an `aborted` turn's cause (`user`, `hook: <reason>`, …); `None` otherwise.
     pub detail: Option<String>,
+}
+
+/// One turn (FORMAT.md §2.3) as a transcript or a browser shows it: its counts from `show`
+/// ([`TurnRow`]) with its models and how it ended ([`TurnFacts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// `data.turn`.
+    pub number: i64,
+    /// Seq of its `turn/start`.
+    pub start_seq: u64,
+    /// Seq of its `turn/end`, when it ended.
+    pub end_seq: Option<u64>,
+    /// The end reason's kind (`completed`, `error`, `aborted`, `interrupted`, …) or `open`.
+    pub reason: String,
+    /// An error turn's failure message and code, an aborted turn's cause.
+    pub detail: Option<String>,
+    /// `provider/model` of its assistant messages.
+    pub models: Vec<String>,
+    /// Token usage summed over its assistant messages.
+    pub usage: Usage,
+    /// `turn/start` time, ms since the Unix epoch.
+    pub start_time: Option<i64>,
+    /// `turn/end` time minus `turn/start` time, in ms.
+    pub duration_ms: Option<i64>,
+    /// `step/start` events.
+    pub steps: u64,
+    /// `tool/call` events.
+    pub tool_calls: u64,
 }
 
 /// The facts a transcript shows that `show` does not keep.
@@ -37,6 +66,34 @@ pub struct TranscriptFacts {
     /// Tool names by call id, from `tool/call` events (a result whose assistant message
     /// was shadowed still gets its tool's name).
     pub tool_names: HashMap<String, String>,
+}
+
+impl TranscriptFacts {
+    /// Every turn of `rows` (`show`'s, [`crate::view::stats::Stats::turns`]) joined with its
+    /// facts by the seq of its `turn/start`, in the order of `rows`.
+    pub fn turns_of(&self, rows: &[TurnRow]) -> Vec<Turn> {
+        // Facts by the seq of their turn/start, looked up once per turn (not a search each).
+        let facts_at: HashMap<u64, &TurnFacts> =
+            self.turns.iter().map(|f| (f.start_seq, f)).collect();
+        rows.iter()
+            .map(|row| {
+                let facts = facts_at.get(&row.start_seq).copied();
+                Turn {
+                    number: row.turn,
+                    start_seq: row.start_seq,
+                    end_seq: row.end_seq,
+                    reason: row.reason.clone(),
+                    detail: facts.and_then(|f| f.detail.clone()),
+                    models: facts.map(|f| f.models.clone()).unwrap_or_default(),
+                    usage: row.usage,
+                    start_time: row.start_time,
+                    duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
+                    steps: row.steps,
+                    tool_calls: row.tool_calls,
+                }
+            })
+            .collect()
+    }
 }
 
 impl View for TranscriptFacts {
@@ -60,8 +117,7 @@ impl View for TranscriptFacts {
                 let detail = match kind.as_deref() {
                     Some("error") => {
                         let failure = reason.and_then(|r| r.get("error"));
-                        let message = text(failure.and_then(|f| f.get("message")));
-                        let code = text(failure.and_then(|f| f.get("code")));
+                        let [message, code] = members(failure, ["message", "code"]);
                         match (message, code) {
                             (Some(m), Some(c)) => Some(format!("{m} ({c})")),
                             (m, c) => m.or(c),
@@ -69,8 +125,7 @@ impl View for TranscriptFacts {
                     }
                     Some("aborted") => {
                         let cause = reason.and_then(|r| r.get("reason"));
-                        let cause_kind = text(cause.and_then(|c| c.get("kind")));
-                        let why = text(cause.and_then(|c| c.get("reason")));
+                        let [cause_kind, why] = members(cause, ["kind", "reason"]);
                         match (cause_kind, why) {
                             (Some(k), Some(w)) => Some(format!("by {k}: {w}")),
                             (Some(k), None) => Some(format!("by {k}")),
@@ -134,4 +189,16 @@ impl View for TranscriptFacts {
             _ => {}
         }
     }
+}
+
+/// The string members `keys` of `object` (`None` for a member that is absent or not a
+/// string, or when there is no object).
+fn members<const N: usize>(object: Option<Json<'_>>, keys: [&str; N]) -> [Option<String>; N] {
+    object.map_or([const { None }; N], |o| {
+        o.lookup(keys).map(|v| {
+            v.filter(|v| v.kind() == Kind::String)
+                .and_then(Json::as_str)
+                .map(|s| s.into_owned())
+        })
+    })
 }
