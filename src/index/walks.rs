@@ -135,16 +135,20 @@ impl Index {
     pub(super) fn walk(&self, root: &Path) -> Result<(Vec<Found>, Vec<String>, bool), IndexError> {
         let key = root.to_string_lossy();
         let below = Below::open(root);
-        let text: Option<Vec<u8>> = self
+        let text: Option<Option<Vec<u8>>> = self
             .conn
             .prepare_cached("SELECT walk FROM walks WHERE root = ?1")
             .and_then(|mut stmt| {
-                stmt.query_row([key.as_ref()], |r| r.get::<_, Vec<u8>>(0))
-                    .optional()
+                stmt.query_row([key.as_ref()], |r| {
+                    Ok(r.get_ref(0)?.as_blob().ok().map(<[u8]>::to_vec))
+                })
+                .optional()
             })
             .map_err(|e| self.error(e))?;
+        let stale = text.is_some();
         // A walk that does not read back (damaged) is walked again.
         let text = text
+            .flatten()
             .and_then(|packed| zstd::stream::decode_all(packed.as_slice()).ok())
             .and_then(|bytes| String::from_utf8(bytes).ok());
         if let Some(kept) = text.as_deref().and_then(Kept::decode)
@@ -169,23 +173,22 @@ impl Index {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
         let walk = walk_dir(root);
-        let kept = Kept::of(&walk, root, &below, started_ns);
-        let done = match &kept {
+        // Kept for next time, or the stale one dropped: best effort, since the walk is
+        // only a shortcut (an index file that cannot be written, or another process writing
+        // it, loses the shortcut, not the update).
+        let packed = Kept::of(&walk, root, &below, started_ns)
+            .and_then(|kept| zstd::bulk::compress(kept.encode().as_bytes(), 3).ok());
+        let _ = match packed {
             // zstd: on 10,000 sessions the walk is about 700 KB of text, 110 KB packed.
-            Some(kept) => match zstd::bulk::compress(kept.encode().as_bytes(), 3) {
-                Ok(packed) => self.conn.execute(
-                    "INSERT OR REPLACE INTO walks (root, walk) VALUES (?1, ?2)",
-                    rusqlite::params![key.as_ref(), packed],
-                ),
-                Err(_) => self
-                    .conn
-                    .execute("DELETE FROM walks WHERE root = ?1", [key.as_ref()]),
-            },
-            None => self
+            Some(packed) => self.conn.execute(
+                "INSERT OR REPLACE INTO walks (root, walk) VALUES (?1, ?2)",
+                rusqlite::params![key.as_ref(), packed],
+            ),
+            None if stale => self
                 .conn
                 .execute("DELETE FROM walks WHERE root = ?1", [key.as_ref()]),
+            None => Ok(0),
         };
-        done.map_err(|e| self.error(e))?;
         let found = walk
             .found
             .into_par_iter()
