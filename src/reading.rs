@@ -152,3 +152,15 @@ pub fn read_readable<V>(
     let (report, views) = read(path, options).with_context(|| shown.display().to_string())?;
     Ok((readable(report, shown)?, views))
 }
+
+/// How a front end words a failed trace of the log named `shown`
+/// ([`dsh_session::provenance::trace::trace`]): a seq beyond the log in the trace's own
+/// words, a read error under the log's name.
+pub fn trace_error(shown: &Path, e: dsh_session::provenance::trace::TraceError) -> anyhow::Error {
+    use dsh_session::provenance::trace::TraceError;
+    let name = shown.display();
+    match e {
+        e @ TraceError::Beyond { .. } => anyhow::anyhow!("{name}: {e}"),
+        TraceError::Scan(e) => anyhow::Error::new(e).context(name.to_string()),
+    }
+}

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
-use dsh_session::provenance::trace::{self, TraceError};
+use anyhow::Result;
+use dsh_session::provenance::trace;
 use dsh_session::scan::ScanOptions;
 
 use crate::cli::ProvenanceArgs;
@@ -24,13 +24,9 @@ pub fn run(args: &ProvenanceArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let path = spooled.as_ref().map_or(args.file.as_path(), |s| s.path());
     let (report, index, salvaged) =
         salvage::scan_salvaging(path, &args.file, &options, args.salvage, trace::scan_index)?;
-    let name = args.file.display();
     let session = args.session.as_ref();
-    let t = match trace::trace(path, session, args.seq, args.depth, &report, index) {
-        Ok(t) => t,
-        Err(e @ TraceError::Beyond { .. }) => bail!("{name}: {e}"),
-        Err(TraceError::Scan(e)) => return Err(anyhow::Error::new(e).context(name.to_string())),
-    };
+    let t = trace::trace(path, session, args.seq, args.depth, &report, index)
+        .map_err(|e| crate::reading::trace_error(&args.file, e))?;
     let salvaged_shown = args.salvage.then_some(salvaged.as_ref());
     crate::render::provenance::write(out, &t, args.format, salvaged_shown)?;
     Ok(salvage::exit_code(salvaged.as_ref()))

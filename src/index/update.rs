@@ -122,7 +122,7 @@ impl Index {
                 found.extend(logs);
                 summary.passed_over.extend(passed_over);
             } else {
-                let stat = std::fs::metadata(input).map(|meta| Stat::of(&meta));
+                let stat = Stat::of_path(input);
                 found.push((input.clone(), stat));
             }
         }

@@ -169,9 +169,7 @@ impl Index {
                 .collect();
             return Ok((found, kept.skipped, true));
         }
-        let started_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        let started_ns = crate::load::stat::ns_since_epoch(std::time::SystemTime::now());
         let walk = walk_dir(root);
         // Kept for next time, or the stale one dropped: best effort, since the walk is
         // only a shortcut (an index file that cannot be written, or another process writing
@@ -193,7 +191,7 @@ impl Index {
             .found
             .into_par_iter()
             .map(|path| {
-                let stat = std::fs::metadata(&path).map(|meta| Stat::of(&meta));
+                let stat = Stat::of_path(&path);
                 (path, stat)
             })
             .collect();

@@ -17,16 +17,36 @@ pub struct Stat {
 impl Stat {
     /// The stat of a file's metadata.
     pub fn of(meta: &Metadata) -> Stat {
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
         Stat {
             size: meta.len(),
-            mtime_ns,
+            mtime_ns: meta.modified().map_or(0, ns_since_epoch),
             inode: inode(meta),
         }
+    }
+
+    /// The stat of the file at `path`, links followed.
+    ///
+    /// # Errors
+    /// As [`std::fs::metadata`].
+    pub fn of_path(path: &std::path::Path) -> std::io::Result<Stat> {
+        std::fs::metadata(path).map(|meta| Stat::of(&meta))
+    }
+}
+
+/// `t` in ns since the Unix epoch; 0 before it (unknown), saturating far after it.
+pub fn ns_since_epoch(t: std::time::SystemTime) -> i64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// `sec` seconds and `nsec` ns since the Unix epoch, in ns, read as
+/// [`ns_since_epoch`] reads a time: 0 before the epoch.
+#[cfg(unix)]
+fn ns(sec: i64, nsec: i64) -> i64 {
+    if sec < 0 {
+        0
+    } else {
+        sec.saturating_mul(1_000_000_000).saturating_add(nsec)
     }
 }
 
@@ -79,14 +99,6 @@ impl Below {
         if let Some(fd) = &self.fd {
             let at = if rel.is_empty() { "." } else { rel };
             let s = rustix::fs::statat(fd, at, rustix::fs::AtFlags::empty())?;
-            let ns = |sec: i64, nsec: i64| {
-                // As `Metadata::modified` reads it: before the epoch is unknown.
-                if sec < 0 {
-                    0
-                } else {
-                    sec.saturating_mul(1_000_000_000).saturating_add(nsec)
-                }
-            };
             let stat = Stat {
                 size: s.st_size as u64,
                 mtime_ns: ns(s.st_mtime as i64, s.st_mtime_nsec as i64),
@@ -107,13 +119,7 @@ impl Below {
 #[cfg(unix)]
 fn ctime_ns(meta: &Metadata) -> i64 {
     use std::os::unix::fs::MetadataExt;
-    if meta.ctime() < 0 {
-        0
-    } else {
-        meta.ctime()
-            .saturating_mul(1_000_000_000)
-            .saturating_add(meta.ctime_nsec())
-    }
+    ns(meta.ctime(), meta.ctime_nsec())
 }
 
 #[cfg(not(unix))]

@@ -396,7 +396,7 @@ pub struct Provenance {
 
 /// `provenance`: what `provenance --format json` prints.
 pub fn provenance(cx: &Context, p: Provenance) -> Result<String> {
-    use dsh_session::provenance::trace::{self, TraceError};
+    use dsh_session::provenance::trace;
     let row = cx.find(&cx.index()?, &p.session)?;
     let session = store_session(&row);
     let options = ScanOptions {
@@ -405,12 +405,7 @@ pub fn provenance(cx: &Context, p: Provenance) -> Result<String> {
     };
     let file = &row.file;
     let (report, index) = crate::reading::read_readable(file, file, &options, trace::scan_index)?;
-    let t = match trace::trace(file, session.as_ref(), p.seq, p.depth, &report, index) {
-        Ok(t) => t,
-        Err(e @ TraceError::Beyond { .. }) => bail!("{}: {e}", file.display()),
-        Err(TraceError::Scan(e)) => {
-            return Err(anyhow::Error::new(e).context(file.display().to_string()));
-        }
-    };
+    let t = trace::trace(file, session.as_ref(), p.seq, p.depth, &report, index)
+        .map_err(|e| crate::reading::trace_error(file, e))?;
     printed(|out| crate::render::provenance::write(out, &t, ProvenanceFormat::Json, None))
 }
