@@ -1432,6 +1432,53 @@ fn a_kept_walk_holds_until_a_directory_or_a_judged_file_changes() {
     assert_eq!((s.walks_kept, s.files, s.removed), (0, 2, 1));
 }
 
+/// Issue 39, item 5: a search asks its query while the update stats the file system
+/// (`Index::update_with`), on the index as it was; the update says whether it wrote, and
+/// only then is the answer stale (the `search` command asks again).
+#[test]
+fn a_query_asked_during_the_update_sees_the_index_before_it_and_wrote_says_when_it_is_stale() {
+    use dsh_session::index::{Index, Query, UpdateOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let log = session(&root, "a", &compaction_log("s-a", "hello", "hello"));
+    let (mut index, _) = Index::open(&dir.path().join("index.db")).unwrap();
+    let seqs = |index: &Index, word: &str| -> Vec<u64> {
+        let query = Query {
+            text: word.to_owned(),
+            ..Query::default()
+        };
+        index
+            .search(&query)
+            .unwrap()
+            .iter()
+            .map(|h| h.part.seq)
+            .collect()
+    };
+    let roots = [root.clone()];
+    let options = UpdateOptions::default();
+    // Nothing indexed yet: asked meanwhile, nothing is found; the update wrote.
+    let (s, during) = index
+        .update_with(&roots, &options, |i| seqs(i, "hello"))
+        .unwrap();
+    assert_eq!((s.wrote, s.added, during), (true, 1, vec![]));
+    let after = seqs(&index, "hello");
+    assert_eq!(after, [20]);
+    // Nothing changed: nothing written, and the answer asked meanwhile is the answer.
+    let (s, during) = index
+        .update_with(&roots, &options, |i| seqs(i, "hello"))
+        .unwrap();
+    assert_eq!((s.wrote, s.unchanged, during), (false, 1, after));
+    // The log grew: the new word is not found meanwhile, and the update says it wrote.
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(&second_turn("wombat31"));
+    std::fs::write(&log, &text).unwrap();
+    let (s, during) = index
+        .update_with(&roots, &options, |i| seqs(i, "wombat31"))
+        .unwrap();
+    assert_eq!((s.wrote, s.grown, during), (true, 1, vec![]));
+    assert_eq!(seqs(&index, "wombat31"), [26]);
+}
+
 /// Issue 39, item 5: the index of the real logs takes at most 0.5 MB per MB of log (index
 /// schema 5: grams, `detail=none`, each candidate's text checked), finds what FTS5's
 /// operators ask (`NEAR` read as `AND`), folds accents as before, and an index of schema 3

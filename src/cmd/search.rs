@@ -7,11 +7,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::index::{Query, SessionFilter};
+use dsh_session::index::{Hit, Index, IndexError, Query, SessionFilter, SessionHits};
 use dsh_session::view::message_rows::PartKind;
 
 use crate::cli::SearchArgs;
-use crate::render::index::{Say, open, update};
+use crate::render::index::{Say, open, update_with};
 use crate::render::search::{Names, write_hits, write_sessions};
 
 /// Runs `search`.
@@ -19,7 +19,13 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     if args.paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("search reads indexed files: name them (standard input cannot be indexed)");
     }
-    let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
+    // UTC, the default, without reading the system's zone database (jiff lists every
+    // folder of /usr/share/zoneinfo on its first look-up): a search starts the sooner.
+    let tz = if args.tz == "UTC" {
+        jiff::tz::TimeZone::UTC
+    } else {
+        jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?
+    };
     let when = |flag, text: &Option<String>, end| {
         text.as_deref()
             .map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
@@ -32,14 +38,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     if args.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }
-    let mut index = open(&args.index)?;
-    let mut empty = false;
-    if !args.no_update {
-        let s = update(&mut index, &args.paths, Say::unless(args.quiet))?;
-        empty = !s.empty_dirs.is_empty();
-    }
-    let names = Names::given(&args.paths)?;
-    let query = Query {
+    let query = |names: &Names| Query {
         text: args.query.clone(),
         sessions: SessionFilter {
             under: names.canonical(),
@@ -54,18 +53,54 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
         include_shadowed: args.include_shadowed,
         limit: (args.limit > 0).then_some(args.limit),
     };
-    let found = if args.sessions_only {
-        let sessions = index.search_sessions(&query)?;
-        write_sessions(out, args.format, &sessions, &names)?;
-        !sessions.is_empty()
-    } else {
-        let hits = index.search(&query)?;
-        write_hits(out, args.format, &hits, &names, color)?;
-        !hits.is_empty()
+    let ask = |index: &Index, names: &Names| -> Result<Answer, IndexError> {
+        let query = query(names);
+        Ok(if args.sessions_only {
+            Answer::Sessions(index.search_sessions(&query)?)
+        } else {
+            Answer::Hits(index.search(&query)?)
+        })
+    };
+    let mut index = open(&args.index)?;
+    // The query is asked while the update stats the file system (on 10,000 sessions most
+    // of a search's time), and asked again only when the update changed the index; paths
+    // that cannot be named yet are left to the update to report.
+    let named = Names::given(&args.paths).ok();
+    let mut empty = false;
+    let mut early = None;
+    if !args.no_update {
+        let meanwhile = |index: &Index| named.as_ref().map(|names| ask(index, names));
+        let (s, answer) = update_with(&mut index, &args.paths, Say::unless(args.quiet), meanwhile)?;
+        empty = !s.empty_dirs.is_empty();
+        early = answer.flatten().filter(|_| !s.wrote);
+    }
+    let names = match named {
+        Some(names) => names,
+        None => Names::given(&args.paths)?,
+    };
+    let answer = match early {
+        Some(answer) => answer?,
+        None => ask(&index, &names)?,
+    };
+    let found = match answer {
+        Answer::Sessions(sessions) => {
+            write_sessions(out, args.format, &sessions, &names)?;
+            !sessions.is_empty()
+        }
+        Answer::Hits(hits) => {
+            write_hits(out, args.format, &hits, &names, color)?;
+            !hits.is_empty()
+        }
     };
     Ok(ExitCode::from(match (empty, found) {
         (true, _) => 2,
         (false, true) => 0,
         (false, false) => 1,
     }))
+}
+
+/// What a search answers: hits, or with `-l` the sessions they are in.
+enum Answer {
+    Hits(Vec<Hit>),
+    Sessions(Vec<SessionHits>),
 }

@@ -2,16 +2,19 @@
 //! (by their size, mtime and inode, without opening them), reading those on every core
 //! ([`super::ingest`]), and writing what was read in batches, one transaction each.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+// foldhash, not SipHash: an update hashes every path of a root twice (10,000 on a large
+// one), and the paths are the user's own, not an attacker's.
+use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
 use super::ingest::{self, FileRead, Job, KNOWN_COLUMNS, Known, Previous, Stat};
+use super::walks;
 use super::writer::Writer;
 use super::{Index, IndexError, under};
 use crate::edge::DshLine;
@@ -69,6 +72,9 @@ pub struct UpdateSummary {
     pub walks_kept: u64,
     /// Message parts written.
     pub parts_written: u64,
+    /// Whether anything was written to the index (files, parts, roots; a kept walk does
+    /// not count): an answer read before the update is stale only when this is true.
+    pub wrote: bool,
 }
 
 impl Index {
@@ -88,6 +94,24 @@ impl Index {
         paths: &[PathBuf],
         options: &UpdateOptions<'_>,
     ) -> Result<UpdateSummary, IndexError> {
+        self.update_with(paths, options, |_| ())
+            .map(|(summary, ())| summary)
+    }
+
+    /// [`Index::update`], running `meanwhile` on the index as it was before the update
+    /// while the file system is stat'ed (on the other cores), and returning its answer
+    /// beside the summary. When the update wrote nothing ([`UpdateSummary::wrote`] is
+    /// false) that answer is the same as one asked after it: a search asks its query so,
+    /// and asks again only when the update changed the index.
+    ///
+    /// # Errors
+    /// As [`Index::update`].
+    pub fn update_with<T>(
+        &mut self,
+        paths: &[PathBuf],
+        options: &UpdateOptions<'_>,
+        meanwhile: impl FnOnce(&Index) -> T,
+    ) -> Result<(UpdateSummary, T), IndexError> {
         let mut summary = UpdateSummary::default();
         // Each input absolute (the index keeps absolute paths), beside the path as given.
         let mut given = Vec::new();
@@ -112,18 +136,50 @@ impl Index {
                 inputs.push(abs);
             }
         }
-        // Walked as `discover` walks, from the walk kept in the index where it holds, each
-        // log with its stat.
+        // Directories are walked as `discover` walks them, from the walk kept in the index
+        // where it holds, each log with its stat: on another thread (and every core), while
+        // this one reads what the index knows of the files under the inputs, and runs
+        // `meanwhile`.
+        let stored = inputs
+            .iter()
+            .map(|input| input.is_dir().then(|| self.stored_walk(input)).transpose())
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = &*self;
+        let (looked, known, answer) = std::thread::scope(|threads| {
+            let inputs = &inputs;
+            let looking = threads.spawn(move || {
+                inputs
+                    .iter()
+                    .zip(stored)
+                    .map(|(input, stored)| match stored {
+                        Some(stored) => Ok(walks::look(input, stored)),
+                        None => Err(Stat::of_path(input)),
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let mut known = HashMap::new();
+            let known = inputs
+                .iter()
+                .chain(&gone_roots)
+                .try_for_each(|input| this.known_under(input, &mut known))
+                .map(|()| known);
+            let answer = meanwhile(this);
+            let looked = looking
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (looked, known, answer)
+        });
+        let known = known?;
         let mut found = Vec::new();
-        for input in &inputs {
-            if input.is_dir() {
-                let (logs, passed_over, kept) = self.walk(input)?;
-                summary.walks_kept += u64::from(kept);
-                found.extend(logs);
-                summary.passed_over.extend(passed_over);
-            } else {
-                let stat = Stat::of_path(input);
-                found.push((input.clone(), stat));
+        for (input, looked) in inputs.iter().zip(looked) {
+            match looked {
+                Ok(looked) => {
+                    self.keep_walk(input, &looked);
+                    summary.walks_kept += u64::from(looked.kept);
+                    found.extend(looked.found);
+                    summary.passed_over.extend(looked.skipped);
+                }
+                Err(stat) => found.push((input.clone(), stat)),
             }
         }
         for (dir, as_given) in inputs.iter().zip(&given).filter(|(d, _)| d.is_dir()) {
@@ -133,12 +189,8 @@ impl Index {
         }
         summary.files = found.len() as u64;
         let judge = DshLine::process_default();
-        let mut known = HashMap::new();
-        for input in inputs.iter().chain(&gone_roots) {
-            self.known_under(input, &mut known)?;
-        }
         let mut jobs = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::with_capacity(found.len());
         for (path, stat) in found {
             let key = path.to_string_lossy().into_owned();
             seen.insert(key.clone());
@@ -193,9 +245,10 @@ impl Index {
             new_roots: &new_roots,
         };
         if !jobs.is_empty() || !changes.is_empty() {
+            summary.wrote = true;
             self.run(jobs, &changes, options, &mut summary)?;
         }
-        Ok(summary)
+        Ok((summary, answer))
     }
 
     /// Adds the rows of the files at or under `input` to `known`, by path.

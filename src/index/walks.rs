@@ -124,17 +124,38 @@ impl Kept {
     }
 }
 
+/// A root's walk as the index keeps it, read before anything is stat'ed
+/// ([`Index::stored_walk`]).
+pub(super) struct Stored {
+    /// The walk kept, packed, when one was (unpacked by [`look`], beside what reads the
+    /// index).
+    packed: Option<Vec<u8>>,
+    /// Whether the index holds a row for the root (to drop when no new walk is kept).
+    row: bool,
+}
+
+/// What a directory holds ([`look`]): the logs and stores under it, each with its stat (or
+/// why there is none), and what was passed over, as [`walk_dir`] gives them.
+pub(super) struct Looked {
+    /// The logs and stores found.
+    pub found: Vec<Found>,
+    /// What was passed over, one line each.
+    pub skipped: Vec<String>,
+    /// Whether the walk kept in the index held (nothing walked).
+    pub kept: bool,
+    /// A new walk to keep, packed, when one was taken and can be kept.
+    keep: Option<Vec<u8>>,
+    /// Whether the index holds a row for the root.
+    row: bool,
+}
+
 impl Index {
-    /// The logs and stores under directory `root`, each with its stat, and what was passed
-    /// over, as [`walk_dir`] gives them: from the walk kept in the index when it still
-    /// holds (then the last is `true`), else from a new walk, kept for next time when it
-    /// can be.
+    /// The walk of directory `root` kept in the index, for [`look`].
     ///
     /// # Errors
     /// SQLite errors.
-    pub(super) fn walk(&self, root: &Path) -> Result<(Vec<Found>, Vec<String>, bool), IndexError> {
+    pub(super) fn stored_walk(&self, root: &Path) -> Result<Stored, IndexError> {
         let key = root.to_string_lossy();
-        let below = Below::open(root);
         let text: Option<Option<Vec<u8>>> = self
             .conn
             .prepare_cached("SELECT walk FROM walks WHERE root = ?1")
@@ -145,56 +166,85 @@ impl Index {
                 .optional()
             })
             .map_err(|e| self.error(e))?;
-        let stale = text.is_some();
-        // A walk that does not read back (damaged) is walked again.
-        let text = text
-            .flatten()
-            .and_then(|packed| zstd::stream::decode_all(packed.as_slice()).ok())
-            .and_then(|bytes| String::from_utf8(bytes).ok());
-        if let Some(kept) = text.as_deref().and_then(Kept::decode)
-            && kept.holds(&below)
-        {
-            let found = kept
-                .found
-                .par_iter()
-                .map(|rel| {
-                    // `""`: the root itself, a session directory with no single log.
-                    let path = if rel.is_empty() {
-                        root.to_path_buf()
-                    } else {
-                        root.join(rel)
-                    };
-                    (path, below.stat(rel).map(|(stat, _)| stat))
-                })
-                .collect();
-            return Ok((found, kept.skipped, true));
-        }
-        let started_ns = crate::load::stat::ns_since_epoch(std::time::SystemTime::now());
-        let walk = walk_dir(root);
-        // Kept for next time, or the stale one dropped: best effort, since the walk is
-        // only a shortcut (an index file that cannot be written, or another process writing
-        // it, loses the shortcut, not the update).
-        let packed = Kept::of(&walk, root, &below, started_ns)
-            .and_then(|kept| zstd::bulk::compress(kept.encode().as_bytes(), 3).ok());
-        let _ = match packed {
+        Ok(Stored {
+            row: text.is_some(),
+            packed: text.flatten(),
+        })
+    }
+
+    /// Keeps the new walk [`look`] took for next time, or drops the stale one: best effort,
+    /// since the walk is only a shortcut (an index file that cannot be written, or another
+    /// process writing it, loses the shortcut, not the update).
+    pub(super) fn keep_walk(&self, root: &Path, looked: &Looked) {
+        let key = root.to_string_lossy();
+        let _ = match &looked.keep {
             // zstd: on 10,000 sessions the walk is about 700 KB of text, 110 KB packed.
             Some(packed) => self.conn.execute(
                 "INSERT OR REPLACE INTO walks (root, walk) VALUES (?1, ?2)",
                 rusqlite::params![key.as_ref(), packed],
             ),
-            None if stale => self
+            None if looked.row && !looked.kept => self
                 .conn
                 .execute("DELETE FROM walks WHERE root = ?1", [key.as_ref()]),
             None => Ok(0),
         };
-        let found = walk
+    }
+}
+
+/// The logs and stores under directory `root`: from the walk kept in the index when it
+/// still holds, else from a new walk, packed in [`Looked`] for [`Index::keep_walk`] when
+/// it can be kept. Reads the file system only (no SQLite), so that it can run beside
+/// what reads the index.
+pub(super) fn look(root: &Path, stored: Stored) -> Looked {
+    let below = Below::open(root);
+    // A walk that does not read back (damaged) is walked again.
+    let kept = stored
+        .packed
+        .and_then(|packed| zstd::stream::decode_all(packed.as_slice()).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .as_deref()
+        .and_then(Kept::decode);
+    if let Some(kept) = kept
+        && kept.holds(&below)
+    {
+        let found = kept
             .found
-            .into_par_iter()
-            .map(|path| {
-                let stat = Stat::of_path(&path);
-                (path, stat)
+            .par_iter()
+            .map(|rel| {
+                // `""`: the root itself, a session directory with no single log.
+                let path = if rel.is_empty() {
+                    root.to_path_buf()
+                } else {
+                    root.join(rel)
+                };
+                (path, below.stat(rel).map(|(stat, _)| stat))
             })
             .collect();
-        Ok((found, walk.skipped, false))
+        return Looked {
+            found,
+            skipped: kept.skipped,
+            kept: true,
+            keep: None,
+            row: stored.row,
+        };
+    }
+    let started_ns = crate::load::stat::ns_since_epoch(std::time::SystemTime::now());
+    let walk = walk_dir(root);
+    let keep = Kept::of(&walk, root, &below, started_ns)
+        .and_then(|kept| zstd::bulk::compress(kept.encode().as_bytes(), 3).ok());
+    let found = walk
+        .found
+        .into_par_iter()
+        .map(|path| {
+            let stat = Stat::of_path(&path);
+            (path, stat)
+        })
+        .collect();
+    Looked {
+        found,
+        skipped: walk.skipped,
+        kept: false,
+        keep,
+        row: stored.row,
     }
 }

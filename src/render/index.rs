@@ -82,6 +82,21 @@ impl Say {
 /// No paths, nothing indexed before and no `~/.dsh/sessions`; a path that cannot be read;
 /// index errors.
 pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSummary> {
+    update_with(index, paths, say, |_| ()).map(|(summary, _)| summary)
+}
+
+/// [`update`], running `meanwhile` on the index as it was before the update while the
+/// file system is stat'ed ([`Index::update_with`]); its answer is `None` when the update
+/// gave up on a busy index (then nothing was written: ask again).
+///
+/// # Errors
+/// As [`update`].
+pub fn update_with<T>(
+    index: &mut Index,
+    paths: &[PathBuf],
+    say: Say,
+    meanwhile: impl FnOnce(&Index) -> T,
+) -> Result<(UpdateSummary, Option<T>)> {
     let paths = index.paths_to_update(paths)?.context(
         "nothing indexed yet and no ~/.dsh/sessions (DSH's default root): name the JSONL roots, logs or stores to index (`dsh-session index ~/.dsh/sessions`)",
     )?;
@@ -110,19 +125,22 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     let options = UpdateOptions {
         progress: Some(&progress),
     };
-    let summary = index.update(&paths, &options);
+    let updated = index.update_with(&paths, &options, meanwhile);
     if let Some(b) = bar.borrow_mut().take() {
         b.finish_and_clear();
     }
-    let summary = match summary {
+    let (summary, answer) = match updated {
         Err(dsh_session::index::IndexError::Busy(path)) if say.as_is_when_busy => {
             stderr!(
                 "dsh-session: {}: another dsh-session has been writing the index for over a minute; answering from the index as it is",
                 path.display()
             );
-            UpdateSummary::default()
+            (UpdateSummary::default(), None)
         }
-        other => other?,
+        other => {
+            let (summary, answer) = other?;
+            (summary, Some(answer))
+        }
     };
     if say.notes {
         for (path, why) in &summary.unreadable {
@@ -142,7 +160,7 @@ pub fn update(index: &mut Index, paths: &[PathBuf], say: Say) -> Result<UpdateSu
     for dir in &summary.empty_dirs {
         stderr!("dsh-session: {}", crate::render::no_logs_in(dir));
     }
-    Ok(summary)
+    Ok((summary, answer))
 }
 
 /// `index --format json` (schema [`SCHEMA_VERSION`]).
