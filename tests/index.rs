@@ -1460,14 +1460,14 @@ fn a_query_asked_during_the_update_sees_the_index_before_it_and_wrote_says_when_
     let (s, during) = index
         .update_with(&roots, &options, |i| seqs(i, "hello"))
         .unwrap();
-    assert_eq!((s.wrote, s.added, during), (true, 1, vec![]));
+    assert_eq!((s.wrote(), s.added, during), (true, 1, vec![]));
     let after = seqs(&index, "hello");
     assert_eq!(after, [20]);
     // Nothing changed: nothing written, and the answer asked meanwhile is the answer.
     let (s, during) = index
         .update_with(&roots, &options, |i| seqs(i, "hello"))
         .unwrap();
-    assert_eq!((s.wrote, s.unchanged, during), (false, 1, after));
+    assert_eq!((s.wrote(), s.unchanged, during), (false, 1, after));
     // The log grew: the new word is not found meanwhile, and the update says it wrote.
     let mut text = std::fs::read_to_string(&log).unwrap();
     text.push_str(&second_turn("wombat31"));
@@ -1475,7 +1475,7 @@ fn a_query_asked_during_the_update_sees_the_index_before_it_and_wrote_says_when_
     let (s, during) = index
         .update_with(&roots, &options, |i| seqs(i, "wombat31"))
         .unwrap();
-    assert_eq!((s.wrote, s.grown, during), (true, 1, vec![]));
+    assert_eq!((s.wrote(), s.grown, during), (true, 1, vec![]));
     assert_eq!(seqs(&index, "wombat31"), [26]);
 }
 

@@ -72,7 +72,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
         let meanwhile = |index: &Index| named.as_ref().map(|names| ask(index, names));
         let (s, answer) = update_with(&mut index, &args.paths, Say::unless(args.quiet), meanwhile)?;
         empty = !s.empty_dirs.is_empty();
-        early = answer.flatten().filter(|_| !s.wrote);
+        early = answer.flatten().filter(|_| !s.wrote());
     }
     let names = match named {
         Some(names) => names,

@@ -72,9 +72,16 @@ pub struct UpdateSummary {
     pub walks_kept: u64,
     /// Message parts written.
     pub parts_written: u64,
-    /// Whether anything was written to the index (files, parts, roots; a kept walk does
-    /// not count): an answer read before the update is stale only when this is true.
-    pub wrote: bool,
+}
+
+impl UpdateSummary {
+    /// Whether the update changed what the index holds of the files (read some, dropped
+    /// some, or found some written by another process meanwhile): an answer read from the
+    /// index before the update is stale only then (the roots recorded and a kept walk do
+    /// not change what a search finds).
+    pub fn wrote(&self) -> bool {
+        self.added + self.grown + self.read_again + self.removed + self.raced > 0
+    }
 }
 
 impl Index {
@@ -245,7 +252,6 @@ impl Index {
             new_roots: &new_roots,
         };
         if !jobs.is_empty() || !changes.is_empty() {
-            summary.wrote = true;
             self.run(jobs, &changes, options, &mut summary)?;
         }
         Ok((summary, answer))
