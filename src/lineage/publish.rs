@@ -1,9 +1,10 @@
 //! Publishing a derived session ([`Derived`]) through the one writer of new sessions
-//! ([`crate::write::new_session`]), then reading it back as the newest DSH and as the DSH
-//! that writes its generation read it: a file that does not load is removed again.
+//! ([`crate::write::new_session::publish_read_back`], as `recover` publishes), reading it
+//! back as the newest DSH and as the DSH that writes its generation read it: a file that
+//! does not load is removed again.
 
 use crate::edge::DshLine;
-use crate::write::new_session::{NewFile, publish as publish_files};
+use crate::write::new_session::{NewFile, publish_read_back};
 use crate::write::plan::WriteError;
 
 use super::{Derived, file_would_not_load};
@@ -52,13 +53,12 @@ pub fn publish(d: &Derived, lines: &[DshLine], dry_run: bool) -> Result<Publishe
         text: &d.text,
         encoding: d.encoding,
     };
-    publish_files(&[file])?;
-    if let Some(problem) = file_would_not_load(&d.path, lines) {
-        crate::write::new_session::withdraw(&d.path);
-        return Err(PublishError::WouldNotLoad {
-            path: d.path.display().to_string(),
+    match publish_read_back(&[file], &mut |path| file_would_not_load(path, lines)) {
+        Ok(()) => Ok(Published::Written),
+        Err(WriteError::NotLoaded { path, problem }) => Err(PublishError::WouldNotLoad {
+            path: path.display().to_string(),
             problem,
-        });
+        }),
+        Err(e) => Err(e.into()),
     }
-    Ok(Published::Written)
 }
