@@ -32,14 +32,16 @@ use super::{
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Masks {
     quote: u64,
-    backslash: u64,
     /// `{ } [ ] : ,`.
     ops: u64,
-    /// Space, tab, `\n` and `\r`.
-    ws: u64,
-    /// Bytes below 0x20.
+    /// What ends a number or literal: the structural characters, quotes, spaces and
+    /// control characters (tab, `\n` and `\r` among them: the few other control bytes
+    /// make the stage refer the text to the scalar validator anyway).
+    separators: u64,
+    /// The rare classes, zero in most blocks: backslashes, bytes below 0x20 and bytes
+    /// above 0x7f.
+    backslash: u64,
     control: u64,
-    /// Bytes above 0x7f.
     non_ascii: u64,
 }
 
@@ -59,52 +61,108 @@ fn masks(block: &[u8; 64]) -> Masks {
     masks_bytes(block)
 }
 
+/// Whether a block holds none of `"`, `\\`, a control character or a byte above 0x7f: inside a
+/// string, such a block changes nothing and is skipped.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn plain_block(block: &[u8; 64]) -> bool {
+    // SAFETY: compiled only where SSE2 is enabled for the whole program.
+    unsafe { plain_block_sse2(block) }
+}
+
+/// [`plain_block`] without SIMD instructions.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+fn plain_block(block: &[u8; 64]) -> bool {
+    block
+        .iter()
+        .all(|&c| (0x20..0x80).contains(&c) && c != b'"' && c != b'\\')
+}
+
+/// [`plain_block`] with SSE2: the comparisons' results and the bytes themselves are ORed
+/// together, and a set top bit anywhere means a byte that is not plain.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn plain_block_sse2(block: &[u8; 64]) -> bool {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8, _mm_setzero_si128,
+    };
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let backslash = _mm_set1_epi8(b'\\' as i8);
+    let low = _mm_set1_epi8(0x1f);
+    let mut any = _mm_setzero_si128();
+    for k in 0..4 {
+        let chunk: &[u8; 16] = block[16 * k..16 * k + 16].try_into().expect("16 bytes");
+        // SAFETY: `chunk` is 16 readable bytes; `_mm_loadu_si128` allows any alignment.
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
+        let special = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, low), v), v),
+        );
+        any = _mm_or_si128(any, special);
+    }
+    _mm_movemask_epi8(any) == 0
+}
+
 /// [`masks`] with SSE2. `{`/`[` and `}`/`]` differ only in bit 0x20 (no other byte does
-/// equal one of them with that bit set), so brackets and braces take two comparisons;
-/// a control character is a byte equal to its unsigned minimum with 0x1f;
-/// `_mm_movemask_epi8` of the bytes themselves gives their top bits, the non-ASCII ones.
+/// equal one of them with that bit set), so brackets and braces take two comparisons; a
+/// control character is a byte equal to its unsigned minimum with 0x1f; `_mm_movemask_epi8`
+/// of the bytes themselves gives their top bits, the non-ASCII ones. The rare classes are
+/// first tested for the whole block at once, and only worked out when present.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[target_feature(enable = "sse2")]
 #[inline]
 fn masks_sse2(block: &[u8; 64]) -> Masks {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        _mm_set1_epi8, _mm_setzero_si128,
     };
     let quote = _mm_set1_epi8(b'"' as i8);
     let backslash = _mm_set1_epi8(b'\\' as i8);
-    let bit20 = _mm_set1_epi8(0x20);
+    let space = _mm_set1_epi8(0x20);
     let (open, close) = (_mm_set1_epi8(b'{' as i8), _mm_set1_epi8(b'}' as i8));
     let (colon, comma) = (_mm_set1_epi8(b':' as i8), _mm_set1_epi8(b',' as i8));
-    let (tab, lf, cr) = (
-        _mm_set1_epi8(b'\t' as i8),
-        _mm_set1_epi8(b'\n' as i8),
-        _mm_set1_epi8(b'\r' as i8),
-    );
     let low = _mm_set1_epi8(0x1f);
     let mut m = Masks::default();
-    for k in 0..4 {
+    let mut rare = _mm_setzero_si128();
+    let mut vs = [_mm_setzero_si128(); 4];
+    for (k, slot) in vs.iter_mut().enumerate() {
         let chunk: &[u8; 16] = block[16 * k..16 * k + 16].try_into().expect("16 bytes");
         // SAFETY: `chunk` is 16 readable bytes; `_mm_loadu_si128` allows any alignment.
         let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
-        let folded = _mm_or_si128(v, bit20);
+        *slot = v;
+        let folded = _mm_or_si128(v, space);
         let ops = _mm_or_si128(
             _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)),
             _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, comma)),
         );
-        let ws = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, bit20), _mm_cmpeq_epi8(v, tab)),
-            _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)),
-        );
+        let quotes = _mm_cmpeq_epi8(v, quote);
         let control = _mm_cmpeq_epi8(_mm_min_epu8(v, low), v);
+        let separators = _mm_or_si128(
+            _mm_or_si128(ops, quotes),
+            _mm_or_si128(control, _mm_cmpeq_epi8(v, space)),
+        );
+        rare = _mm_or_si128(
+            rare,
+            _mm_or_si128(_mm_or_si128(control, v), _mm_cmpeq_epi8(v, backslash)),
+        );
         let shift = 16 * k;
         let bits = |x: i32| u64::from(x as u16) << shift;
-        m.quote |= bits(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)));
-        m.backslash |= bits(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)));
+        m.quote |= bits(_mm_movemask_epi8(quotes));
         m.ops |= bits(_mm_movemask_epi8(ops));
-        m.ws |= bits(_mm_movemask_epi8(ws));
-        m.control |= bits(_mm_movemask_epi8(control));
-        m.non_ascii |= bits(_mm_movemask_epi8(v));
+        m.separators |= bits(_mm_movemask_epi8(separators));
+    }
+    if _mm_movemask_epi8(rare) != 0 {
+        for (k, &v) in vs.iter().enumerate() {
+            let shift = 16 * k;
+            let bits = |x: i32| u64::from(x as u16) << shift;
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, low), v);
+            m.backslash |= bits(_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)));
+            m.control |= bits(_mm_movemask_epi8(control));
+            m.non_ascii |= bits(_mm_movemask_epi8(v));
+        }
     }
     m
 }
@@ -116,13 +174,11 @@ fn masks_bytes(block: &[u8; 64]) -> Masks {
     for (k, &c) in block.iter().enumerate() {
         let bit = 1u64 << k;
         let set = |mask: &mut u64, on: bool| *mask |= if on { bit } else { 0 };
+        let ops = matches!(c | 0x20, b'{' | b'}') || matches!(c, b':' | b',');
         set(&mut m.quote, c == b'"');
+        set(&mut m.ops, ops);
+        set(&mut m.separators, ops || c <= 0x20 || c == b'"');
         set(&mut m.backslash, c == b'\\');
-        set(
-            &mut m.ops,
-            matches!(c | 0x20, b'{' | b'}') || matches!(c, b':' | b','),
-        );
-        set(&mut m.ws, matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
         set(&mut m.control, c < 0x20);
         set(&mut m.non_ascii, c >= 0x80);
     }
@@ -209,8 +265,9 @@ fn utf8_until(b: &[u8], mut i: usize, to: usize) -> Option<usize> {
 
 /// What stage 1 found.
 enum Stage1 {
-    /// The text is UTF-8 and its token positions are in the scratch space.
-    Tokens,
+    /// The text is UTF-8 and its token positions are the first this many of the scratch
+    /// space.
+    Tokens(usize),
     /// The text is not UTF-8.
     NotUtf8,
     /// Something stage 1 does not accept (a control character, a bad escape, an
@@ -218,26 +275,36 @@ enum Stage1 {
     Refer,
 }
 
-/// Stage 1 over `b`: the token positions into `tokens` (cleared first), with the UTF-8
-/// check when `check_utf8`.
+/// Stage 1 over `b`: the token positions into the start of `tokens` (which only grows),
+/// with the UTF-8 check when `check_utf8`.
 fn stage1(b: &[u8], check_utf8: bool, tokens: &mut Vec<u32>) -> Stage1 {
-    tokens.clear();
     let (mut escape_carry, mut in_string, mut scalar_carry) = (false, 0u64, 0u64);
     // The UTF-8 check has reached this byte, at the start of a character.
     let mut utf8_to = 0;
     let mut start = 0;
+    // Every byte is at most one token; the buffer only grows.
+    if tokens.len() < b.len() {
+        tokens.resize(b.len(), 0);
+    }
+    let mut n = 0;
+    let mut last = [b' '; 64];
     while start < b.len() {
-        let block: [u8; 64] = match b.get(start..start + 64) {
+        let block: &[u8; 64] = match b.get(start..start + 64) {
             Some(full) => full.try_into().expect("64 bytes"),
             None => {
                 // The last, partial block, made whole with spaces (whitespace, so that
                 // they start no token).
-                let mut padded = [b' '; 64];
-                padded[..b.len() - start].copy_from_slice(&b[start..]);
-                padded
+                last[..b.len() - start].copy_from_slice(&b[start..]);
+                &last
             }
         };
-        let m = masks(&block);
+        // The middle of a long string (no escape pending: a block that starts with an
+        // escaped byte is worked out in full).
+        if in_string != 0 && !escape_carry && plain_block(block) {
+            start += 64;
+            continue;
+        }
+        let m = masks(block);
         if check_utf8 && m.non_ascii != 0 {
             let from = utf8_to.max(start + m.non_ascii.trailing_zeros() as usize);
             let to = b.len().min(start + 64);
@@ -263,17 +330,27 @@ fn stage1(b: &[u8], check_utf8: bool, tokens: &mut Vec<u32>) -> Stage1 {
         let quotes = m.quote & !escaped;
         let inside = prefix_xor(quotes) ^ in_string;
         in_string = ((inside as i64) >> 63) as u64;
-        // A control character inside a string, or anywhere but as whitespace.
-        if m.control & (inside | !m.ws) != 0 {
-            return Stage1::Refer;
+        // A control character inside a string, or outside one anything but whitespace.
+        if m.control != 0 {
+            if m.control & inside != 0 {
+                return Stage1::Refer;
+            }
+            let mut each = m.control;
+            while each != 0 {
+                if !matches!(block[each.trailing_zeros() as usize], b'\t' | b'\n' | b'\r') {
+                    return Stage1::Refer;
+                }
+                each &= each - 1;
+            }
         }
         let outside = !inside;
-        let scalar = !(m.ops | m.ws | m.quote) & outside;
+        let scalar = !m.separators & outside;
         let scalar_starts = scalar & !((scalar << 1) | scalar_carry);
         scalar_carry = scalar >> 63;
         let mut found = quotes | (m.ops & outside) | scalar_starts;
         while found != 0 {
-            tokens.push((start + found.trailing_zeros() as usize) as u32);
+            tokens[n] = (start + found.trailing_zeros() as usize) as u32;
+            n += 1;
             found &= found - 1;
         }
         start += 64;
@@ -281,7 +358,7 @@ fn stage1(b: &[u8], check_utf8: bool, tokens: &mut Vec<u32>) -> Stage1 {
     if in_string != 0 || escape_carry {
         return Stage1::Refer;
     }
-    Stage1::Tokens
+    Stage1::Tokens(n)
 }
 
 /// Whether a number or literal may end before `b[e]`: at the end, or at whitespace, a
@@ -347,7 +424,19 @@ fn stage2(b: &[u8], tokens: &[u32], sk: &mut Skips, stack: &mut Vec<(u8, usize)>
                     b't' => literal(b, i, b"true"),
                     b'f' => literal(b, i, b"false"),
                     b'n' => literal(b, i, b"null"),
-                    b'-' | b'0'..=b'9' => number_end(b, i),
+                    b'1'..=b'9' => {
+                        // Most numbers are integers without a sign: their digits here,
+                        // anything longer by the scalar rule.
+                        let mut e = i + 1;
+                        while b.get(e).is_some_and(u8::is_ascii_digit) {
+                            e += 1;
+                        }
+                        match b.get(e) {
+                            Some(b'.' | b'e' | b'E') => number_end(b, i),
+                            _ => Ok(e),
+                        }
+                    }
+                    b'-' | b'0' => number_end(b, i),
                     _ => return false,
                 };
                 match end {
@@ -409,7 +498,7 @@ pub(super) fn index(
     if b.len() <= COMPLETE_INDEX_BYTES {
         match stage1(b, check_utf8, &mut scratch.tokens) {
             Stage1::NotUtf8 => return None,
-            Stage1::Tokens if stage2(b, &scratch.tokens, skips, &mut scratch.stack) => {
+            Stage1::Tokens(n) if stage2(b, &scratch.tokens[..n], skips, &mut scratch.stack) => {
                 return Some(Ok(()));
             }
             _ => {}
@@ -487,8 +576,10 @@ mod tests {
         }
         if b.len() <= COMPLETE_INDEX_BYTES {
             let mut sk = Skips::default();
-            let fast = matches!(stage1(b, true, &mut scratch.tokens), Stage1::Tokens)
-                && stage2(b, &scratch.tokens, &mut sk, &mut scratch.stack);
+            let fast = match stage1(b, true, &mut scratch.tokens) {
+                Stage1::Tokens(n) => stage2(b, &scratch.tokens[..n], &mut sk, &mut scratch.stack),
+                _ => false,
+            };
             assert_eq!(fast, valid, "the stages alone on {what:?}");
         }
         valid
@@ -603,7 +694,10 @@ mod tests {
             for at in 0..64 {
                 let mut block = [b'a'; 64];
                 block[at] = c;
-                assert_eq!(masks(&block), masks_bytes(&block), "byte {c:#x} at {at}");
+                let m = masks_bytes(&block);
+                assert_eq!(masks(&block), m, "byte {c:#x} at {at}");
+                let special = m.quote | m.backslash | m.control | m.non_ascii;
+                assert_eq!(plain_block(&block), special == 0, "byte {c:#x} at {at}");
             }
         }
         for _ in 0..2000 {
