@@ -21,6 +21,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 
+mod blocks;
+
 /// Deepest nesting of arrays and objects accepted, counting the outermost value as 1.
 pub const MAX_DEPTH: usize = 10_000;
 
@@ -264,6 +266,8 @@ pub(crate) fn index_agrees(text: &str, skips: &Skips) -> bool {
 #[derive(Debug, Default)]
 pub(crate) struct ParseScratch {
     stack: Vec<(u8, usize)>,
+    /// The token positions of the block stage (`blocks`).
+    tokens: Vec<u32>,
 }
 
 /// A validated JSON text with its [`Skips`]: the fast way to navigate a large value.
@@ -280,7 +284,7 @@ impl<'a> Document<'a> {
     /// As [`validate`].
     pub fn parse(text: &'a str) -> Result<Self, JsonError> {
         let mut skips = Skips::default();
-        validate_into(text, Some(&mut skips))?;
+        Document::index_into(text, &mut skips, &mut ParseScratch::default())?;
         Ok(Document { text, skips })
     }
 
@@ -292,7 +296,19 @@ impl<'a> Document<'a> {
         skips: &mut Skips,
         scratch: &mut ParseScratch,
     ) -> Result<(), JsonError> {
-        validate_with(text, Some(skips), &mut scratch.stack)
+        blocks::index(text.as_bytes(), false, skips, scratch)
+            .expect("a str is UTF-8, so the check gives a verdict")
+    }
+
+    /// [`Document::index_into`] for bytes, checking in the same pass that they are UTF-8:
+    /// `None` when they are not (then `skips` holds nothing useful), else the verdict on
+    /// them as JSON. The reader thread's check of a line.
+    pub(crate) fn index_bytes_into(
+        bytes: &[u8],
+        skips: &mut Skips,
+        scratch: &mut ParseScratch,
+    ) -> Option<Result<(), JsonError>> {
+        blocks::index(bytes, true, skips, scratch)
     }
 
     /// The index, to send on and use with [`Json::indexed_root`].

@@ -322,7 +322,8 @@ fn no_source_file_is_over_1000_lines_but_the_json_layer() {
             .expect("readable")
             .lines()
             .count();
-        if f.ends_with("json.rs") {
+        // The JSON layer: src/json.rs and its own modules under src/json/.
+        if f.ends_with("json.rs") || f.parent().is_some_and(|d| d.ends_with("json")) {
             continue;
         }
         assert!(lines <= 1000, "{} has {lines} lines", f.display());

@@ -23,7 +23,8 @@ pub(crate) const BIG_BATCH_BYTES: usize = 16 << 20;
 pub(crate) struct Prepared {
     /// When the scan will parse the line (a complete line of valid UTF-8): its skip
     /// index, or why it is not JSON. Set only by [`read_ahead`], and only for a line whose
-    /// bytes it found to be UTF-8 ([`Prepared::text`] relies on that).
+    /// bytes it found to be UTF-8 (by `std::str::from_utf8`, or by the JSON check's own
+    /// UTF-8 check, `Document::index_bytes_into`; [`Prepared::text`] relies on that).
     parsed: Option<Result<Skips, JsonError>>,
     /// Whether the line is a packed row.
     pub(crate) packed: PackedAhead,
@@ -40,8 +41,8 @@ impl Prepared {
     pub(crate) fn text<'a>(&self, line: &'a Line) -> Option<&'a str> {
         self.parsed.as_ref()?;
         debug_assert!(std::str::from_utf8(&line.bytes).is_ok());
-        // SAFETY: `parsed` is set only by `read_ahead`, after `std::str::from_utf8`
-        // accepted exactly these bytes, and the line travels with this `Prepared` in one
+        // SAFETY: `parsed` is set only by `read_ahead`, after `std::str::from_utf8` or
+        // `Document::index_bytes_into` found exactly these bytes to be UTF-8, and the line travels with this `Prepared` in one
         // `ReadAhead::Line` to the scan, which only reads it.
         Some(unsafe { std::str::from_utf8_unchecked(&line.bytes) })
     }
@@ -108,18 +109,31 @@ impl Preparer<'_> {
             .is_some_and(|want| leading_seq(&line.bytes).is_some_and(|seq| !want.contains(&seq)));
         let wants_parse = line.terminated && !line.too_long && line.defect.is_none() && !unwanted;
         let mut prepared = Prepared::default();
-        if let Some(text) = wants_parse
-            .then(|| std::str::from_utf8(&line.bytes).ok())
-            .flatten()
-        {
-            // Decoded with its index (SQLite), or parsed here.
-            let parsed = match line.index.take() {
-                Some(index) => Ok(index),
+        if !wants_parse {
+            return prepared;
+        }
+        // Decoded with its index (SQLite), or parsed here, with the UTF-8 check in the
+        // same pass: `None` when the line is not UTF-8.
+        let parsed = if line.index.is_some() {
+            // (A record that is not UTF-8 keeps its index, as the line does its bytes.)
+            std::str::from_utf8(&line.bytes)
+                .is_ok()
+                .then(|| line.index.take().map(Ok))
+                .flatten()
+        } else {
+            let mut skips = self.reuse.skips.pop().unwrap_or_default();
+            match Document::index_bytes_into(&line.bytes, &mut skips, &mut self.reuse.scratch) {
+                Some(verdict) => Some(verdict.map(|()| skips)),
                 None => {
-                    let mut skips = self.reuse.skips.pop().unwrap_or_default();
-                    Document::index_into(text, &mut skips, &mut self.reuse.scratch).map(|()| skips)
+                    self.reuse.skips.push(skips);
+                    None
                 }
-            };
+            }
+        };
+        if let Some(parsed) = parsed {
+            debug_assert!(std::str::from_utf8(&line.bytes).is_ok());
+            // SAFETY: a verdict is given only on bytes found to be UTF-8, just above.
+            let text = unsafe { std::str::from_utf8_unchecked(&line.bytes) };
             if let Ok(skips) = &parsed {
                 let root = Json::indexed_root(text, skips);
                 prepared.packed = match self.packed_rows.then(|| packed_span(root)) {
