@@ -9,7 +9,7 @@ use std::time::Duration;
 
 // foldhash, not SipHash: an update hashes every path of a root twice (10,000 on a large
 // one), and the paths are the user's own, not an attacker's.
-use hashbrown::{HashMap, HashSet};
+use hashbrown::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
@@ -176,7 +176,7 @@ impl Index {
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (looked, known, answer)
         });
-        let known = known?;
+        let mut known = known?;
         let mut found = Vec::new();
         for (input, looked) in inputs.iter().zip(looked) {
             match looked {
@@ -197,10 +197,14 @@ impl Index {
         summary.files = found.len() as u64;
         let judge = DshLine::process_default();
         let mut jobs = Vec::new();
-        let mut seen = HashSet::with_capacity(found.len());
         for (path, stat) in found {
-            let key = path.to_string_lossy().into_owned();
-            seen.insert(key.clone());
+            // Each file the index knows is marked found, by its path as the index keeps it.
+            let base = known
+                .get_mut(path.to_string_lossy().as_ref())
+                .map(|(known, found)| {
+                    *found = true;
+                    *known
+                });
             let stat = match stat {
                 Ok(stat) => stat,
                 Err(e) => {
@@ -210,7 +214,6 @@ impl Index {
                     continue;
                 }
             };
-            let base = known.get(&key).copied();
             // A file judged by another DSH line is read again whole for this one.
             if base.is_some_and(|k: Known| k.stat == stat && k.judge == Some(judge)) {
                 summary.unchanged += 1;
@@ -234,12 +237,13 @@ impl Index {
         let roots = self.roots()?;
         let removed: Vec<(String, Known)> = known
             .into_iter()
-            .filter(|(path, _)| {
+            .filter(|(path, (_, found))| {
                 let p = Path::new(path);
-                !seen.contains(path)
+                !found
                     && (!p.exists()
                         || !(roots.iter().any(|r| r == p) || inputs.iter().any(|i| i == p)))
             })
+            .map(|(path, (known, _))| (path, known))
             .collect();
         // Paths given for the first time become roots (written with the rest).
         let mut new_roots = Vec::new();
@@ -257,11 +261,12 @@ impl Index {
         Ok((summary, answer))
     }
 
-    /// Adds the rows of the files at or under `input` to `known`, by path.
+    /// Adds the rows of the files at or under `input` to `known`, by path, each marked not
+    /// found yet.
     fn known_under(
         &self,
         input: &Path,
-        known: &mut HashMap<String, Known>,
+        known: &mut HashMap<String, (Known, bool)>,
     ) -> Result<(), IndexError> {
         let (exact, from, to) = under(input);
         let mut stmt = self
@@ -272,7 +277,7 @@ impl Index {
             .map_err(|e| self.error(e))?;
         let rows = stmt
             .query_map(params![exact, from, to], |r| {
-                Ok((r.get::<_, String>(0)?, Known::from_row(r, 1)?))
+                Ok((r.get::<_, String>(0)?, (Known::from_row(r, 1)?, false)))
             })
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;

@@ -30,14 +30,15 @@ type Stamp = (Stat, i64);
 /// A log or store a walk found, and its stat (or why there is none).
 pub(super) type Found = (PathBuf, std::io::Result<Stat>);
 
-/// A walk as the index keeps it, paths relative to its root.
-struct Kept {
-    found: Vec<String>,
-    skipped: Vec<String>,
-    stamped: Vec<(String, Stamp)>,
+/// A walk as the index keeps it, paths relative to its root, borrowed from the walk or
+/// from the text it was kept as (on 10,000 sessions, 20,000 paths not copied).
+struct Kept<'a> {
+    found: Vec<&'a str>,
+    skipped: Vec<&'a str>,
+    stamped: Vec<(&'a str, Stamp)>,
 }
 
-impl Kept {
+impl<'a> Kept<'a> {
     /// Whether nothing it depends on changed.
     fn holds(&self, below: &Below) -> bool {
         self.stamped
@@ -67,7 +68,7 @@ impl Kept {
     }
 
     /// The walk written by [`Kept::encode`]; `None` for anything else.
-    fn decode(text: &str) -> Option<Kept> {
+    fn decode(text: &'a str) -> Option<Kept<'a>> {
         let mut kept = Kept {
             found: Vec::new(),
             skipped: Vec::new(),
@@ -85,11 +86,10 @@ impl Kept {
                         mtime_ns: number()?,
                     };
                     let ctime_ns = number()?;
-                    kept.stamped
-                        .push((fields.next()?.to_owned(), (stat, ctime_ns)));
+                    kept.stamped.push((fields.next()?, (stat, ctime_ns)));
                 }
-                "f" => kept.found.push(rest.to_owned()),
-                "s" => kept.skipped.push(rest.to_owned()),
+                "f" => kept.found.push(rest),
+                "s" => kept.skipped.push(rest),
                 _ => return None,
             }
         }
@@ -97,13 +97,13 @@ impl Kept {
     }
 
     /// `walk`, relative to `root` and with its stamps, if it is one to keep.
-    fn of(walk: &DirWalk, root: &Path, below: &Below, started_ns: i64) -> Option<Kept> {
+    fn of(walk: &'a DirWalk, root: &Path, below: &Below, started_ns: i64) -> Option<Kept<'a>> {
         if walk.failed || walk.skipped.iter().any(|l| l.contains(['\n', '\r'])) {
             return None;
         }
-        let rel = |p: &PathBuf| -> Option<String> {
+        let rel = |p: &'a PathBuf| -> Option<&'a str> {
             let r = p.strip_prefix(root).ok()?.to_str()?;
-            (!r.contains(['\t', '\n', '\r'])).then(|| r.to_owned())
+            (!r.contains(['\t', '\n', '\r'])).then_some(r)
         };
         let stamped = walk
             .dirs
@@ -111,14 +111,14 @@ impl Kept {
             .chain(walk.judged.par_iter())
             .map(|path| {
                 let rel = rel(path)?;
-                let (stat, ctime_ns) = below.stat(&rel).ok()?;
+                let (stat, ctime_ns) = below.stat(rel).ok()?;
                 let racy = stat.mtime_ns.max(ctime_ns) > started_ns.saturating_sub(RACY_NS);
                 (!racy).then_some((rel, (stat, ctime_ns)))
             })
             .collect::<Option<Vec<_>>>()?;
         Some(Kept {
             found: walk.found.iter().map(rel).collect::<Option<_>>()?,
-            skipped: walk.skipped.clone(),
+            skipped: walk.skipped.iter().map(String::as_str).collect(),
             stamped,
         })
     }
@@ -198,12 +198,11 @@ impl Index {
 pub(super) fn look(root: &Path, stored: Stored) -> Looked {
     let below = Below::open(root);
     // A walk that does not read back (damaged) is walked again.
-    let kept = stored
+    let text = stored
         .packed
         .and_then(|packed| zstd::stream::decode_all(packed.as_slice()).ok())
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .as_deref()
-        .and_then(Kept::decode);
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let kept = text.as_deref().and_then(Kept::decode);
     if let Some(kept) = kept
         && kept.holds(&below)
     {
@@ -222,7 +221,7 @@ pub(super) fn look(root: &Path, stored: Stored) -> Looked {
             .collect();
         return Looked {
             found,
-            skipped: kept.skipped,
+            skipped: kept.skipped.into_iter().map(str::to_owned).collect(),
             kept: true,
             keep: None,
             row: stored.row,
