@@ -1317,6 +1317,11 @@ pub struct Fields<'a> {
     /// sits at position 0, the first entry of a document); `None`: every look-up goes to
     /// [`Json::get`] (as for a value past position 65,535 of its document).
     slots: Option<[u16; FIELDS]>,
+    /// With `slots`: a bit per slot whose name is present, so that an exact member list
+    /// is checked as two masks ([`Fields::exactly`]).
+    present: u64,
+    /// With `slots`: some member's name has no slot.
+    others: bool,
 }
 
 impl std::fmt::Debug for Fields<'_> {
@@ -1332,6 +1337,8 @@ impl<'a> Fields<'a> {
     /// The record of `value` (any value or none; only an object has members): one pass
     /// over its keys in the index.
     pub fn of(value: Option<Json<'a>>) -> Self {
+        let mut present = 0u64;
+        let mut others = false;
         let slots = value.and_then(|v| {
             let mut slots = [0u16; FIELDS];
             if v.kind() != Kind::Object {
@@ -1340,10 +1347,13 @@ impl<'a> Fields<'a> {
             for (name, at) in v.indexed_keys()? {
                 match field_slot(name) {
                     // A later repeat overwrites: the last one wins, as in `JSON.parse`.
-                    Some(i) => slots[i] = u16::try_from(at).ok()?,
+                    Some(i) => {
+                        slots[i] = u16::try_from(at).ok()?;
+                        present |= 1 << i;
+                    }
                     // An escaped key may spell a kept name: leave the object to `get`.
                     None if has_backslash(name) => return None,
-                    None => {}
+                    None => others = true,
                 }
             }
             Some(slots)
@@ -1351,7 +1361,39 @@ impl<'a> Fields<'a> {
         Fields {
             object: value,
             slots,
+            present,
+            others,
         }
+    }
+
+    /// Whether the object's distinct member names are exactly `required` (but those at the
+    /// bits of `waived`, which may be absent) and any of either list of `optional`, decided
+    /// from the record's masks without comparing a key: `Some(true)` or `Some(false)` when
+    /// every member's name has a slot, `None` when the record cannot tell (a name without
+    /// a slot, an object left to [`Json::get`], a value that is not an object).
+    /// `required`: fewer than 64 names.
+    pub fn exactly(&self, required: &[&str], waived: u64, optional: [&[&str]; 2]) -> Option<bool> {
+        if self.slots.is_none() || self.others || !self.object?.is_object() {
+            return None;
+        }
+        let mut needed = 0u64;
+        let mut allowed = 0u64;
+        for (i, name) in required.iter().enumerate() {
+            match field_slot(name.as_bytes()) {
+                Some(slot) if waived & (1 << i) == 0 => needed |= 1 << slot,
+                Some(slot) => allowed |= 1 << slot,
+                // Every member has a slot, so a required name without one is missing.
+                None if waived & (1 << i) == 0 => return Some(false),
+                None => {}
+            }
+        }
+        for name in optional.iter().flat_map(|list| list.iter()) {
+            // A name without a slot is not among the members: nothing to allow.
+            if let Some(slot) = field_slot(name.as_bytes()) {
+                allowed |= 1 << slot;
+            }
+        }
+        Some(self.present & needed == needed && self.present & !(needed | allowed) == 0)
     }
 
     /// The value the record is of.
@@ -2005,6 +2047,60 @@ mod tests {
         let doc = Document::parse(&texts[1]).unwrap();
         assert!(Fields::of(Some(doc.root())).slots.is_none());
         assert_eq!(Fields::of(None).get("turn"), None);
+    }
+
+    #[test]
+    fn a_fields_record_decides_exact_members_as_the_keys_do() {
+        let texts = [
+            r#"{"type":"text","text":"a"}"#,
+            r#"{"type":"text","text":"a","type":"text"}"#,
+            r#"{"type":"text"}"#,
+            r#"{"type":"text","text":"a","id":"x"}"#,
+            r#"{"type":"text","text":"a","index":0}"#,
+            r#"{"kind":"model","provider":"p","model":"m"}"#,
+            r#"{"kind":"model","provider":"p","model":"m","replayState":{}}"#,
+            r#"{"retryId":"r","turn":1}"#,
+            r#"{"turn":1}"#,
+            r#"{"t\u0079pe":"text","text":"a"}"#,
+            r#"{}"#,
+            r#"[1]"#,
+        ];
+        let lists: [(&[&str], u64, &[&str]); 7] = [
+            (&["type", "text"], 0, &[]),
+            (&["type"], 0, &["text"]),
+            (&["type", "text", "index"], 0, &[]),
+            (&["kind", "provider", "model"], 0, &["replayState"]),
+            (&["retryId", "turn"], 0b1, &[]),
+            (&["turn", "retryId"], 0b10, &["isError"]),
+            (&[], 0, &[]),
+        ];
+        // The reference: every member named, every required one not waived present.
+        let reference = |v: Json<'_>, required: &[&str], waived: u64, optional: &[&str]| {
+            v.is_object()
+                && v.members()
+                    .all(|(k, _)| required.iter().chain(optional).any(|n| k.str_eq(n)))
+                && required
+                    .iter()
+                    .enumerate()
+                    .all(|(i, n)| waived & (1 << i) != 0 || v.has(n))
+        };
+        let mut decided = 0;
+        for text in texts {
+            let doc = Document::parse(text).unwrap();
+            for value in [doc.root(), ok(text)] {
+                let fields = Fields::of(Some(value));
+                for (required, waived, optional) in lists {
+                    let want = reference(value, required, waived, optional);
+                    if let Some(got) = fields.exactly(required, waived, [optional, &[]]) {
+                        assert_eq!(got, want, "{text} {required:?} {optional:?}");
+                        decided += 1;
+                    }
+                }
+            }
+        }
+        // Indexed objects whose names all have slots are decided by the record; the others
+        // (not indexed, an escaped key, `index`, `replayState`) are not.
+        assert_eq!(decided, 8 * 7);
     }
 
     #[test]

@@ -241,6 +241,7 @@ impl Admission {
             ty: ev.ty,
             seq: ev.seq,
             fields: ev.fields,
+            message: ev.message_fields,
         };
         semantics(payload, data, 2, Supplied::default())
     }

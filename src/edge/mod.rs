@@ -442,6 +442,9 @@ pub struct Source<'j> {
     /// The fixed record of [`Source::data`]: its members as [`Json::get`] gives them, read
     /// once for the event.
     pub fields: Fields<'j>,
+    /// The fixed record of the event's message as the scan read it
+    /// ([`Logical::message_fields`]; of no value for an event without one).
+    pub message_fields: Fields<'j>,
 }
 
 impl<'j> Source<'j> {
@@ -460,6 +463,7 @@ impl<'j> Source<'j> {
             time: logical.ev.time,
             ignorable: logical.ev.is_ignorable(),
             fields: logical.data_fields(),
+            message_fields: logical.message_fields(),
         }
     }
 }

@@ -13,10 +13,11 @@ use crate::edge::features::{
 };
 use crate::edge::inventory::Disposition;
 use crate::edge::message::{
-    Expect, content_blocks, goal_change, llm_failure, message, stream_chunk, token_usage,
+    Expect, content_blocks, goal_change, llm_failure, message, message_of, stream_chunk,
+    token_usage,
 };
 use crate::edge::shape::{
-    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_keys, exact_keys_waiving,
+    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_fields_waiving, exact_keys,
     exact_record, finite, literal, nonempty, one_of, optional, positive, record, safe_integer,
     seq_array, string, value_refused,
 };
@@ -32,6 +33,21 @@ pub struct Payload<'j> {
     pub seq: u64,
     /// The fixed record of `data` ([`Source::fields`](crate::edge::Source::fields)).
     pub fields: Fields<'j>,
+    /// The fixed record of the message the scan read for the event
+    /// ([`Source::message_fields`](crate::edge::Source::message_fields)); a record of
+    /// another value, or of none, when there is none.
+    pub message: Fields<'j>,
+}
+
+/// The record of `value`, the message of `event`'s `data`: the one made for the event
+/// when it is of the same value, else made here.
+fn message_record<'j>(event: &Payload<'j>, value: Option<Json<'j>>) -> Fields<'j> {
+    let at = |v: Option<Json<'_>>| v.map(|v| v.raw().as_ptr());
+    if at(event.message.value()) == at(value) {
+        event.message
+    } else {
+        Fields::of(value)
+    }
 }
 
 /// Members the v0→v1 edge supplies before it checks them (a legacy `llm/retry` without
@@ -83,8 +99,9 @@ pub fn check_payload(
             supplied.retry_id && k == "retryId" || supplied.compaction_id && k == "compactionId"
         })
         .fold(0u64, |mask, (i, _)| mask | 1 << i);
-    exact_keys_waiving(
+    exact_fields_waiving(
         data,
+        &event.fields,
         disposition.required,
         waived,
         [disposition.optional, more_optional],
@@ -158,8 +175,8 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         }
         "assistant/message" => {
             coordinates(fields, l)?;
-            message(
-                get("message"),
+            message_of(
+                message_record(&event, get("message")),
                 &l.at("message"),
                 version,
                 Some(Expect::Assistant),
@@ -426,8 +443,8 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         }
         "tool/result" => {
             coordinates(fields, l)?;
-            message(
-                get("message"),
+            message_of(
+                message_record(&event, get("message")),
                 &l.at("message"),
                 version,
                 Some(Expect::Tool),
@@ -443,7 +460,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             turn_end_reason(get("reason"), &l.at("reason"))
         }
         "turn/start" => count(get("turn"), &l.at("turn")).map(|_| ()),
-        "user/message" => message(Some(data), l, version, Some(Expect::User)),
+        "user/message" => message_of(fields, l, version, Some(Expect::User)),
         "web/deepseek-search-llm-request" => {
             nonempty(get("endpoint"), &l.at("endpoint"))?;
             nonempty(get("apiVersion"), &l.at("apiVersion"))?;
@@ -641,6 +658,7 @@ mod tests {
             ty,
             seq,
             fields: Fields::of(Json::parse(data).ok()),
+            message: Fields::default(),
         };
         check_payload(payload, released_v0(ty).unwrap(), 0, Supplied::default()).err()
     }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Json, Kind, key_position};
+use crate::json::{Fields, Json, Kind, key_position};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -201,6 +201,35 @@ pub fn exact_keys_waiving(
         )));
     }
     Ok(())
+}
+
+/// [`exact_keys`] on an object whose fixed record is at hand: decided from the record's
+/// masks of present members when every member's name has a slot (no key compared), by
+/// [`exact_keys`] otherwise and for the message of a refusal.
+pub fn exact_fields(
+    object: Json<'_>,
+    fields: &Fields<'_>,
+    required: &[&str],
+    optional: &[&str],
+    label: &Label<'_>,
+) -> Checked {
+    exact_fields_waiving(object, fields, required, 0, [optional, &[]], label)
+}
+
+/// [`exact_keys_waiving`] on an object whose fixed record is at hand, as [`exact_fields`].
+pub fn exact_fields_waiving(
+    object: Json<'_>,
+    fields: &Fields<'_>,
+    required: &[&str],
+    waived: u64,
+    optional: [&[&str]; 2],
+    label: &Label<'_>,
+) -> Checked {
+    debug_assert_eq!(fields.value(), Some(object), "the record of the object");
+    if fields.exactly(required, waived, optional) == Some(true) {
+        return Ok(());
+    }
+    exact_keys_waiving(object, required, waived, optional, label)
 }
 
 /// `exactRecord`: an object with exactly these members.
