@@ -43,6 +43,10 @@ pub struct Event<'a> {
     pub ignorable: Option<Json<'a>>,
     /// The first key that is not an envelope key (E1), raw token with quotes.
     pub extra_key: Option<Json<'a>>,
+    /// [`Event::seq_value`], read once when the event is split ([`u64::MAX`]: none).
+    seq_value: u64,
+    /// [`Event::time_value`], read once when the event is split ([`i64::MIN`]: none).
+    time_value: i64,
 }
 
 impl<'a> Event<'a> {
@@ -61,6 +65,8 @@ impl<'a> Event<'a> {
             source_event_seqs: None,
             ignorable: None,
             extra_key: None,
+            seq_value: u64::MAX,
+            time_value: i64::MIN,
         };
         for (key, value) in object.members() {
             // By length first: a match on the text compares it with every key of the same
@@ -104,6 +110,14 @@ impl<'a> Event<'a> {
             };
             *slot = Some(value);
         }
+        // Read once here for every stage after (the envelope check, the stages, the open
+        // turn, the edges): a safe integer is never u64::MAX or i64::MIN.
+        if let Some(seq) = ev.seq.and_then(Json::as_seq) {
+            ev.seq_value = seq;
+        }
+        if let Some(time) = ev.time.and_then(Json::as_safe_integer) {
+            ev.time_value = time;
+        }
         Some(ev)
     }
 
@@ -113,13 +127,15 @@ impl<'a> Event<'a> {
     }
 
     /// The seq, when it is a non-negative safe integer.
+    #[inline]
     pub fn seq_value(&self) -> Option<u64> {
-        self.seq.and_then(Json::as_seq)
+        (self.seq_value != u64::MAX).then_some(self.seq_value)
     }
 
     /// The time in ms since the Unix epoch, when it is a safe integer.
+    #[inline]
     pub fn time_value(&self) -> Option<i64> {
-        self.time.and_then(Json::as_safe_integer)
+        (self.time_value != i64::MIN).then_some(self.time_value)
     }
 
     /// True when `ignorable` is the literal `true`.

@@ -938,18 +938,22 @@ impl<'a> Json<'a> {
     /// any other spelling (`1.0`, `1e3`, longer), which the float parse reads.
     #[inline]
     fn small_integer(self) -> Option<i64> {
-        let digits = self.raw.strip_prefix('-').unwrap_or(self.raw);
-        if digits.len() <= 15
-            && !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && (digits == "0" || !digits.starts_with('0'))
-        {
-            let n = digits
-                .bytes()
-                .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
-            return Some(if self.raw.starts_with('-') { -n } else { n });
+        let raw = self.raw.as_bytes();
+        let negative = raw[0] == b'-';
+        let digits = &raw[usize::from(negative)..];
+        if digits.is_empty() || digits.len() > 15 || (digits[0] == b'0' && digits.len() > 1) {
+            return None;
         }
-        None
+        // One pass: each byte is tested and added in the same step.
+        let mut n = 0i64;
+        for &b in digits {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + i64::from(d);
+        }
+        Some(if negative { -n } else { n })
     }
 
     /// The value as a non-negative safe integer.
@@ -1322,7 +1326,13 @@ pub struct Fields<'a> {
     present: u64,
     /// With `slots`: some member's name has no slot.
     others: bool,
+    /// With `slots`: `turn` and `step` as [`Json::as_safe_integer`] reads them, read once
+    /// for every stage ([`NO_INTEGER`]: absent or not a safe integer).
+    integers: [i64; 2],
 }
+
+/// In [`Fields`]' integers: no safe integer (below -2^53, so never a value).
+const NO_INTEGER: i64 = i64::MIN;
 
 impl std::fmt::Debug for Fields<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1358,12 +1368,44 @@ impl<'a> Fields<'a> {
             }
             Some(slots)
         });
+        let mut integers = [NO_INTEGER; 2];
+        if let (Some(slots), Some(object)) = (slots, value) {
+            for (slot, integer) in integers.iter_mut().enumerate() {
+                if slots[slot] != 0 {
+                    *integer = object
+                        .indexed_at(usize::from(slots[slot]))
+                        .as_safe_integer()
+                        .unwrap_or(NO_INTEGER);
+                }
+            }
+        }
         Fields {
             object: value,
             slots,
             present,
             others,
+            integers,
         }
+    }
+
+    /// The value of `key` as [`Json::as_safe_integer`] reads it; `turn` and `step` (slots
+    /// 0 and 1) read once when the record was made.
+    #[inline(always)]
+    pub fn safe_integer(&self, key: &str) -> Option<i64> {
+        match (self.slots.is_some(), field_slot(key.as_bytes())) {
+            (true, Some(slot @ (0 | 1))) => {
+                let n = self.integers[slot];
+                (n != NO_INTEGER).then_some(n)
+            }
+            _ => self.get(key).and_then(Json::as_safe_integer),
+        }
+    }
+
+    /// The value of `key` as [`Json::as_seq`] reads it (a non-negative safe integer), from
+    /// [`Fields::safe_integer`].
+    #[inline(always)]
+    pub fn seq(&self, key: &str) -> Option<u64> {
+        self.safe_integer(key).and_then(|n| u64::try_from(n).ok())
     }
 
     /// Whether the object's distinct member names are exactly `required` (but those at the
@@ -2013,6 +2055,12 @@ mod tests {
             r#"[{"turn":1}]"#.to_owned(),
             r#""turn""#.to_owned(),
             r#"{"turn":{"turn":2},"kind":null,"type":false,"\ud800":1}"#.to_owned(),
+            // Integers as `turn` and `step`, read once by the record.
+            r#"{"turn":-0,"step":3.0,"turn":-0.0}"#.to_owned(),
+            r#"{"turn":9007199254740993,"step":"1"}"#.to_owned(),
+            r#"{"turn":1e3,"step":-7,"step":-9007199254740991}"#.to_owned(),
+            r#"{"turn":0,"step":123456789012345}"#.to_owned(),
+            r#"{"turn":1234567890123456,"step":-1.5}"#.to_owned(),
             format!(r#"{{"turn":1,"text":"{long}","turn":2,"kind":"k"}}"#),
             // A member past index position 65,535: the record gives way to `get`.
             format!(
@@ -2030,6 +2078,16 @@ mod tests {
                 for name in &names {
                     let (want, got) = (value.get(name), fields.get(name));
                     assert_eq!(want, got, "{text} {name}");
+                    assert_eq!(
+                        fields.safe_integer(name),
+                        want.and_then(Json::as_safe_integer),
+                        "{text} {name}"
+                    );
+                    assert_eq!(
+                        fields.seq(name),
+                        want.and_then(Json::as_seq),
+                        "{text} {name}"
+                    );
                     assert_eq!(want.map(|v| v.raw.as_ptr()), got.map(|v| v.raw.as_ptr()));
                     // The value found navigates as the one `get` finds.
                     assert_eq!(

@@ -17,9 +17,9 @@ use crate::edge::message::{
     token_usage,
 };
 use crate::edge::shape::{
-    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_fields_waiving, exact_keys,
-    exact_record, finite, literal, nonempty, one_of, optional, positive, record, safe_integer,
-    seq_array, string, value_refused,
+    Checked, Label, Lit, Refusal, array, boolean, count, count_of, earlier, exact_fields_waiving,
+    exact_keys, exact_record, finite, literal, nonempty, one_of, optional, positive, record,
+    safe_integer, seq_array, string, value_refused,
 };
 use crate::json::{Fields, Json};
 use crate::rules::Rule;
@@ -116,8 +116,8 @@ fn is_number(v: Option<Json<'_>>, n: f64) -> bool {
 
 /// `coordinatePair`.
 fn coordinates(data: Fields<'_>, label: &Label<'_>) -> Checked {
-    count(data.get("turn"), &label.at("turn"))?;
-    count(data.get("step"), &label.at("step")).map(|_| ())
+    count_of(&data, "turn", &label.at("turn"))?;
+    count_of(&data, "step", &label.at("step")).map(|_| ())
 }
 
 /// `assertReleasedPayloadSemantics`: the values of one known event's members.

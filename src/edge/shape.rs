@@ -287,6 +287,17 @@ pub fn count(value: Option<Json<'_>>, label: &Label<'_>) -> Checked<u64> {
     }
 }
 
+/// [`count`] of a member of a fixed record, its integer read once when the record was
+/// made ([`Fields::safe_integer`]); the zero, negative and missing cases by [`count`].
+#[inline]
+pub fn count_of(fields: &Fields<'_>, key: &str, label: &Label<'_>) -> Checked<u64> {
+    match fields.safe_integer(key) {
+        // A positive safe integer is a number and not `-0`.
+        Some(n) if n > 0 => Ok(n.unsigned_abs()),
+        _ => count(fields.get(key), label),
+    }
+}
+
 /// `sessionFormatSafeInteger`: a safe integer, not `-0`.
 pub fn safe_integer(value: Option<Json<'_>>, label: &Label<'_>) -> Checked<i64> {
     match value {
