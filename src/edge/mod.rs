@@ -549,7 +549,7 @@ impl Edges {
     }
 
     /// One stored event (after DSH 0.1.1's conversions).
-    pub fn event(&mut self, ev: Source<'_>) {
+    pub fn event(&mut self, mut ev: Source<'_>) {
         if self.done() {
             return;
         }
@@ -561,7 +561,6 @@ impl Edges {
             }
             return;
         }
-        let mut ev = ev;
         if self.generation == 3
             && matches!(ev.ty, "tool/code-dispatch-start" | "tool/code-dispatch")
             && !ev.ignorable
