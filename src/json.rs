@@ -1293,6 +1293,60 @@ const FIELD_SLOTS: [u8; 128] = {
     table
 };
 
+/// [`field_slot`] in a constant: for the member lists whose masks are made when this crate
+/// is compiled ([`SlotMask::of`]).
+const fn const_field_slot(name: &[u8]) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let at = FIELD_SLOTS[field_hash(name)];
+    if at == 0 {
+        return None;
+    }
+    let slot = (at - 1) as usize;
+    let want = FIELD_NAMES[slot].as_bytes();
+    if want.len() != name.len() {
+        return None;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if want[i] != name[i] {
+            return None;
+        }
+        i += 1;
+    }
+    Some(slot)
+}
+
+/// The slots of a list of member names, a bit each, made when this crate is compiled: an
+/// exact member list as [`Fields::has_exactly`] checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotMask {
+    /// A bit per slot of a name of the list.
+    bits: u64,
+    /// Some name of the list has no slot.
+    unslotted: bool,
+}
+
+impl SlotMask {
+    /// The mask of `names` (a constant: `const { SlotMask::of(&["type", "text"]) }`).
+    pub const fn of(names: &[&str]) -> SlotMask {
+        let mut mask = SlotMask {
+            bits: 0,
+            unslotted: false,
+        };
+        let mut i = 0;
+        while i < names.len() {
+            match const_field_slot(names[i].as_bytes()) {
+                Some(slot) => mask.bits |= 1 << slot,
+                None => mask.unslotted = true,
+            }
+            i += 1;
+        }
+        mask
+    }
+}
+
 /// The slot of a member name of [`FIELD_NAMES`], compared as bytes (a name with an escape
 /// never matches: the record leaves such objects to [`Json::get`]): one table look-up and
 /// one comparison. Always inlined so that a look-up by a constant name folds to its slot.
@@ -1322,7 +1376,7 @@ pub struct Fields<'a> {
     /// [`Json::get`] (as for a value past position 65,535 of its document).
     slots: Option<[u16; FIELDS]>,
     /// With `slots`: a bit per slot whose name is present, so that an exact member list
-    /// is checked as two masks ([`Fields::exactly`]).
+    /// is checked as two masks ([`Fields::has_exactly`]).
     present: u64,
     /// With `slots`: some member's name has no slot.
     others: bool,
@@ -1408,34 +1462,22 @@ impl<'a> Fields<'a> {
         self.safe_integer(key).and_then(|n| u64::try_from(n).ok())
     }
 
-    /// Whether the object's distinct member names are exactly `required` (but those at the
-    /// bits of `waived`, which may be absent) and any of either list of `optional`, decided
-    /// from the record's masks without comparing a key: `Some(true)` or `Some(false)` when
-    /// every member's name has a slot, `None` when the record cannot tell (a name without
-    /// a slot, an object left to [`Json::get`], a value that is not an object).
-    /// `required`: fewer than 64 names.
-    pub fn exactly(&self, required: &[&str], waived: u64, optional: [&[&str]; 2]) -> Option<bool> {
+    /// Whether the object's distinct member names are exactly those of `required` and any
+    /// of `optional`, decided from the record's mask of present slots without comparing a
+    /// key (the lists' masks made when this crate was compiled): `Some(true)` or
+    /// `Some(false)` when every member's name has a slot, `None` when the record cannot tell
+    /// (a name without a slot, an object left to [`Json::get`], a value not an object).
+    #[inline]
+    pub fn has_exactly(&self, required: SlotMask, optional: SlotMask) -> Option<bool> {
         if self.slots.is_none() || self.others || !self.object?.is_object() {
             return None;
         }
-        let mut needed = 0u64;
-        let mut allowed = 0u64;
-        for (i, name) in required.iter().enumerate() {
-            match field_slot(name.as_bytes()) {
-                Some(slot) if waived & (1 << i) == 0 => needed |= 1 << slot,
-                Some(slot) => allowed |= 1 << slot,
-                // Every member has a slot, so a required name without one is missing.
-                None if waived & (1 << i) == 0 => return Some(false),
-                None => {}
-            }
-        }
-        for name in optional.iter().flat_map(|list| list.iter()) {
-            // A name without a slot is not among the members: nothing to allow.
-            if let Some(slot) = field_slot(name.as_bytes()) {
-                allowed |= 1 << slot;
-            }
-        }
-        Some(self.present & needed == needed && self.present & !(needed | allowed) == 0)
+        // Every member has a slot: a required name without one is missing.
+        Some(
+            !required.unslotted
+                && self.present & required.bits == required.bits
+                && self.present & !(required.bits | optional.bits) == 0,
+        )
     }
 
     /// The value the record is of.
@@ -2123,33 +2165,31 @@ mod tests {
             r#"{}"#,
             r#"[1]"#,
         ];
-        let lists: [(&[&str], u64, &[&str]); 7] = [
-            (&["type", "text"], 0, &[]),
-            (&["type"], 0, &["text"]),
-            (&["type", "text", "index"], 0, &[]),
-            (&["kind", "provider", "model"], 0, &["replayState"]),
-            (&["retryId", "turn"], 0b1, &[]),
-            (&["turn", "retryId"], 0b10, &["isError"]),
-            (&[], 0, &[]),
+        let lists: [(&[&str], &[&str]); 7] = [
+            (&["type", "text"], &[]),
+            (&["type"], &["text"]),
+            (&["type", "text", "index"], &[]),
+            (&["kind", "provider", "model"], &["replayState"]),
+            (&["retryId", "turn"], &[]),
+            (&["turn"], &["retryId", "isError"]),
+            (&[], &[]),
         ];
-        // The reference: every member named, every required one not waived present.
-        let reference = |v: Json<'_>, required: &[&str], waived: u64, optional: &[&str]| {
+        // The reference: every member named, every required one present.
+        let reference = |v: Json<'_>, required: &[&str], optional: &[&str]| {
             v.is_object()
                 && v.members()
                     .all(|(k, _)| required.iter().chain(optional).any(|n| k.str_eq(n)))
-                && required
-                    .iter()
-                    .enumerate()
-                    .all(|(i, n)| waived & (1 << i) != 0 || v.has(n))
+                && required.iter().all(|n| v.has(n))
         };
         let mut decided = 0;
         for text in texts {
             let doc = Document::parse(text).unwrap();
             for value in [doc.root(), ok(text)] {
                 let fields = Fields::of(Some(value));
-                for (required, waived, optional) in lists {
-                    let want = reference(value, required, waived, optional);
-                    if let Some(got) = fields.exactly(required, waived, [optional, &[]]) {
+                for (required, optional) in lists {
+                    let want = reference(value, required, optional);
+                    let masks = (SlotMask::of(required), SlotMask::of(optional));
+                    if let Some(got) = fields.has_exactly(masks.0, masks.1) {
                         assert_eq!(got, want, "{text} {required:?} {optional:?}");
                         decided += 1;
                     }

@@ -10,8 +10,8 @@
 
 use crate::edge::shape::{
     Checked, Label, Lit, array, boolean, count, exact_fields, exact_keys, exact_record, finite,
-    js_stringify, literal, nonempty, one_of, optional, positive, record, safe_integer, string,
-    value_refused,
+    js_stringify, literal, members, nonempty, one_of, optional, positive, record, safe_integer,
+    string, value_refused,
 };
 use crate::json::{Fields, Json, Kind};
 
@@ -52,8 +52,8 @@ pub fn message_of(
     exact_fields(
         message,
         &fields,
-        &["id", "role", "content", "source"],
-        &[],
+        members!["id", "role", "content", "source"],
+        members![],
         label,
     )?;
     nonempty(fields.get("id"), &label.at("id"))?;
@@ -131,17 +131,23 @@ pub fn content_block(value: Json<'_>, label: &Label<'_>, version: u8) -> Checked
     let tag = ty.and_then(Json::as_str);
     let is = |name: &str| tag.as_deref() == Some(name);
     if is("text") || is("reasoning") {
-        exact_fields(object, &block, &["type", "text"], &[], label)?;
+        exact_fields(object, &block, members!["type", "text"], members![], label)?;
         string(block.get("text"), &label.at("text"))
     } else if is("image") {
-        exact_fields(object, &block, &["type", "attachment"], &[], label)?;
+        exact_fields(
+            object,
+            &block,
+            members!["type", "attachment"],
+            members![],
+            label,
+        )?;
         image_attachment(block.get("attachment"), &label.at("attachment"))
     } else if is("tool-call") {
         exact_fields(
             object,
             &block,
-            &["type", "id", "name", "arguments"],
-            &[],
+            members!["type", "id", "name", "arguments"],
+            members![],
             label,
         )?;
         nonempty(block.get("id"), &label.at("id"))?;
@@ -151,8 +157,8 @@ pub fn content_block(value: Json<'_>, label: &Label<'_>, version: u8) -> Checked
         exact_fields(
             object,
             &block,
-            &["type", "toolCallId", "content"],
-            &["isError"],
+            members!["type", "toolCallId", "content"],
+            members!["isError"],
             label,
         )?;
         nonempty(block.get("toolCallId"), &label.at("toolCallId"))?;
@@ -216,8 +222,8 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind"],
-            &["rpcId", "clientTimeZone"],
+            members!["kind"],
+            members!["rpcId", "clientTimeZone"],
             label,
         )?;
         optional(field("rpcId"), |v| nonempty(v, &label.at("rpcId")))?;
@@ -230,21 +236,27 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind", "provider", "model"],
-            &["replayState"],
+            members!["kind", "provider", "model"],
+            members!["replayState"],
             label,
         )?;
         nonempty(field("provider"), &label.at("provider"))?;
         nonempty(field("model"), &label.at("model"))
     } else if is("tool") {
-        exact_fields(source, &fields, &["kind", "callId"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "callId"],
+            members![],
+            label,
+        )?;
         nonempty(field("callId"), &label.at("callId"))
     } else if is("agent-instructions") {
         exact_fields(
             source,
             &fields,
-            &["kind", "form", "changes"],
-            &["baseline", "baselineIdentity"],
+            members!["kind", "form", "changes"],
+            members!["baseline", "baselineIdentity"],
             label,
         )?;
         one_of(field("form"), &["instructions"], &label.at("form"))?;
@@ -283,8 +295,8 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind", "teamId", "messageId", "senderId", "senderName"],
-            &[],
+            members!["kind", "teamId", "messageId", "senderId", "senderName"],
+            members![],
             label,
         )?;
         for key in ["teamId", "messageId", "senderId"] {
@@ -295,23 +307,29 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind", "goalId", "revision", "round"],
-            &[],
+            members!["kind", "goalId", "revision", "round"],
+            members![],
             label,
         )?;
         nonempty(field("goalId"), &label.at("goalId"))?;
         positive(field("revision"), &label.at("revision"))?;
         positive(field("round"), &label.at("round")).map(|_| ())
     } else if is("skill-invocation") {
-        exact_fields(source, &fields, &["kind", "name", "form"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "name", "form"],
+            members![],
+            label,
+        )?;
         nonempty(field("name"), &label.at("name"))?;
         one_of(field("form"), &["instructions"], &label.at("form"))
     } else if is("skill-catalog") {
         exact_fields(
             source,
             &fields,
-            &["kind", "form", "entries"],
-            &["update"],
+            members!["kind", "form", "entries"],
+            members!["update"],
             label,
         )?;
         one_of(field("form"), &["catalog"], &label.at("form"))?;
@@ -333,8 +351,8 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind", "form", "senderSessionId"],
-            &[],
+            members!["kind", "form", "senderSessionId"],
+            members![],
             label,
         )?;
         one_of(field("form"), &["relay"], &label.at("form"))?;
@@ -343,8 +361,8 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &["kind", "form", "summary", "senderSessionId"],
-            &[],
+            members!["kind", "form", "summary", "senderSessionId"],
+            members![],
             label,
         )?;
         one_of(field("form"), &["notice"], &label.at("form"))?;
@@ -354,7 +372,7 @@ pub fn message_source(
         exact_fields(
             source,
             &fields,
-            &[
+            members![
                 "kind",
                 "provider",
                 "source",
@@ -363,7 +381,7 @@ pub fn message_source(
                 "form",
                 "summary",
             ],
-            &[],
+            members![],
             label,
         )?;
         for key in ["provider", "source", "deliveryId", "ruleId"] {

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Fields, Json, Kind, key_position};
+use crate::json::{Fields, Json, Kind, SlotMask, key_position};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -203,33 +203,50 @@ pub fn exact_keys_waiving(
     Ok(())
 }
 
+/// An exact member list with the mask of its names' slots in the fixed record, made when
+/// this crate is compiled ([`members!`]).
+#[derive(Clone, Copy)]
+pub struct Members {
+    /// The names.
+    pub names: &'static [&'static str],
+    /// Their slots ([`Fields::has_exactly`]).
+    pub mask: SlotMask,
+}
+
+impl Members {
+    /// The list of `names`, with its mask.
+    pub const fn new(names: &'static [&'static str]) -> Members {
+        Members {
+            names,
+            mask: SlotMask::of(names),
+        }
+    }
+}
+
+/// A [`Members`] list made when this crate is compiled: `members!["type", "text"]`.
+macro_rules! members {
+    ($($name:literal),* $(,)?) => {
+        const { $crate::edge::shape::Members::new(&[$($name),*]) }
+    };
+}
+pub(crate) use members;
+
 /// [`exact_keys`] on an object whose fixed record is at hand: decided from the record's
-/// masks of present members when every member's name has a slot (no key compared), by
+/// mask of present members when every member's name has a slot (no key compared), by
 /// [`exact_keys`] otherwise and for the message of a refusal.
+#[inline]
 pub fn exact_fields(
     object: Json<'_>,
     fields: &Fields<'_>,
-    required: &[&str],
-    optional: &[&str],
-    label: &Label<'_>,
-) -> Checked {
-    exact_fields_waiving(object, fields, required, 0, [optional, &[]], label)
-}
-
-/// [`exact_keys_waiving`] on an object whose fixed record is at hand, as [`exact_fields`].
-pub fn exact_fields_waiving(
-    object: Json<'_>,
-    fields: &Fields<'_>,
-    required: &[&str],
-    waived: u64,
-    optional: [&[&str]; 2],
+    required: Members,
+    optional: Members,
     label: &Label<'_>,
 ) -> Checked {
     debug_assert_eq!(fields.value(), Some(object), "the record of the object");
-    if fields.exactly(required, waived, optional) == Some(true) {
+    if fields.has_exactly(required.mask, optional.mask) == Some(true) {
         return Ok(());
     }
-    exact_keys_waiving(object, required, waived, optional, label)
+    exact_keys(object, required.names, optional.names, label)
 }
 
 /// `exactRecord`: an object with exactly these members.
