@@ -1399,7 +1399,9 @@ impl std::fmt::Debug for Fields<'_> {
 
 impl<'a> Fields<'a> {
     /// The record of `value` (any value or none; only an object has members): one pass
-    /// over its keys in the index.
+    /// over its keys in the index. Inlined, so that a record is written where it is kept
+    /// (an event's `Logical`) rather than copied there.
+    #[inline]
     pub fn of(value: Option<Json<'a>>) -> Self {
         let mut present = 0u64;
         let mut others = false;

@@ -306,7 +306,7 @@ pub fn stream_chunk(ev: &Source<'_>) -> Checked {
     }
 }
 
-fn positive_coordinates(ty: &str, seq: u64, data: Fields<'_>) -> Checked {
+fn positive_coordinates(ty: &str, seq: u64, data: &Fields<'_>) -> Checked {
     for (name, value) in [("turn", data.get("turn")), ("step", data.get("step"))] {
         let label = Label::Event(ty, seq);
         if count(value, &label.at(name))? == 0 {

@@ -258,7 +258,7 @@ impl Attempts {
     ) -> Checked<Option<Attempt>> {
         // `data` is the event's when an object: its record holds the members.
         let fields = if data.is_some() {
-            ev.fields
+            *ev.fields
         } else {
             Fields::default()
         };

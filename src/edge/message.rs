@@ -36,13 +36,13 @@ pub fn message(
     expected: Option<Expect>,
 ) -> Checked {
     // The message's members, read in one pass.
-    message_of(Fields::of(value), label, version, expected)
+    message_of(&Fields::of(value), label, version, expected)
 }
 
 /// [`message`] of the value whose fixed record `fields` is (made once for the event, so
 /// that the message is not walked again).
 pub fn message_of(
-    fields: Fields<'_>,
+    fields: &Fields<'_>,
     label: &Label<'_>,
     version: u8,
     expected: Option<Expect>,
@@ -51,7 +51,7 @@ pub fn message_of(
     // The exact members, checked from the record.
     exact_fields(
         message,
-        &fields,
+        fields,
         members!["id", "role", "content", "source"],
         members![],
         label,

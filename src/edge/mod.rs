@@ -440,16 +440,23 @@ pub struct Source<'j> {
     /// `ignorable: true`.
     pub ignorable: bool,
     /// The fixed record of [`Source::data`]: its members as [`Json::get`] gives them, read
-    /// once for the event.
-    pub fields: Fields<'j>,
+    /// once for the event (borrowed, not copied, from where the scan keeps it).
+    pub fields: &'j Fields<'j>,
     /// The fixed record of the event's message as the scan read it
     /// ([`Logical::message_fields`]; of no value for an event without one).
-    pub message_fields: Fields<'j>,
+    pub message_fields: &'j Fields<'j>,
 }
 
 impl<'j> Source<'j> {
-    /// The edges' view of a checked event.
-    pub fn of(logical: &'j Logical<'j>, seq: u64, line: u64) -> Source<'j> {
+    /// The edges' view of a checked event, whose records of `data` and message are
+    /// `records` ([`Logical::data_fields`], [`Logical::message_fields`], or borrowed from
+    /// the `Logical` by [`Logical::stored_records`]).
+    pub fn of(
+        logical: &'j Logical<'j>,
+        records: (&'j Fields<'j>, &'j Fields<'j>),
+        seq: u64,
+        line: u64,
+    ) -> Source<'j> {
         let stored_type = logical.ev.ty.and_then(Json::raw_str_body).unwrap_or("");
         Source {
             stored_type,
@@ -462,8 +469,8 @@ impl<'j> Source<'j> {
             sources: logical.ev.source_event_seqs,
             time: logical.ev.time,
             ignorable: logical.ev.is_ignorable(),
-            fields: logical.data_fields(),
-            message_fields: logical.message_fields(),
+            fields: records.0,
+            message_fields: records.1,
         }
     }
 }

@@ -32,21 +32,25 @@ pub struct Payload<'j> {
     /// The seq (the stored one).
     pub seq: u64,
     /// The fixed record of `data` ([`Source::fields`](crate::edge::Source::fields)).
-    pub fields: Fields<'j>,
+    pub fields: &'j Fields<'j>,
     /// The fixed record of the message the scan read for the event
     /// ([`Source::message_fields`](crate::edge::Source::message_fields)); a record of
     /// another value, or of none, when there is none.
-    pub message: Fields<'j>,
+    pub message: &'j Fields<'j>,
 }
 
 /// The record of `value`, the message of `event`'s `data`: the one made for the event
-/// when it is of the same value, else made here.
-fn message_record<'j>(event: &Payload<'j>, value: Option<Json<'j>>) -> Fields<'j> {
+/// when it is of the same value, else made here (into `made`).
+fn message_record<'r, 'j: 'r>(
+    event: &Payload<'j>,
+    value: Option<Json<'j>>,
+    made: &'r mut Option<Fields<'j>>,
+) -> &'r Fields<'j> {
     let at = |v: Option<Json<'_>>| v.map(|v| v.raw().as_ptr());
     if at(event.message.value()) == at(value) {
         event.message
     } else {
-        Fields::of(value)
+        made.insert(Fields::of(value))
     }
 }
 
@@ -122,9 +126,9 @@ fn is_number(v: Option<Json<'_>>, n: f64) -> bool {
 }
 
 /// `coordinatePair`.
-fn coordinates(data: Fields<'_>, label: &Label<'_>) -> Checked {
-    count_of(&data, "turn", &label.at("turn"))?;
-    count_of(&data, "step", &label.at("step")).map(|_| ())
+fn coordinates(data: &Fields<'_>, label: &Label<'_>) -> Checked {
+    count_of(data, "turn", &label.at("turn"))?;
+    count_of(data, "step", &label.at("step")).map(|_| ())
 }
 
 /// `assertReleasedPayloadSemantics`: the values of one known event's members.
@@ -183,7 +187,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         "assistant/message" => {
             coordinates(fields, l)?;
             message_of(
-                message_record(&event, get("message")),
+                message_record(&event, get("message"), &mut None),
                 &l.at("message"),
                 version,
                 Some(Expect::Assistant),
@@ -451,7 +455,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         "tool/result" => {
             coordinates(fields, l)?;
             message_of(
-                message_record(&event, get("message")),
+                message_record(&event, get("message"), &mut None),
                 &l.at("message"),
                 version,
                 Some(Expect::Tool),
@@ -661,11 +665,12 @@ mod tests {
     use crate::edge::inventory::released_v0;
 
     fn refusal(ty: &str, seq: u64, data: &str) -> Option<Refusal> {
+        let (fields, message) = (Fields::of(Json::parse(data).ok()), Fields::default());
         let payload = Payload {
             ty,
             seq,
-            fields: Fields::of(Json::parse(data).ok()),
-            message: Fields::default(),
+            fields: &fields,
+            message: &message,
         };
         check_payload(payload, released_v0(ty).unwrap(), 0, Supplied::default()).err()
     }
