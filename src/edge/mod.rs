@@ -448,6 +448,23 @@ pub struct Source<'j> {
 }
 
 impl<'j> Source<'j> {
+    /// Hands `f` the edges' view of a checked event, its records borrowed where the
+    /// `Logical` keeps them (made here for a converted event), not copied.
+    pub fn with<R>(
+        logical: &Logical<'_>,
+        seq: u64,
+        line: u64,
+        f: impl FnOnce(Source<'_>) -> R,
+    ) -> R {
+        match logical.stored_records() {
+            Some(records) => f(Source::of(logical, records, seq, line)),
+            None => {
+                let converted = (logical.data_fields(), logical.message_fields());
+                f(Source::of(logical, (&converted.0, &converted.1), seq, line))
+            }
+        }
+    }
+
     /// The edges' view of a checked event, whose records of `data` and message are
     /// `records` ([`Logical::data_fields`], [`Logical::message_fields`], or borrowed from
     /// the `Logical` by [`Logical::stored_records`]).

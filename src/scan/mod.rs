@@ -810,17 +810,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             && (self.state.stored_events.is_none() || self.options.append_closers)
             && self.options.only_seqs.is_none()
         {
-            // The records are borrowed where the event keeps them (made here for a
-            // converted one), not copied into the edges' view.
-            let converted;
-            let records = match logical.stored_records() {
-                Some(records) => records,
-                None => {
-                    converted = (logical.data_fields(), logical.message_fields());
-                    (&converted.0, &converted.1)
-                }
-            };
-            edges.event(crate::edge::Source::of(logical, records, seq, line));
+            crate::edge::Source::with(logical, seq, line, |source| edges.event(source));
         }
         if self
             .options
