@@ -1502,6 +1502,17 @@ impl<'a> Fields<'a> {
     }
 }
 
+impl<'a> Json<'a> {
+    /// For an object of a complete index: its members in stored order, duplicates
+    /// included, each as the inside of its key's string token (escapes kept) and its value,
+    /// read from the index without scanning the text; `None` for anything else.
+    #[inline]
+    pub fn indexed_members(self) -> Option<impl Iterator<Item = (&'a [u8], Json<'a>)>> {
+        let keys = self.indexed_keys()?;
+        Some(keys.map(move |(name, at)| (name, self.indexed_at(at))))
+    }
+}
+
 /// `None`: not on the nulled path; `Some(rest)`: on it with `rest` to go, `Some([])`: this
 /// value counts as `null`.
 type NullPath<'p> = Option<&'p [&'p str]>;
