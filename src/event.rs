@@ -43,6 +43,10 @@ pub struct Event<'a> {
     pub ignorable: Option<Json<'a>>,
     /// The first key that is not an envelope key (E1), raw token with quotes.
     pub extra_key: Option<Json<'a>>,
+    /// [`Event::seq_value`], read once when the event is split ([`u64::MAX`]: none).
+    seq_value: u64,
+    /// [`Event::time_value`], read once when the event is split ([`i64::MIN`]: none).
+    time_value: i64,
 }
 
 impl<'a> Event<'a> {
@@ -51,17 +55,12 @@ impl<'a> Event<'a> {
         if object.kind() != Kind::Object {
             return None;
         }
-        let mut ev = Event {
-            object,
-            ty: None,
-            seq: None,
-            time: None,
-            data: None,
-            surface_op: None,
-            source_event_seqs: None,
-            ignorable: None,
-            extra_key: None,
-        };
+        // From the index when every key is a plain envelope name (the common case); any
+        // other key (an escaped name, E1's extra key) takes the walk of the members below.
+        if let Some(ev) = Self::from_indexed(object) {
+            return Some(ev);
+        }
+        let mut ev = Self::empty(object);
         for (key, value) in object.members() {
             // By length first: a match on the text compares it with every key of the same
             // length by a call to memcmp, and type, time and data are all four bytes.
@@ -104,7 +103,57 @@ impl<'a> Event<'a> {
             };
             *slot = Some(value);
         }
-        Some(ev)
+        Some(ev.read_integers())
+    }
+
+    /// An event with no envelope key set.
+    fn empty(object: Json<'a>) -> Self {
+        Event {
+            object,
+            ty: None,
+            seq: None,
+            time: None,
+            data: None,
+            surface_op: None,
+            source_event_seqs: None,
+            ignorable: None,
+            extra_key: None,
+            seq_value: u64::MAX,
+            time_value: i64::MIN,
+        }
+    }
+
+    /// [`Event::from_object`] from the object's index, when every key is written as one of
+    /// the envelope names (last one winning); `None` otherwise.
+    fn from_indexed(object: Json<'a>) -> Option<Self> {
+        let mut ev = Self::empty(object);
+        for (body, value) in object.indexed_members()? {
+            let slot = match body {
+                b"seq" => &mut ev.seq,
+                b"type" => &mut ev.ty,
+                b"time" => &mut ev.time,
+                b"data" => &mut ev.data,
+                b"surfaceOp" => &mut ev.surface_op,
+                b"ignorable" => &mut ev.ignorable,
+                b"sourceEventSeqs" => &mut ev.source_event_seqs,
+                _ => return None,
+            };
+            *slot = Some(value);
+        }
+        Some(ev.read_integers())
+    }
+
+    /// Reads `seq` and `time` once for every stage after.
+    fn read_integers(mut self) -> Self {
+        // Read once here for every stage after (the envelope check, the stages, the open
+        // turn, the edges): a safe integer is never u64::MAX or i64::MIN.
+        if let Some(seq) = self.seq.and_then(Json::as_seq) {
+            self.seq_value = seq;
+        }
+        if let Some(time) = self.time.and_then(Json::as_safe_integer) {
+            self.time_value = time;
+        }
+        self
     }
 
     /// The type as text, when `type` is a string.
@@ -113,13 +162,15 @@ impl<'a> Event<'a> {
     }
 
     /// The seq, when it is a non-negative safe integer.
+    #[inline]
     pub fn seq_value(&self) -> Option<u64> {
-        self.seq.and_then(Json::as_seq)
+        (self.seq_value != u64::MAX).then_some(self.seq_value)
     }
 
     /// The time in ms since the Unix epoch, when it is a safe integer.
+    #[inline]
     pub fn time_value(&self) -> Option<i64> {
-        self.time.and_then(Json::as_safe_integer)
+        (self.time_value != i64::MIN).then_some(self.time_value)
     }
 
     /// True when `ignorable` is the literal `true`.
@@ -592,6 +643,32 @@ pub const CLOSER_SCAN_TYPES: [&str; 3] = ["turn/start", "step/start", "tool/call
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_split_from_the_index_is_the_one_split_from_its_members() {
+        let texts = [
+            r#"{"type":"turn/start","seq":0,"time":1760000000007,"data":{"turn":1}}"#,
+            r#"{"seq":1,"type":"a","seq":2,"time":-0,"time":3.0,"ignorable":true}"#,
+            r#"{"type":"x","surfaceOp":"append","sourceEventSeqs":[1,[2,3]],"data":null}"#,
+            r#"{"t\u0079pe":"escaped","seq":1}"#,
+            r#"{"type":"x","extra":1,"seq":9007199254740993}"#,
+            r#"{"seq":"1","time":"2"}"#,
+            r#"{}"#,
+        ];
+        for text in texts {
+            let doc = crate::json::Document::parse(text).unwrap();
+            let indexed = Event::from_object(doc.root()).unwrap();
+            let scanned = Event::from_object(Json::parse(text).unwrap()).unwrap();
+            assert_eq!(format!("{indexed:?}"), format!("{scanned:?}"), "{text}");
+            assert_eq!(indexed.seq_value(), scanned.seq_value(), "{text}");
+            assert_eq!(indexed.time_value(), scanned.time_value(), "{text}");
+        }
+        // The plain ones are split from the index, the others walk their members.
+        let doc = crate::json::Document::parse(texts[1]).unwrap();
+        assert!(Event::from_indexed(doc.root()).is_some());
+        let doc = crate::json::Document::parse(texts[3]).unwrap();
+        assert!(Event::from_indexed(doc.root()).is_none());
+    }
 
     #[test]
     fn known_types_are_sorted_for_binary_search() {

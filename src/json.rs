@@ -954,18 +954,22 @@ impl<'a> Json<'a> {
     /// any other spelling (`1.0`, `1e3`, longer), which the float parse reads.
     #[inline]
     fn small_integer(self) -> Option<i64> {
-        let digits = self.raw.strip_prefix('-').unwrap_or(self.raw);
-        if digits.len() <= 15
-            && !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && (digits == "0" || !digits.starts_with('0'))
-        {
-            let n = digits
-                .bytes()
-                .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
-            return Some(if self.raw.starts_with('-') { -n } else { n });
+        let raw = self.raw.as_bytes();
+        let negative = raw[0] == b'-';
+        let digits = &raw[usize::from(negative)..];
+        if digits.is_empty() || digits.len() > 15 || (digits[0] == b'0' && digits.len() > 1) {
+            return None;
         }
-        None
+        // One pass: each byte is tested and added in the same step.
+        let mut n = 0i64;
+        for &b in digits {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + i64::from(d);
+        }
+        Some(if negative { -n } else { n })
     }
 
     /// The value as a non-negative safe integer.
@@ -1305,6 +1309,60 @@ const FIELD_SLOTS: [u8; 128] = {
     table
 };
 
+/// [`field_slot`] in a constant: for the member lists whose masks are made when this crate
+/// is compiled ([`SlotMask::of`]).
+const fn const_field_slot(name: &[u8]) -> Option<usize> {
+    if name.is_empty() {
+        return None;
+    }
+    let at = FIELD_SLOTS[field_hash(name)];
+    if at == 0 {
+        return None;
+    }
+    let slot = (at - 1) as usize;
+    let want = FIELD_NAMES[slot].as_bytes();
+    if want.len() != name.len() {
+        return None;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if want[i] != name[i] {
+            return None;
+        }
+        i += 1;
+    }
+    Some(slot)
+}
+
+/// The slots of a list of member names, a bit each, made when this crate is compiled: an
+/// exact member list as [`Fields::has_exactly`] checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotMask {
+    /// A bit per slot of a name of the list.
+    bits: u64,
+    /// Some name of the list has no slot.
+    unslotted: bool,
+}
+
+impl SlotMask {
+    /// The mask of `names` (a constant: `const { SlotMask::of(&["type", "text"]) }`).
+    pub const fn of(names: &[&str]) -> SlotMask {
+        let mut mask = SlotMask {
+            bits: 0,
+            unslotted: false,
+        };
+        let mut i = 0;
+        while i < names.len() {
+            match const_field_slot(names[i].as_bytes()) {
+                Some(slot) => mask.bits |= 1 << slot,
+                None => mask.unslotted = true,
+            }
+            i += 1;
+        }
+        mask
+    }
+}
+
 /// The slot of a member name of [`FIELD_NAMES`], compared as bytes (a name with an escape
 /// never matches: the record leaves such objects to [`Json::get`]): one table look-up and
 /// one comparison. Always inlined so that a look-up by a constant name folds to its slot.
@@ -1333,7 +1391,18 @@ pub struct Fields<'a> {
     /// sits at position 0, the first entry of a document); `None`: every look-up goes to
     /// [`Json::get`] (as for a value past position 65,535 of its document).
     slots: Option<[u16; FIELDS]>,
+    /// With `slots`: a bit per slot whose name is present, so that an exact member list
+    /// is checked as two masks ([`Fields::has_exactly`]).
+    present: u64,
+    /// With `slots`: some member's name has no slot.
+    others: bool,
+    /// With `slots`: `turn` and `step` as [`Json::as_safe_integer`] reads them, read once
+    /// for every stage ([`NO_INTEGER`]: absent or not a safe integer).
+    integers: [i64; 2],
 }
+
+/// In [`Fields`]' integers: no safe integer (below -2^53, so never a value).
+const NO_INTEGER: i64 = i64::MIN;
 
 impl std::fmt::Debug for Fields<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1346,8 +1415,12 @@ impl std::fmt::Debug for Fields<'_> {
 
 impl<'a> Fields<'a> {
     /// The record of `value` (any value or none; only an object has members): one pass
-    /// over its keys in the index.
+    /// over its keys in the index. Inlined, so that a record is written where it is kept
+    /// (an event's `Logical`) rather than copied there.
+    #[inline]
     pub fn of(value: Option<Json<'a>>) -> Self {
+        let mut present = 0u64;
+        let mut others = false;
         let slots = value.and_then(|v| {
             let mut slots = [0u16; FIELDS];
             if v.kind() != Kind::Object {
@@ -1356,18 +1429,73 @@ impl<'a> Fields<'a> {
             for (name, at) in v.indexed_keys()? {
                 match field_slot(name) {
                     // A later repeat overwrites: the last one wins, as in `JSON.parse`.
-                    Some(i) => slots[i] = u16::try_from(at).ok()?,
+                    Some(i) => {
+                        slots[i] = u16::try_from(at).ok()?;
+                        present |= 1 << i;
+                    }
                     // An escaped key may spell a kept name: leave the object to `get`.
                     None if has_backslash(name) => return None,
-                    None => {}
+                    None => others = true,
                 }
             }
             Some(slots)
         });
+        let mut integers = [NO_INTEGER; 2];
+        if let (Some(slots), Some(object)) = (slots, value) {
+            for (slot, integer) in integers.iter_mut().enumerate() {
+                if slots[slot] != 0 {
+                    *integer = object
+                        .indexed_at(usize::from(slots[slot]))
+                        .as_safe_integer()
+                        .unwrap_or(NO_INTEGER);
+                }
+            }
+        }
         Fields {
             object: value,
             slots,
+            present,
+            others,
+            integers,
         }
+    }
+
+    /// The value of `key` as [`Json::as_safe_integer`] reads it; `turn` and `step` (slots
+    /// 0 and 1) read once when the record was made.
+    #[inline(always)]
+    pub fn safe_integer(&self, key: &str) -> Option<i64> {
+        match (self.slots.is_some(), field_slot(key.as_bytes())) {
+            (true, Some(slot @ (0 | 1))) => {
+                let n = self.integers[slot];
+                (n != NO_INTEGER).then_some(n)
+            }
+            _ => self.get(key).and_then(Json::as_safe_integer),
+        }
+    }
+
+    /// The value of `key` as [`Json::as_seq`] reads it (a non-negative safe integer), from
+    /// [`Fields::safe_integer`].
+    #[inline(always)]
+    pub fn seq(&self, key: &str) -> Option<u64> {
+        self.safe_integer(key).and_then(|n| u64::try_from(n).ok())
+    }
+
+    /// Whether the object's distinct member names are exactly those of `required` and any
+    /// of `optional`, decided from the record's mask of present slots without comparing a
+    /// key (the lists' masks made when this crate was compiled): `Some(true)` or
+    /// `Some(false)` when every member's name has a slot, `None` when the record cannot tell
+    /// (a name without a slot, an object left to [`Json::get`], a value not an object).
+    #[inline]
+    pub fn has_exactly(&self, required: SlotMask, optional: SlotMask) -> Option<bool> {
+        if self.slots.is_none() || self.others || !self.object?.is_object() {
+            return None;
+        }
+        // Every member has a slot: a required name without one is missing.
+        Some(
+            !required.unslotted
+                && self.present & required.bits == required.bits
+                && self.present & !(required.bits | optional.bits) == 0,
+        )
     }
 
     /// The value the record is of.
@@ -1387,6 +1515,17 @@ impl<'a> Fields<'a> {
             }
             _ => object.get(key),
         }
+    }
+}
+
+impl<'a> Json<'a> {
+    /// For an object of a complete index: its members in stored order, duplicates
+    /// included, each as the inside of its key's string token (escapes kept) and its value,
+    /// read from the index without scanning the text; `None` for anything else.
+    #[inline]
+    pub fn indexed_members(self) -> Option<impl Iterator<Item = (&'a [u8], Json<'a>)>> {
+        let keys = self.indexed_keys()?;
+        Some(keys.map(move |(name, at)| (name, self.indexed_at(at))))
     }
 }
 
@@ -1987,6 +2126,12 @@ mod tests {
             r#"[{"turn":1}]"#.to_owned(),
             r#""turn""#.to_owned(),
             r#"{"turn":{"turn":2},"kind":null,"type":false,"\ud800":1}"#.to_owned(),
+            // Integers as `turn` and `step`, read once by the record.
+            r#"{"turn":-0,"step":3.0,"turn":-0.0}"#.to_owned(),
+            r#"{"turn":9007199254740993,"step":"1"}"#.to_owned(),
+            r#"{"turn":1e3,"step":-7,"step":-9007199254740991}"#.to_owned(),
+            r#"{"turn":0,"step":123456789012345}"#.to_owned(),
+            r#"{"turn":1234567890123456,"step":-1.5}"#.to_owned(),
             format!(r#"{{"turn":1,"text":"{long}","turn":2,"kind":"k"}}"#),
             // A member past index position 65,535: the record gives way to `get`.
             format!(
@@ -2004,6 +2149,16 @@ mod tests {
                 for name in &names {
                     let (want, got) = (value.get(name), fields.get(name));
                     assert_eq!(want, got, "{text} {name}");
+                    assert_eq!(
+                        fields.safe_integer(name),
+                        want.and_then(Json::as_safe_integer),
+                        "{text} {name}"
+                    );
+                    assert_eq!(
+                        fields.seq(name),
+                        want.and_then(Json::as_seq),
+                        "{text} {name}"
+                    );
                     assert_eq!(want.map(|v| v.raw.as_ptr()), got.map(|v| v.raw.as_ptr()));
                     // The value found navigates as the one `get` finds.
                     assert_eq!(
@@ -2021,6 +2176,58 @@ mod tests {
         let doc = Document::parse(&texts[1]).unwrap();
         assert!(Fields::of(Some(doc.root())).slots.is_none());
         assert_eq!(Fields::of(None).get("turn"), None);
+    }
+
+    #[test]
+    fn a_fields_record_decides_exact_members_as_the_keys_do() {
+        let texts = [
+            r#"{"type":"text","text":"a"}"#,
+            r#"{"type":"text","text":"a","type":"text"}"#,
+            r#"{"type":"text"}"#,
+            r#"{"type":"text","text":"a","id":"x"}"#,
+            r#"{"type":"text","text":"a","index":0}"#,
+            r#"{"kind":"model","provider":"p","model":"m"}"#,
+            r#"{"kind":"model","provider":"p","model":"m","replayState":{}}"#,
+            r#"{"retryId":"r","turn":1}"#,
+            r#"{"turn":1}"#,
+            r#"{"t\u0079pe":"text","text":"a"}"#,
+            r#"{}"#,
+            r#"[1]"#,
+        ];
+        let lists: [(&[&str], &[&str]); 7] = [
+            (&["type", "text"], &[]),
+            (&["type"], &["text"]),
+            (&["type", "text", "index"], &[]),
+            (&["kind", "provider", "model"], &["replayState"]),
+            (&["retryId", "turn"], &[]),
+            (&["turn"], &["retryId", "isError"]),
+            (&[], &[]),
+        ];
+        // The reference: every member named, every required one present.
+        let reference = |v: Json<'_>, required: &[&str], optional: &[&str]| {
+            v.is_object()
+                && v.members()
+                    .all(|(k, _)| required.iter().chain(optional).any(|n| k.str_eq(n)))
+                && required.iter().all(|n| v.has(n))
+        };
+        let mut decided = 0;
+        for text in texts {
+            let doc = Document::parse(text).unwrap();
+            for value in [doc.root(), ok(text)] {
+                let fields = Fields::of(Some(value));
+                for (required, optional) in lists {
+                    let want = reference(value, required, optional);
+                    let masks = (SlotMask::of(required), SlotMask::of(optional));
+                    if let Some(got) = fields.has_exactly(masks.0, masks.1) {
+                        assert_eq!(got, want, "{text} {required:?} {optional:?}");
+                        decided += 1;
+                    }
+                }
+            }
+        }
+        // Indexed objects whose names all have slots are decided by the record; the others
+        // (not indexed, an escaped key, `index`, `replayState`) are not.
+        assert_eq!(decided, 8 * 7);
     }
 
     #[test]

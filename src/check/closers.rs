@@ -56,16 +56,14 @@ impl OpenTurn {
         if let Some(time) = logical.ev.time_value() {
             self.last_time = Some(time);
         }
-        let int = |v: Option<Json<'_>>| v.and_then(Json::as_safe_integer);
         let raw = |v: Option<Json<'_>>| v.map(crate::json::js_token);
         let fields = logical.data_fields();
         let member = |key: &str| fields.get(key);
         match ty {
             "turn/start" => {
                 self.close_pending();
-                let turn = member("turn");
-                self.open_turn = Some(int(turn).unwrap_or(0));
-                self.open_turn_raw = raw(turn);
+                self.open_turn = Some(fields.safe_integer("turn").unwrap_or(0));
+                self.open_turn_raw = raw(member("turn"));
                 self.open_step = None;
                 self.open_step_raw = None;
             }
@@ -77,9 +75,8 @@ impl OpenTurn {
                 self.open_step_raw = None;
             }
             "step/start" => {
-                let step = member("step");
-                self.open_step = int(step);
-                self.open_step_raw = raw(step);
+                self.open_step = fields.safe_integer("step");
+                self.open_step_raw = raw(member("step"));
             }
             "step/end" => {
                 self.close_pending();
@@ -93,7 +90,7 @@ impl OpenTurn {
                     Projection::June => member("content"),
                 };
                 let step_raw = raw(step);
-                let step = int(step);
+                let step = fields.safe_integer("step");
                 for block in content.into_iter().flat_map(Json::elements) {
                     let block = Fields::of(Some(block));
                     if block.get("type").is_some_and(|t| t.str_eq("tool-call"))

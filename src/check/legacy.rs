@@ -58,6 +58,21 @@ pub fn convert<'a>(
     message_id_at: &dyn Fn(u64) -> Option<String>,
 ) -> Result<Logical<'a>, Broken> {
     let mut logical = Logical::stored(ev);
+    convert_in(&mut logical, session_id, message_id_at).map(|()| logical)
+}
+
+/// [`convert`] on an event already taken as stored ([`Logical::stored`]), in place: the
+/// scan builds each event's `Logical` once where it stays instead of moving it out of a
+/// result. On an error `logical` may be partly converted: take the event as stored again.
+///
+/// # Errors
+/// As [`convert`].
+pub fn convert_in(
+    logical: &mut Logical<'_>,
+    session_id: &str,
+    message_id_at: &dyn Fn(u64) -> Option<String>,
+) -> Result<(), Broken> {
+    let ev = logical.ev;
     let seq = ev.seq_value().unwrap_or(0);
     let Some(data) = ev.data.filter(|d| d.is_object()) else {
         // §9.3.2: a steering/message's data "must be a non-array object".
@@ -70,7 +85,7 @@ pub fn convert<'a>(
                 ),
             ));
         }
-        return Ok(logical);
+        return Ok(());
     };
     match logical.type_str() {
         "turn/start" if data.has("trigger") => {
@@ -127,7 +142,7 @@ pub fn convert<'a>(
                         .finish(),
                 );
                 logical.cache_message();
-                return Ok(logical);
+                return Ok(());
             } else {
                 return Err((
                     Rule::L6,
@@ -137,12 +152,12 @@ pub fn convert<'a>(
         }
         _ => {}
     }
-    convert_pre_identity(&mut logical, session_id, seq, message_id_at);
+    convert_pre_identity(logical, session_id, seq, message_id_at);
     if logical.is_converted() {
         // The message and its record were taken from the stored `data` by `stored`.
         logical.cache_message();
     }
-    Ok(logical)
+    Ok(())
 }
 
 /// FORMAT.md §9.3.2 `turn/end`: returns the rebuilt reason text when it changes.

@@ -88,6 +88,15 @@ impl<'a> Logical<'a> {
         }
     }
 
+    /// The records of the stored `data` and of its message, borrowed; `None` for a
+    /// converted event, whose records [`Logical::data_fields`] and
+    /// [`Logical::message_fields`] make.
+    pub fn stored_records(&self) -> Option<(&Fields<'a>, &Fields<'a>)> {
+        self.data_owned
+            .is_none()
+            .then_some((&self.fields, &self.message_fields))
+    }
+
     /// The fixed record of [`Logical::message`].
     pub fn message_fields(&self) -> Fields<'_> {
         match &self.data_owned {

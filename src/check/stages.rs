@@ -120,18 +120,15 @@ impl Stages {
             }
         }
         // P4: conversions, then M1–M8.
-        let converted = if dialect.legacy_conversions {
-            check::legacy::convert(ev, id_body, message_id)
-        } else {
-            Ok(Logical::stored(ev))
-        };
-        let logical = match converted {
-            Ok(l) => l,
-            Err((rule, message)) => {
-                self.fail(CONVERT, at(rule, message));
-                Logical::stored(ev)
-            }
-        };
+        // Built once, where it is returned from, and converted in place.
+        let mut logical = Logical::stored(ev);
+        if dialect.legacy_conversions
+            && let Err((rule, message)) =
+                check::legacy::convert_in(&mut logical, id_body, message_id)
+        {
+            self.fail(CONVERT, at(rule, message));
+            logical = Logical::stored(ev);
+        }
         let is_message = matches!(
             logical.type_str(),
             "user/message"

@@ -241,6 +241,7 @@ impl Admission {
             ty: ev.ty,
             seq: ev.seq,
             fields: ev.fields,
+            message: ev.message_fields,
         };
         semantics(payload, data, 2, Supplied::default())
     }
@@ -305,7 +306,7 @@ pub fn stream_chunk(ev: &Source<'_>) -> Checked {
     }
 }
 
-fn positive_coordinates(ty: &str, seq: u64, data: Fields<'_>) -> Checked {
+fn positive_coordinates(ty: &str, seq: u64, data: &Fields<'_>) -> Checked {
     for (name, value) in [("turn", data.get("turn")), ("step", data.get("step"))] {
         let label = Label::Event(ty, seq);
         if count(value, &label.at(name))? == 0 {

@@ -184,7 +184,7 @@ impl Attempts {
         };
         let data = ev.data.filter(|d| d.is_object());
         let fields = ev.fields;
-        let field = |k: &str| fields.get(k).and_then(Json::as_seq);
+        let field = |k: &str| fields.seq(k);
         let interrupted = if ev.ty == "turn/start" {
             self.restart(ev, field("turn"))
         } else {
@@ -258,12 +258,12 @@ impl Attempts {
     ) -> Checked<Option<Attempt>> {
         // `data` is the event's when an object: its record holds the members.
         let fields = if data.is_some() {
-            ev.fields
+            *ev.fields
         } else {
             Fields::default()
         };
-        let turn = fields.get("turn").and_then(Json::as_seq).unwrap_or(0);
-        let step = fields.get("step").and_then(Json::as_seq).unwrap_or(0);
+        let turn = fields.seq("turn").unwrap_or(0);
+        let step = fields.seq("step").unwrap_or(0);
         let chunk = fields.get("chunk");
         let mut done = None;
         if self

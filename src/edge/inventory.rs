@@ -6,6 +6,8 @@
 //! `packages/session/session-format-v1-to-v2/src/dispositions.ts`, tenyi/deepseek-harness @
 //! `77afa3438160c9b45d81277b1fa64e9edcd9416d` (S-v01V, S-v12V).
 
+use crate::json::SlotMask;
+
 /// The members a payload of one type must have, may have, and keeps as opaque JSON.
 #[derive(Debug, Clone, Copy)]
 pub struct Disposition {
@@ -13,10 +15,17 @@ pub struct Disposition {
     pub required: &'static [&'static str],
     /// Further members that may be present.
     pub optional: &'static [&'static str],
+    /// The masks of `required` and `optional` in the fixed record
+    /// ([`crate::json::Fields::has_exactly`]), made when this crate is compiled.
+    pub masks: [SlotMask; 2],
 }
 
 const fn d(required: &'static [&'static str], optional: &'static [&'static str]) -> Disposition {
-    Disposition { required, optional }
+    Disposition {
+        required,
+        optional,
+        masks: [SlotMask::of(required), SlotMask::of(optional)],
+    }
 }
 
 /// The 51 released-v0 types, sorted by name.

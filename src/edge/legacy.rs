@@ -124,6 +124,7 @@ impl Legacy {
                 ty,
                 seq: ev.seq,
                 fields: ev.fields,
+                message: ev.message_fields,
             };
             check_payload(payload, disposition, 0, supplied)?;
         }
@@ -225,6 +226,7 @@ impl Legacy {
             ty: ev.ty,
             seq: ev.seq,
             fields: ev.fields,
+            message: ev.message_fields,
         };
         check_payload(payload, disposition, 1, Supplied::default())?;
         if ev.ty == "session-log-deepseek/delivery-accepted"

@@ -9,8 +9,9 @@
 //! at the v0→v1 edge, 1 for a decoded v1 log, 2 at the v2→v3 edge).
 
 use crate::edge::shape::{
-    Checked, Label, Lit, array, boolean, count, exact_keys, exact_record, finite, js_stringify,
-    literal, nonempty, one_of, optional, positive, record, safe_integer, string, value_refused,
+    Checked, Label, Lit, array, boolean, count, exact_fields, exact_keys, exact_record, finite,
+    js_stringify, literal, members, nonempty, one_of, optional, positive, record, safe_integer,
+    string, value_refused,
 };
 use crate::json::{Fields, Json, Kind};
 
@@ -34,9 +35,27 @@ pub fn message(
     version: u8,
     expected: Option<Expect>,
 ) -> Checked {
-    let message = exact_record(value, label, &["id", "role", "content", "source"], &[])?;
     // The message's members, read in one pass.
-    let fields = Fields::of(Some(message));
+    message_of(&Fields::of(value), label, version, expected)
+}
+
+/// [`message`] of the value whose fixed record `fields` is (made once for the event, so
+/// that the message is not walked again).
+pub fn message_of(
+    fields: &Fields<'_>,
+    label: &Label<'_>,
+    version: u8,
+    expected: Option<Expect>,
+) -> Checked {
+    let message = record(fields.value(), label)?;
+    // The exact members, checked from the record.
+    exact_fields(
+        message,
+        fields,
+        members!["id", "role", "content", "source"],
+        members![],
+        label,
+    )?;
     nonempty(fields.get("id"), &label.at("id"))?;
     let role_label = label.at("role");
     match expected {
@@ -112,21 +131,34 @@ pub fn content_block(value: Json<'_>, label: &Label<'_>, version: u8) -> Checked
     let tag = ty.and_then(Json::as_str);
     let is = |name: &str| tag.as_deref() == Some(name);
     if is("text") || is("reasoning") {
-        exact_keys(object, &["type", "text"], &[], label)?;
+        exact_fields(object, &block, members!["type", "text"], members![], label)?;
         string(block.get("text"), &label.at("text"))
     } else if is("image") {
-        exact_keys(object, &["type", "attachment"], &[], label)?;
+        exact_fields(
+            object,
+            &block,
+            members!["type", "attachment"],
+            members![],
+            label,
+        )?;
         image_attachment(block.get("attachment"), &label.at("attachment"))
     } else if is("tool-call") {
-        exact_keys(object, &["type", "id", "name", "arguments"], &[], label)?;
+        exact_fields(
+            object,
+            &block,
+            members!["type", "id", "name", "arguments"],
+            members![],
+            label,
+        )?;
         nonempty(block.get("id"), &label.at("id"))?;
         nonempty(block.get("name"), &label.at("name"))?;
         string(block.get("arguments"), &label.at("arguments"))
     } else if is("tool-result") {
-        exact_keys(
+        exact_fields(
             object,
-            &["type", "toolCallId", "content"],
-            &["isError"],
+            &block,
+            members!["type", "toolCallId", "content"],
+            members!["isError"],
             label,
         )?;
         nonempty(block.get("toolCallId"), &label.at("toolCallId"))?;
@@ -187,7 +219,13 @@ pub fn message_source(
     }
     let field = |name: &'static str| fields.get(name);
     if is("user") {
-        exact_keys(source, &["kind"], &["rpcId", "clientTimeZone"], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind"],
+            members!["rpcId", "clientTimeZone"],
+            label,
+        )?;
         optional(field("rpcId"), |v| nonempty(v, &label.at("rpcId")))?;
         optional(field("clientTimeZone"), |v| {
             nonempty(v, &label.at("clientTimeZone"))
@@ -195,22 +233,30 @@ pub fn message_source(
     } else if is("plugin") {
         plugin_source(source, label)
     } else if is("model") {
-        exact_keys(
+        exact_fields(
             source,
-            &["kind", "provider", "model"],
-            &["replayState"],
+            &fields,
+            members!["kind", "provider", "model"],
+            members!["replayState"],
             label,
         )?;
         nonempty(field("provider"), &label.at("provider"))?;
         nonempty(field("model"), &label.at("model"))
     } else if is("tool") {
-        exact_keys(source, &["kind", "callId"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "callId"],
+            members![],
+            label,
+        )?;
         nonempty(field("callId"), &label.at("callId"))
     } else if is("agent-instructions") {
-        exact_keys(
+        exact_fields(
             source,
-            &["kind", "form", "changes"],
-            &["baseline", "baselineIdentity"],
+            &fields,
+            members!["kind", "form", "changes"],
+            members!["baseline", "baselineIdentity"],
             label,
         )?;
         one_of(field("form"), &["instructions"], &label.at("form"))?;
@@ -246,10 +292,11 @@ pub fn message_source(
     } else if is("session-reference") {
         session_reference_source(source, label, version)
     } else if is("team-message") {
-        exact_keys(
+        exact_fields(
             source,
-            &["kind", "teamId", "messageId", "senderId", "senderName"],
-            &[],
+            &fields,
+            members!["kind", "teamId", "messageId", "senderId", "senderName"],
+            members![],
             label,
         )?;
         for key in ["teamId", "messageId", "senderId"] {
@@ -257,16 +304,34 @@ pub fn message_source(
         }
         string(field("senderName"), &label.at("senderName"))
     } else if is("goal") {
-        exact_keys(source, &["kind", "goalId", "revision", "round"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "goalId", "revision", "round"],
+            members![],
+            label,
+        )?;
         nonempty(field("goalId"), &label.at("goalId"))?;
         positive(field("revision"), &label.at("revision"))?;
         positive(field("round"), &label.at("round")).map(|_| ())
     } else if is("skill-invocation") {
-        exact_keys(source, &["kind", "name", "form"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "name", "form"],
+            members![],
+            label,
+        )?;
         nonempty(field("name"), &label.at("name"))?;
         one_of(field("form"), &["instructions"], &label.at("form"))
     } else if is("skill-catalog") {
-        exact_keys(source, &["kind", "form", "entries"], &["update"], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "form", "entries"],
+            members!["update"],
+            label,
+        )?;
         one_of(field("form"), &["catalog"], &label.at("form"))?;
         optional(field("update"), |v| {
             literal(v, &[Lit::True], &label.at("update"))
@@ -283,23 +348,31 @@ pub fn message_source(
         )
         .map(|_| ())
     } else if is("coordinator") || is("subagent-report") {
-        exact_keys(source, &["kind", "form", "senderSessionId"], &[], label)?;
+        exact_fields(
+            source,
+            &fields,
+            members!["kind", "form", "senderSessionId"],
+            members![],
+            label,
+        )?;
         one_of(field("form"), &["relay"], &label.at("form"))?;
         nonempty(field("senderSessionId"), &label.at("senderSessionId"))
     } else if is("subagent-settled") {
-        exact_keys(
+        exact_fields(
             source,
-            &["kind", "form", "summary", "senderSessionId"],
-            &[],
+            &fields,
+            members!["kind", "form", "summary", "senderSessionId"],
+            members![],
             label,
         )?;
         one_of(field("form"), &["notice"], &label.at("form"))?;
         string(field("summary"), &label.at("summary"))?;
         nonempty(field("senderSessionId"), &label.at("senderSessionId"))
     } else if is("webhook") {
-        exact_keys(
+        exact_fields(
             source,
-            &[
+            &fields,
+            members![
                 "kind",
                 "provider",
                 "source",
@@ -308,7 +381,7 @@ pub fn message_source(
                 "form",
                 "summary",
             ],
-            &[],
+            members![],
             label,
         )?;
         for key in ["provider", "source", "deliveryId", "ruleId"] {

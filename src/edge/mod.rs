@@ -440,13 +440,40 @@ pub struct Source<'j> {
     /// `ignorable: true`.
     pub ignorable: bool,
     /// The fixed record of [`Source::data`]: its members as [`Json::get`] gives them, read
-    /// once for the event.
-    pub fields: Fields<'j>,
+    /// once for the event (borrowed, not copied, from where the scan keeps it).
+    pub fields: &'j Fields<'j>,
+    /// The fixed record of the event's message as the scan read it
+    /// ([`Logical::message_fields`]; of no value for an event without one).
+    pub message_fields: &'j Fields<'j>,
 }
 
 impl<'j> Source<'j> {
-    /// The edges' view of a checked event.
-    pub fn of(logical: &'j Logical<'j>, seq: u64, line: u64) -> Source<'j> {
+    /// Hands `f` the edges' view of a checked event, its records borrowed where the
+    /// `Logical` keeps them (made here for a converted event), not copied.
+    pub fn with<R>(
+        logical: &Logical<'_>,
+        seq: u64,
+        line: u64,
+        f: impl FnOnce(Source<'_>) -> R,
+    ) -> R {
+        match logical.stored_records() {
+            Some(records) => f(Source::of(logical, records, seq, line)),
+            None => {
+                let converted = (logical.data_fields(), logical.message_fields());
+                f(Source::of(logical, (&converted.0, &converted.1), seq, line))
+            }
+        }
+    }
+
+    /// The edges' view of a checked event, whose records of `data` and message are
+    /// `records` ([`Logical::data_fields`], [`Logical::message_fields`], or borrowed from
+    /// the `Logical` by [`Logical::stored_records`]).
+    pub fn of(
+        logical: &'j Logical<'j>,
+        records: (&'j Fields<'j>, &'j Fields<'j>),
+        seq: u64,
+        line: u64,
+    ) -> Source<'j> {
         let stored_type = logical.ev.ty.and_then(Json::raw_str_body).unwrap_or("");
         Source {
             stored_type,
@@ -459,7 +486,8 @@ impl<'j> Source<'j> {
             sources: logical.ev.source_event_seqs,
             time: logical.ev.time,
             ignorable: logical.ev.is_ignorable(),
-            fields: logical.data_fields(),
+            fields: records.0,
+            message_fields: records.1,
         }
     }
 }
@@ -545,7 +573,7 @@ impl Edges {
     }
 
     /// One stored event (after DSH 0.1.1's conversions).
-    pub fn event(&mut self, ev: Source<'_>) {
+    pub fn event(&mut self, mut ev: Source<'_>) {
         if self.done() {
             return;
         }
@@ -557,7 +585,6 @@ impl Edges {
             }
             return;
         }
-        let mut ev = ev;
         if self.generation == 3
             && matches!(ev.ty, "tool/code-dispatch-start" | "tool/code-dispatch")
             && !ev.ignorable

@@ -13,12 +13,13 @@ use crate::edge::features::{
 };
 use crate::edge::inventory::Disposition;
 use crate::edge::message::{
-    Expect, content_blocks, goal_change, llm_failure, message, stream_chunk, token_usage,
+    Expect, content_blocks, goal_change, llm_failure, message, message_of, stream_chunk,
+    token_usage,
 };
 use crate::edge::shape::{
-    Checked, Label, Lit, Refusal, array, boolean, count, earlier, exact_keys, exact_keys_waiving,
-    exact_record, finite, literal, nonempty, one_of, optional, positive, record, safe_integer,
-    seq_array, string, value_refused,
+    Checked, Label, Lit, Refusal, array, boolean, count, count_of, earlier, exact_keys,
+    exact_keys_waiving, exact_record, finite, literal, nonempty, one_of, optional, positive,
+    record, safe_integer, seq_array, string, value_refused,
 };
 use crate::json::{Fields, Json};
 use crate::rules::Rule;
@@ -31,7 +32,26 @@ pub struct Payload<'j> {
     /// The seq (the stored one).
     pub seq: u64,
     /// The fixed record of `data` ([`Source::fields`](crate::edge::Source::fields)).
-    pub fields: Fields<'j>,
+    pub fields: &'j Fields<'j>,
+    /// The fixed record of the message the scan read for the event
+    /// ([`Source::message_fields`](crate::edge::Source::message_fields)); a record of
+    /// another value, or of none, when there is none.
+    pub message: &'j Fields<'j>,
+}
+
+/// The record of `value`, the message of `event`'s `data`: the one made for the event
+/// when it is of the same value, else made here (into `made`).
+fn message_record<'r, 'j: 'r>(
+    event: &Payload<'j>,
+    value: Option<Json<'j>>,
+    made: &'r mut Option<Fields<'j>>,
+) -> &'r Fields<'j> {
+    let at = |v: Option<Json<'_>>| v.map(|v| v.raw().as_ptr());
+    if at(event.message.value()) == at(value) {
+        event.message
+    } else {
+        made.insert(Fields::of(value))
+    }
 }
 
 /// Members the v0→v1 edge supplies before it checks them (a legacy `llm/retry` without
@@ -83,13 +103,21 @@ pub fn check_payload(
             supplied.retry_id && k == "retryId" || supplied.compaction_id && k == "compactionId"
         })
         .fold(0u64, |mask, (i, _)| mask | 1 << i);
-    exact_keys_waiving(
-        data,
-        disposition.required,
-        waived,
-        [disposition.optional, more_optional],
-        &label.at("data"),
-    )?;
+    // The common case from the record's masks made at compile time; the members the edge
+    // supplies and v1's extra optional member by the names.
+    let [required, optional] = disposition.masks;
+    if waived != 0
+        || !more_optional.is_empty()
+        || event.fields.has_exactly(required, optional) != Some(true)
+    {
+        exact_keys_waiving(
+            data,
+            disposition.required,
+            waived,
+            [disposition.optional, more_optional],
+            &label.at("data"),
+        )?;
+    }
     semantics(event, data, version, supplied)
 }
 
@@ -98,9 +126,9 @@ fn is_number(v: Option<Json<'_>>, n: f64) -> bool {
 }
 
 /// `coordinatePair`.
-fn coordinates(data: Fields<'_>, label: &Label<'_>) -> Checked {
-    count(data.get("turn"), &label.at("turn"))?;
-    count(data.get("step"), &label.at("step")).map(|_| ())
+fn coordinates(data: &Fields<'_>, label: &Label<'_>) -> Checked {
+    count_of(data, "turn", &label.at("turn"))?;
+    count_of(data, "step", &label.at("step")).map(|_| ())
 }
 
 /// `assertReleasedPayloadSemantics`: the values of one known event's members.
@@ -158,8 +186,8 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         }
         "assistant/message" => {
             coordinates(fields, l)?;
-            message(
-                get("message"),
+            message_of(
+                message_record(&event, get("message"), &mut None),
                 &l.at("message"),
                 version,
                 Some(Expect::Assistant),
@@ -426,8 +454,8 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
         }
         "tool/result" => {
             coordinates(fields, l)?;
-            message(
-                get("message"),
+            message_of(
+                message_record(&event, get("message"), &mut None),
                 &l.at("message"),
                 version,
                 Some(Expect::Tool),
@@ -443,7 +471,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             turn_end_reason(get("reason"), &l.at("reason"))
         }
         "turn/start" => count(get("turn"), &l.at("turn")).map(|_| ()),
-        "user/message" => message(Some(data), l, version, Some(Expect::User)),
+        "user/message" => message_of(fields, l, version, Some(Expect::User)),
         "web/deepseek-search-llm-request" => {
             nonempty(get("endpoint"), &l.at("endpoint"))?;
             nonempty(get("apiVersion"), &l.at("apiVersion"))?;
@@ -637,10 +665,12 @@ mod tests {
     use crate::edge::inventory::released_v0;
 
     fn refusal(ty: &str, seq: u64, data: &str) -> Option<Refusal> {
+        let (fields, message) = (Fields::of(Json::parse(data).ok()), Fields::default());
         let payload = Payload {
             ty,
             seq,
-            fields: Fields::of(Json::parse(data).ok()),
+            fields: &fields,
+            message: &message,
         };
         check_payload(payload, released_v0(ty).unwrap(), 0, Supplied::default()).err()
     }

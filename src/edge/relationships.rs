@@ -320,7 +320,7 @@ impl Relationships {
         };
         let fields = ev.fields;
         let get = |k: &str| fields.get(k);
-        let seq_of = |k: &str| get(k).and_then(Json::as_seq);
+        let seq_of = |k: &str| fields.seq(k);
         let surface_type = match ev.ty {
             "user/message" | "assistant/message" | "tool/result" => true,
             "system/message" => self.generation >= 3,
@@ -499,7 +499,7 @@ impl Relationships {
                         "compaction/start overlaps an open compaction".into(),
                     ));
                 }
-                let owner = get("turn").and_then(Json::as_seq);
+                let owner = fields.seq("turn");
                 self.compaction_turn(owner, "compaction/start")?;
                 self.compaction = Some(Compaction {
                     id: supplied_compaction
@@ -525,7 +525,7 @@ impl Relationships {
             }
             "compaction/end" => {
                 let open = self.owner(data, supplied_compaction, "compaction/end")?;
-                let turn = get("turn").and_then(Json::as_seq);
+                let turn = fields.seq("turn");
                 if turn != open.turn
                     || get("turn").is_some_and(Json::is_null) != open.turn.is_none()
                 {

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::json::{Json, Kind, key_position};
+use crate::json::{Fields, Json, Kind, SlotMask, key_position};
 use crate::rules::Rule;
 
 /// Why an edge refuses a log: the rule, and DSH's words for it.
@@ -203,6 +203,52 @@ pub fn exact_keys_waiving(
     Ok(())
 }
 
+/// An exact member list with the mask of its names' slots in the fixed record, made when
+/// this crate is compiled ([`members!`]).
+#[derive(Clone, Copy)]
+pub struct Members {
+    /// The names.
+    pub names: &'static [&'static str],
+    /// Their slots ([`Fields::has_exactly`]).
+    pub mask: SlotMask,
+}
+
+impl Members {
+    /// The list of `names`, with its mask.
+    pub const fn new(names: &'static [&'static str]) -> Members {
+        Members {
+            names,
+            mask: SlotMask::of(names),
+        }
+    }
+}
+
+/// A [`Members`] list made when this crate is compiled: `members!["type", "text"]`.
+macro_rules! members {
+    ($($name:literal),* $(,)?) => {
+        const { $crate::edge::shape::Members::new(&[$($name),*]) }
+    };
+}
+pub(crate) use members;
+
+/// [`exact_keys`] on an object whose fixed record is at hand: decided from the record's
+/// mask of present members when every member's name has a slot (no key compared), by
+/// [`exact_keys`] otherwise and for the message of a refusal.
+#[inline]
+pub fn exact_fields(
+    object: Json<'_>,
+    fields: &Fields<'_>,
+    required: Members,
+    optional: Members,
+    label: &Label<'_>,
+) -> Checked {
+    debug_assert_eq!(fields.value(), Some(object), "the record of the object");
+    if fields.has_exactly(required.mask, optional.mask) == Some(true) {
+        return Ok(());
+    }
+    exact_keys(object, required.names, optional.names, label)
+}
+
 /// `exactRecord`: an object with exactly these members.
 pub fn exact_record<'j>(
     value: Option<Json<'j>>,
@@ -255,6 +301,17 @@ pub fn count(value: Option<Json<'_>>, label: &Label<'_>) -> Checked<u64> {
         _ => Err(value_refused(format!(
             "{label} must be a non-negative safe integer"
         ))),
+    }
+}
+
+/// [`count`] of a member of a fixed record, its integer read once when the record was
+/// made ([`Fields::safe_integer`]); the zero, negative and missing cases by [`count`].
+#[inline]
+pub fn count_of(fields: &Fields<'_>, key: &str, label: &Label<'_>) -> Checked<u64> {
+    match fields.safe_integer(key) {
+        // A positive safe integer is a number and not `-0`.
+        Some(n) if n > 0 => Ok(n.unsigned_abs()),
+        _ => count(fields.get(key), label),
     }
 }
 

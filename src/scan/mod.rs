@@ -810,7 +810,7 @@ impl<'o, 'v, 'w> Scan<'o, 'v, 'w> {
             && (self.state.stored_events.is_none() || self.options.append_closers)
             && self.options.only_seqs.is_none()
         {
-            edges.event(crate::edge::Source::of(logical, seq, line));
+            crate::edge::Source::with(logical, seq, line, |source| edges.event(source));
         }
         if self
             .options
