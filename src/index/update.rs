@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-// foldhash, not SipHash: an update hashes every path of a root twice (10,000 on a large
-// one), and the paths are the user's own, not an attacker's.
+// foldhash, not SipHash: an update hashes every path of a root (10,000 on a large one),
+// and the paths are the user's own, not an attacker's.
 use hashbrown::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
@@ -72,6 +72,14 @@ pub struct UpdateSummary {
     pub walks_kept: u64,
     /// Message parts written.
     pub parts_written: u64,
+}
+
+/// What the file-system half of an update found for one input path.
+enum OnDisk {
+    /// A directory: its logs and stores, from the kept walk or a new one.
+    Dir(walks::Looked),
+    /// A log or store named itself, and its stat.
+    File(std::io::Result<Stat>),
 }
 
 impl UpdateSummary {
@@ -159,8 +167,8 @@ impl Index {
                     .iter()
                     .zip(stored)
                     .map(|(input, stored)| match stored {
-                        Some(stored) => Ok(walks::look(input, stored)),
-                        None => Err(Stat::of_path(input)),
+                        Some(stored) => OnDisk::Dir(walks::look(input, stored)),
+                        None => OnDisk::File(Stat::of_path(input)),
                     })
                     .collect::<Vec<_>>()
             });
@@ -180,13 +188,13 @@ impl Index {
         let mut found = Vec::new();
         for (input, looked) in inputs.iter().zip(looked) {
             match looked {
-                Ok(looked) => {
+                OnDisk::Dir(looked) => {
                     self.keep_walk(input, &looked);
                     summary.walks_kept += u64::from(looked.kept);
                     found.extend(looked.found);
                     summary.passed_over.extend(looked.skipped);
                 }
-                Err(stat) => found.push((input.clone(), stat)),
+                OnDisk::File(stat) => found.push((input.clone(), stat)),
             }
         }
         for (dir, as_given) in inputs.iter().zip(&given).filter(|(d, _)| d.is_dir()) {
