@@ -19,13 +19,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     if args.paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("search reads indexed files: name them (standard input cannot be indexed)");
     }
-    // UTC, the default, without reading the system's zone database (jiff lists every
-    // folder of /usr/share/zoneinfo on its first look-up): a search starts the sooner.
-    let tz = if args.tz == "UTC" {
-        jiff::tz::TimeZone::UTC
-    } else {
-        jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?
-    };
+    let tz = dsh_session::stats::zone(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
     let when = |flag, text: &Option<String>, end| {
         text.as_deref()
             .map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))

@@ -15,7 +15,7 @@ use crate::render::stats::Asked;
 
 /// Runs `stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let tz = jiff::tz::TimeZone::get(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
+    let tz = dsh_session::stats::zone(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
     let when = |flag, text: &Option<String>, end| {
         let text = text.as_deref();
         text.map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
