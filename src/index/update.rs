@@ -186,9 +186,13 @@ impl Index {
         });
         let mut known = known?;
         let mut found = Vec::new();
-        for (input, looked) in inputs.iter().zip(looked) {
+        // The directories given, as given beside their absolute paths, told by what was
+        // found on disk for them (not by a second `stat`).
+        let mut dirs = Vec::new();
+        for ((input, as_given), looked) in inputs.iter().zip(&given).zip(looked) {
             match looked {
                 OnDisk::Dir(looked) => {
+                    dirs.push((input, as_given));
                     self.keep_walk(input, &looked);
                     summary.walks_kept += u64::from(looked.kept);
                     found.extend(looked.found);
@@ -197,7 +201,7 @@ impl Index {
                 OnDisk::File(stat) => found.push((input.clone(), stat)),
             }
         }
-        for (dir, as_given) in inputs.iter().zip(&given).filter(|(d, _)| d.is_dir()) {
+        for (dir, as_given) in dirs {
             if !found.iter().any(|(f, _)| f.starts_with(dir)) {
                 summary.empty_dirs.push(as_given.clone());
             }
