@@ -1000,6 +1000,18 @@ fn refused_and_foreign_logs_keep_their_verdict_under_both_judges() {
 
 /// The real samples copied under their own names into `dir` (one of them a level down,
 /// as logs gathered from two machines), beside a `.jsonl` that is not DSH's.
+/// A new folder holding the real samples under their own names (`None` where the samples
+/// are missing): the folder (removed when dropped), its `logs` and an index path beside.
+fn real_logs_folder() -> Option<(tempfile::TempDir, PathBuf, PathBuf)> {
+    if !common::have_samples() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
+    real_logs_under_their_own_names(&logs);
+    Some((dir, logs, index))
+}
+
 fn real_logs_under_their_own_names(dir: &Path) {
     let real = common::samples().join("real");
     std::fs::create_dir_all(dir.join("machine-b")).unwrap();
@@ -1015,12 +1027,9 @@ fn real_logs_under_their_own_names(dir: &Path) {
 
 #[test]
 fn a_folder_of_real_logs_under_their_own_names_is_walked_by_every_command() {
-    if !common::have_samples() {
+    let Some((_dir, logs, index)) = real_logs_folder() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
-    real_logs_under_their_own_names(&logs);
+    };
     let l = logs.to_str().unwrap();
     let note = |_command: &str| {
         format!(
@@ -1133,12 +1142,9 @@ fn with_no_path_every_walking_command_reads_the_default_root() {
 
 #[test]
 fn a_title_a_project_and_a_tool_name_are_found_and_ranked() {
-    if !common::have_samples() {
+    let Some((dir, logs, index)) = real_logs_folder() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
-    real_logs_under_their_own_names(&logs);
+    };
     let l = logs.to_str().unwrap();
     let file = format!("{l}/capital-generation.session.v4.jsonl");
     // The title of the real log: found, and first, as the session's own words.
@@ -1485,12 +1491,9 @@ fn a_query_asked_during_the_update_sees_the_index_before_it_and_wrote_says_when_
 /// is rebuilt, not misread.
 #[test]
 fn the_real_logs_index_in_half_their_size_and_operators_still_answer() {
-    if !common::have_samples() {
+    let Some((dir, logs, index)) = real_logs_folder() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let (logs, index) = (dir.path().join("logs"), dir.path().join("index.db"));
-    real_logs_under_their_own_names(&logs);
+    };
     std::fs::remove_file(logs.join("notes.jsonl")).unwrap();
     let l = logs.to_str().unwrap();
     let (code, _, err) = run(&index, &["index", "-q", l]);
