@@ -991,9 +991,15 @@ impl<'a> Json<'a> {
     /// `(key, value)` where `key` is the raw string token including quotes.
     /// Empty for anything but an object.
     pub fn members(self) -> Members<'a> {
-        Members {
+        Members(self.children(Kind::Object))
+    }
+
+    /// The cursor over this value's children when it is a container of `kind`; one at
+    /// its end (no children) otherwise.
+    fn children(self, kind: Kind) -> Children<'a> {
+        Children {
             raw: self.raw,
-            pos: if self.kind() == Kind::Object {
+            pos: if self.kind() == kind {
                 1
             } else {
                 self.raw.len()
@@ -1001,7 +1007,7 @@ impl<'a> Json<'a> {
             skips: self.skips,
             base: self.base,
             k: self.inner_cursor(),
-            tape_end: self.tape_end(Kind::Object),
+            tape_end: self.tape_end(kind),
         }
     }
 
@@ -1026,18 +1032,7 @@ impl<'a> Json<'a> {
 
     /// Iterates over an array's elements. Empty for anything but an array.
     pub fn elements(self) -> Elements<'a> {
-        Elements {
-            raw: self.raw,
-            pos: if self.kind() == Kind::Array {
-                1
-            } else {
-                self.raw.len()
-            },
-            skips: self.skips,
-            base: self.base,
-            k: self.inner_cursor(),
-            tape_end: self.tape_end(Kind::Array),
-        }
+        Elements(self.children(Kind::Array))
     }
 
     /// The value of `key` in an object, with `JSON.parse`'s last-one-wins rule for
@@ -1853,24 +1848,70 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// Iterator over an object's members; see [`Json::members`].
-pub struct Members<'a> {
+/// Where an iteration over a container's children stands: shared by [`Members`] (which
+/// reads two values a member, the key and the value) and [`Elements`] (one).
+struct Children<'a> {
+    /// The container's text.
     raw: &'a str,
+    /// The byte of `raw` after the last child read (1 before the first: past the bracket).
     pos: usize,
     skips: Option<&'a Skips>,
     base: usize,
     /// Position in `skips` of the first entry at or after `pos`.
     k: usize,
-    /// In a complete index: the position of the first entry after the object; the
-    /// members are then read from the entries `k..tape_end`.
+    /// In a complete index: the position of the first entry after the container; the
+    /// children are then read from the entries `k..tape_end`.
     tape_end: Option<usize>,
 }
 
-impl<'a> Members<'a> {
-    /// The value indexed at position `k`, with the position of the entry after it.
+impl<'a> Children<'a> {
+    /// With a complete index: the index itself, and whether children are left to read from
+    /// it; `None` when the children must be read from the text.
     #[inline]
-    fn entry(&self, sk: &'a Skips, k: usize) -> (Json<'a>, usize) {
-        indexed(self.raw, self.base, sk, k)
+    fn tape(&self) -> Option<(&'a Skips, bool)> {
+        match (self.tape_end, self.skips) {
+            (Some(end), Some(sk)) => Some((sk, self.k < end)),
+            _ => None,
+        }
+    }
+
+    /// The next value from the index (see [`Children::tape`]).
+    #[inline]
+    fn next_indexed(&mut self, sk: &'a Skips) -> Json<'a> {
+        let (value, next) = indexed(self.raw, self.base, sk, self.k);
+        self.k = next;
+        value
+    }
+
+    /// Reading the text: the byte where the next child starts, past white space and a
+    /// comma; `None` at the closing bracket `close` (or the text's end).
+    #[inline]
+    fn next_start(&mut self, close: u8) -> Option<usize> {
+        let b = self.raw.as_bytes();
+        let mut i = skip_ws(b, self.pos);
+        if i >= b.len() || b[i] == close {
+            self.pos = b.len();
+            return None;
+        }
+        if b[i] == b',' {
+            i = skip_ws(b, i + 1);
+        }
+        Some(i)
+    }
+
+    /// Reading the text: the value that starts at byte `i`; the cursor moves past it.
+    #[inline]
+    fn value_at(&mut self, i: usize) -> Json<'a> {
+        let cursor = self.k;
+        let (end, next) = skip_value(self.raw.as_bytes(), i, self.skips, self.base, self.k);
+        self.pos = end;
+        self.k = next;
+        Json {
+            raw: &self.raw[i..end],
+            skips: self.skips,
+            base: self.base + i,
+            cursor,
+        }
     }
 }
 
@@ -1888,96 +1929,43 @@ fn indexed<'a>(raw: &'a str, base: usize, sk: &'a Skips, k: usize) -> (Json<'a>,
     (value, span.next as usize)
 }
 
+/// Iterator over an object's members; see [`Json::members`].
+pub struct Members<'a>(Children<'a>);
+
 impl<'a> Iterator for Members<'a> {
     type Item = (Json<'a>, Json<'a>);
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
-            if self.k >= end {
+        let c = &mut self.0;
+        if let Some((sk, left)) = c.tape() {
+            if !left {
                 return None;
             }
-            let (key, at) = self.entry(sk, self.k);
-            let (value, next) = self.entry(sk, at);
-            self.k = next;
-            return Some((key, value));
+            let key = c.next_indexed(sk);
+            return Some((key, c.next_indexed(sk)));
         }
-        let b = self.raw.as_bytes();
-        let mut i = skip_ws(b, self.pos);
-        if i >= b.len() || b[i] == b'}' {
-            self.pos = b.len();
-            return None;
-        }
-        if b[i] == b',' {
-            i = skip_ws(b, i + 1);
-        }
-        let key_cursor = self.k;
-        let (key_end, k) = skip_value(b, i, self.skips, self.base, self.k);
-        let key = Json {
-            raw: &self.raw[i..key_end],
-            skips: self.skips,
-            base: self.base + i,
-            cursor: key_cursor,
-        };
-        let colon = skip_ws(b, key_end);
-        let vstart = skip_ws(b, colon + 1);
-        let (vend, next) = skip_value(b, vstart, self.skips, self.base, k);
-        self.pos = vend;
-        self.k = next;
-        Some((
-            key,
-            Json {
-                raw: &self.raw[vstart..vend],
-                skips: self.skips,
-                base: self.base + vstart,
-                cursor: k,
-            },
-        ))
+        let i = c.next_start(b'}')?;
+        let key = c.value_at(i);
+        let b = c.raw.as_bytes();
+        let colon = skip_ws(b, c.pos);
+        let value = c.value_at(skip_ws(b, colon + 1));
+        Some((key, value))
     }
 }
 
 /// Iterator over an array's elements; see [`Json::elements`].
-pub struct Elements<'a> {
-    raw: &'a str,
-    pos: usize,
-    skips: Option<&'a Skips>,
-    base: usize,
-    /// Position in `skips` of the first entry at or after `pos`.
-    k: usize,
-    /// As for [`Members`].
-    tape_end: Option<usize>,
-}
+pub struct Elements<'a>(Children<'a>);
 
 impl<'a> Iterator for Elements<'a> {
     type Item = Json<'a>;
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if let (Some(end), Some(sk)) = (self.tape_end, self.skips) {
-            if self.k >= end {
-                return None;
-            }
-            let (value, next) = indexed(self.raw, self.base, sk, self.k);
-            self.k = next;
-            return Some(value);
+        let c = &mut self.0;
+        if let Some((sk, left)) = c.tape() {
+            return left.then(|| c.next_indexed(sk));
         }
-        let b = self.raw.as_bytes();
-        let mut i = skip_ws(b, self.pos);
-        if i >= b.len() || b[i] == b']' {
-            self.pos = b.len();
-            return None;
-        }
-        if b[i] == b',' {
-            i = skip_ws(b, i + 1);
-        }
-        let cursor = self.k;
-        let (end, next) = skip_value(b, i, self.skips, self.base, self.k);
-        self.pos = end;
-        self.k = next;
-        Some(Json {
-            raw: &self.raw[i..end],
-            skips: self.skips,
-            base: self.base + i,
-            cursor,
-        })
+        let i = c.next_start(b']')?;
+        Some(c.value_at(i))
     }
 }
 

@@ -90,32 +90,22 @@ pub fn check_envelope(logical: &Logical<'_>) -> Result<(), Broken> {
             format!("invalid event envelope: unexpected key {}", key.raw()),
         ));
     }
+    // E2–E4: a member of the wrong kind; the message shows what was found.
+    let wrong = |rule: Rule, must: &str, found: Option<Json<'_>>| {
+        let found = shown(found);
+        Err((
+            rule,
+            format!("invalid event envelope: {must}, found {found}"),
+        ))
+    };
     if !ev.ty.is_some_and(|t| t.kind() == Kind::String) {
-        return Err((
-            Rule::E2,
-            format!(
-                "invalid event envelope: type must be a string, found {}",
-                shown(ev.ty)
-            ),
-        ));
+        return wrong(Rule::E2, "type must be a string", ev.ty);
     }
     if ev.seq_value().is_none() {
-        return Err((
-            Rule::E3,
-            format!(
-                "invalid event envelope: seq must be a non-negative safe integer, found {}",
-                shown(ev.seq)
-            ),
-        ));
+        return wrong(Rule::E3, "seq must be a non-negative safe integer", ev.seq);
     }
     if ev.time_value().is_none() {
-        return Err((
-            Rule::E4,
-            format!(
-                "invalid event envelope: time must be a safe integer, found {}",
-                shown(ev.time)
-            ),
-        ));
+        return wrong(Rule::E4, "time must be a safe integer", ev.time);
     }
     if ev.data.is_none() {
         return Err((Rule::E5, "invalid event envelope: data key missing".into()));

@@ -203,25 +203,23 @@ pub fn check_header(text: &str, named: Option<u64>) -> HeaderCheck {
         && later.is_none()
     {
         let shown = get("version").map_or("?", Json::raw);
-        if version > 0.0 {
-            let id = header.id.clone();
-            return stop(
-                header,
+        // Above v4: a lineage this build does not know (G1); below v0: none at all (H3).
+        let (rule, what) = if version > 0.0 {
+            (
                 Rule::G1,
-                format!(
-                    "session \"{}\" uses log format v{shown}: an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader",
-                    id
-                ),
-            );
-        }
+                ": an unknown or newer lineage (this build reads v0 to v4; versions above 4 exist only in forks); upgrade the harness or the reader",
+            )
+        } else {
+            (
+                Rule::H3,
+                "; the version is older than v0 and this build has no upgrade path",
+            )
+        };
         let id = header.id.clone();
         return stop(
             header,
-            Rule::H3,
-            format!(
-                "session \"{}\" uses log format v{shown}; the version is older than v0 and this build has no upgrade path",
-                id
-            ),
+            rule,
+            format!("session \"{id}\" uses log format v{shown}{what}"),
         );
     }
     if let (Some(version), Some(named)) = (version, named)

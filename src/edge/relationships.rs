@@ -215,35 +215,17 @@ impl Relationships {
     /// The first advertised call still unresolved at a boundary: a refusal (F10) before v4,
     /// the warning F10 in a v4 log, whose calls are released as the later builds do.
     fn close_tools(&mut self, boundary: &str, seq: u64, line: u64) {
-        if let Some(id) = self.tools.first_id()
-            && self.generation < 4
-        {
-            let detail = format!("{boundary} leaves unresolved tool call {id}");
-            self.fail(
-                seq,
-                line,
-                Refusal {
-                    rule: Rule::F10,
-                    detail,
-                },
-            );
-            self.tools.clear();
-            return;
-        }
-        if let Some(id) = self.tools.first_id()
-            && !self.warned
-            && self.refusal.is_none()
-        {
-            let detail = format!("{boundary} leaves unresolved tool call {id}");
-            self.warned = true;
-            self.warnings.push((
-                seq,
-                line,
-                Refusal {
-                    rule: Rule::F10,
-                    detail,
-                },
-            ));
+        if let Some(id) = self.tools.first_id() {
+            let unresolved = Refusal {
+                rule: Rule::F10,
+                detail: format!("{boundary} leaves unresolved tool call {id}"),
+            };
+            if self.generation < 4 {
+                self.fail(seq, line, unresolved);
+            } else if !self.warned && self.refusal.is_none() {
+                self.warned = true;
+                self.warnings.push((seq, line, unresolved));
+            }
         }
         self.tools.clear();
     }

@@ -39,7 +39,6 @@ pub fn is_repair_identity(id: Option<Json<'_>>, call_id: Option<Json<'_>>) -> bo
 /// `isExactToolNotStartedRepair`, as the migrated log's check reads it (the v3 view takes
 /// any canonical suffix).
 pub fn exact_not_started_repair(ev: &Source<'_>, data: Json<'_>) -> bool {
-    let error = data.get("error");
     let message = data.get("message");
     let call = message
         .and_then(|m| m.get("source"))
@@ -47,39 +46,44 @@ pub fn exact_not_started_repair(ev: &Source<'_>, data: Json<'_>) -> bool {
     let block = message
         .and_then(|m| m.get("content"))
         .and_then(|c| c.elements().next());
-    let inner = block.and_then(|b| b.get("content"));
-    let text_block = inner.and_then(|c| c.elements().next());
-    error
-        .and_then(|e| e.get("name"))
-        .is_some_and(|n| n.str_eq("ToolNotStartedError"))
-        && error
-            .and_then(|e| e.get("code"))
-            .is_some_and(|c| c.str_eq("TOOL_NOT_STARTED"))
+    is_not_started_error(data.get("error"))
         && ev.sources.is_none()
         && is_repair_identity(message.and_then(|m| m.get("id")), call)
         && block.and_then(|b| b.get("isError")).and_then(Json::as_bool) == Some(true)
-        && inner.is_some_and(|c| c.len() == 1)
-        && text_block
-            .and_then(|t| t.get("type"))
-            .is_some_and(|t| t.str_eq("text"))
-        && text_block
-            .and_then(|t| t.get("text"))
-            .is_some_and(|t| t.str_eq(NOT_STARTED_TEXT))
+        && is_not_started_content(block.and_then(|b| b.get("content")))
+}
+
+/// The error of a not-started repair: `name` `ToolNotStartedError`, `code`
+/// `TOOL_NOT_STARTED`.
+fn is_not_started_error(error: Option<Json<'_>>) -> bool {
+    let member = |key, want| {
+        error
+            .and_then(|e| e.get(key))
+            .is_some_and(|v| v.str_eq(want))
+    };
+    member("name", "ToolNotStartedError") && member("code", "TOOL_NOT_STARTED")
+}
+
+/// The content of a not-started repair: one text block, [`NOT_STARTED_TEXT`].
+fn is_not_started_content(content: Option<Json<'_>>) -> bool {
+    let block = content.and_then(|c| c.elements().next());
+    let member = |key, want| {
+        block
+            .and_then(|b| b.get(key))
+            .is_some_and(|v| v.str_eq(want))
+    };
+    content.is_some_and(|c| c.len() == 1)
+        && member("type", "text")
+        && member("text", NOT_STARTED_TEXT)
 }
 
 /// `notStartedRepair` of the v4 check: a tool-role error result with the not-started
 /// error, an `interrupted-tool-result-` id and text, or a fork's `forked-tool-result-` one.
 pub fn v4_not_started_repair(ev: &Source<'_>, data: Json<'_>, call: &str) -> bool {
-    let error = data.get("error");
     let Some(message) = data.get("message") else {
         return false;
     };
-    let named = error
-        .and_then(|e| e.get("name"))
-        .is_some_and(|n| n.str_eq("ToolNotStartedError"))
-        && error
-            .and_then(|e| e.get("code"))
-            .is_some_and(|c| c.str_eq("TOOL_NOT_STARTED"))
+    let named = is_not_started_error(data.get("error"))
         && message.get("isError").and_then(Json::as_bool) == Some(true)
         && ev.sources.is_none();
     if !named {
@@ -89,16 +93,8 @@ pub fn v4_not_started_repair(ev: &Source<'_>, data: Json<'_>, call: &str) -> boo
     if id.starts_with(&format!("forked-tool-result-{call}-")) {
         return true;
     }
-    let content = message.get("content");
-    let block = content.and_then(|c| c.elements().next());
     is_repair_identity(message.get("id"), message.get("toolCallId"))
-        && content.is_some_and(|c| c.len() == 1)
-        && block
-            .and_then(|b| b.get("type"))
-            .is_some_and(|t| t.str_eq("text"))
-        && block
-            .and_then(|b| b.get("text"))
-            .is_some_and(|t| t.str_eq(NOT_STARTED_TEXT))
+        && is_not_started_content(message.get("content"))
 }
 
 #[cfg(test)]

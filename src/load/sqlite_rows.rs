@@ -122,6 +122,20 @@ struct RawRow {
     ignorable: Result<Option<i64>, String>,
 }
 
+/// An integer column's value when it `fits`; else what is wrong: the column read as
+/// something else, or `NAME N is not MUST` (Q1, FORMAT.md §5.5.3).
+fn integer(
+    column: &Result<i64, String>,
+    name: &str,
+    must: &str,
+    fits: fn(i64) -> bool,
+) -> Result<i64, String> {
+    match column {
+        Ok(n) if fits(*n) => Ok(*n),
+        Ok(n) => Err(format!("{name} {n} is not {must}")),
+        Err(e) => Err(e.clone()),
+    }
+}
 impl SqliteLines {
     /// Reads only the rows whose seq is greater than `seq` (`follow`: the rows that arrived
     /// since the last poll, in a fresh query).
@@ -217,34 +231,20 @@ impl SqliteLines {
                 format!("session {:?}: invalid physical row: {what}", self.session),
             )
         };
-        let seq = match &row.seq {
-            Ok(s) if *s >= 0 && (*s as f64) <= MAX_SAFE_INTEGER => *s,
-            Ok(s) => {
-                return Err(fatal(
-                    Rule::Q1,
-                    format!("seq {s} is not a non-negative safe integer"),
-                    None,
-                ));
-            }
-            Err(e) => return Err(fatal(Rule::Q1, e.clone(), None)),
-        };
+        let seq = integer(&row.seq, "seq", "a non-negative safe integer", |s| {
+            s >= 0 && (s as f64) <= MAX_SAFE_INTEGER
+        })
+        .map_err(|what| fatal(Rule::Q1, what, None))?;
         let at = Some(seq as u64);
         let ty = match &row.ty {
             Ok(t) if !t.is_empty() => t.clone(),
             Ok(_) => return Err(fatal(Rule::Q1, "type is empty".into(), at)),
             Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
         };
-        let time = match &row.time {
-            Ok(t) if (*t as f64).abs() <= MAX_SAFE_INTEGER => *t,
-            Ok(t) => {
-                return Err(fatal(
-                    Rule::Q1,
-                    format!("time {t} is not a safe integer"),
-                    at,
-                ));
-            }
-            Err(e) => return Err(fatal(Rule::Q1, e.clone(), at)),
-        };
+        let time = integer(&row.time, "time", "a safe integer", |t| {
+            (t as f64).abs() <= MAX_SAFE_INTEGER
+        })
+        .map_err(|what| fatal(Rule::Q1, what, at))?;
         if let Err(e) = &row.data {
             return Err(fatal(Rule::Q2, e.clone(), at));
         }
@@ -361,6 +361,25 @@ impl SqliteLines {
                 line.extend_from_slice(quoted.as_bytes());
             }
         };
+        // The record's head: `{`, the type, the seq and time under `keys` (`seq0`/`time0`
+        // for a packed row, FORMAT.md §8.5) and the data, its index moved into place;
+        // returns where the data went.
+        let head = |line: &mut Vec<u8>, index: &mut RecordIndex, keys: [&str; 2]| {
+            line.push(b'{');
+            key(line, index, "type");
+            let start = line.len();
+            js_type(line);
+            index.scalar(start, line.len());
+            key(line, index, keys[0]);
+            number(line, index, seq);
+            key(line, index, keys[1]);
+            number(line, index, time);
+            key(line, index, "data");
+            let moved_to = line.len();
+            line.extend_from_slice(data.raw().as_bytes());
+            index.value(&skips, data_at, moved_to);
+            moved_to
+        };
         if packed {
             if !["text-chunks", "reasoning-chunks", "tool-call-chunks"].contains(&ty) {
                 return Err(format!(
@@ -382,37 +401,13 @@ impl SqliteLines {
                     "packed row has {members} members; SQLite rows hold 3 to 1024"
                 ));
             }
-            line.push(b'{');
-            key(line, &mut index, "type");
-            let start = line.len();
-            js_type(line);
-            index.scalar(start, line.len());
-            key(line, &mut index, "seq0");
-            number(line, &mut index, seq);
-            key(line, &mut index, "time0");
-            number(line, &mut index, time);
-            key(line, &mut index, "data");
-            let moved_to = line.len();
-            line.extend_from_slice(data.raw().as_bytes());
-            index.value(&skips, data_at, moved_to);
+            let moved_to = head(line, &mut index, ["seq0", "time0"]);
             line.push(b'}');
             drop(data_text);
             self.plain = plain;
             return Ok(self.record_index(index, line.len(), skips, data_at, moved_to));
         }
-        line.push(b'{');
-        key(line, &mut index, "type");
-        let start = line.len();
-        js_type(line);
-        index.scalar(start, line.len());
-        key(line, &mut index, "seq");
-        number(line, &mut index, seq);
-        key(line, &mut index, "time");
-        number(line, &mut index, time);
-        key(line, &mut index, "data");
-        let moved_to = line.len();
-        line.extend_from_slice(data.raw().as_bytes());
-        index.value(&skips, data_at, moved_to);
+        let moved_to = head(line, &mut index, ["seq", "time"]);
         match &row.sources {
             Ok(Some((bytes, true))) => {
                 let seqs =

@@ -311,18 +311,25 @@ impl Arena {
             shape: pack_shape(parts.shape),
             flags: if parts.string_id { STRING_ID } else { 0 },
         });
-        if prev == NIL {
-            self.head = at;
-        } else {
-            self.slots[prev as usize].next = at;
-        }
-        if next == NIL {
-            self.tail = at;
-        } else {
-            self.slots[next as usize].prev = at;
-        }
+        self.join(prev, at);
+        self.join(at, next);
         self.live += 1;
         at
+    }
+
+    /// Makes `prev` and `next` neighbours on the surface; [`NIL`] for `prev` makes `next`
+    /// the head, for `next` makes `prev` the tail.
+    fn join(&mut self, prev: u32, next: u32) {
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.slots[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.tail = prev;
+        } else {
+            self.slots[next as usize].prev = prev;
+        }
     }
 
     fn write_record(&mut self, p: &Fields<'_>, spell_ty: bool, spell_role: bool, line: i32) -> u64 {
@@ -487,16 +494,7 @@ impl Arena {
     /// Takes entry `at` off the surface; `keep`: keep it for [`Arena::kept`].
     pub fn unlink(&mut self, at: u32, keep: bool) {
         let Slot { prev, next, .. } = self.slots[at as usize];
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.slots[prev as usize].next = next;
-        }
-        if next == NIL {
-            self.tail = prev;
-        } else {
-            self.slots[next as usize].prev = prev;
-        }
+        self.join(prev, next);
         let slot = &mut self.slots[at as usize];
         slot.prev = NIL;
         slot.next = NIL;
