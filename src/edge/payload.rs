@@ -139,6 +139,16 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
     let fields = event.fields;
     let get = |k: &str| fields.get(k);
     let seq = event.seq;
+    // `assistant/message` and `tool/result`: the turn and step, and the message.
+    let coordinated_message = |expect| {
+        coordinates(fields, l)?;
+        message_of(
+            message_record(&event, get("message"), &mut None),
+            &l.at("message"),
+            version,
+            Some(expect),
+        )
+    };
     match event.ty {
         "agent-preset/selected" => string(get("agentPreset"), &l.at("agentPreset")),
         "agent/inbox/spliced" => {
@@ -185,13 +195,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             stream_chunk(get("chunk"), &l.at("chunk"))
         }
         "assistant/message" => {
-            coordinates(fields, l)?;
-            message_of(
-                message_record(&event, get("message"), &mut None),
-                &l.at("message"),
-                version,
-                Some(Expect::Assistant),
-            )?;
+            coordinated_message(Expect::Assistant)?;
             optional(get("usage"), |v| token_usage(v, &l.at("usage")))?;
             optional(get("interrupted"), |v| {
                 literal(v, &[Lit::True], &l.at("interrupted"))
@@ -453,13 +457,7 @@ pub fn semantics(event: Payload<'_>, data: Json<'_>, version: u8, supplied: Supp
             Ok(())
         }
         "tool/result" => {
-            coordinates(fields, l)?;
-            message_of(
-                message_record(&event, get("message"), &mut None),
-                &l.at("message"),
-                version,
-                Some(Expect::Tool),
-            )?;
+            coordinated_message(Expect::Tool)?;
             optional(get("error"), |v| {
                 let error = exact_record(v, &l.at("error"), &["name", "code"], &[])?;
                 nonempty(error.get("name"), &l.at("error name"))?;
