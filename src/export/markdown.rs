@@ -41,18 +41,18 @@ pub fn render(t: &Transcript) -> String {
         out.push_str("| turn | models | input | output | cache read | cache write | reasoning | duration | end |\n");
         out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
         for turn in &t.turns {
-            let u = turn.usage;
+            let u = turn.counts.usage;
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                turn.number,
+                turn.number(),
                 cell(&turn.models.join(", ")),
                 u.input,
                 u.output,
                 u.cache_read,
                 u.cache_write,
                 u.reasoning_text(),
-                duration(turn.duration_ms),
+                duration(turn.duration_ms()),
                 cell(&end(turn)),
             );
         }
@@ -66,16 +66,16 @@ pub fn render(t: &Transcript) -> String {
 /// The turn's end in words: `completed`, `error: <message>`, `aborted by user`.
 pub fn end(turn: &Turn) -> String {
     match &turn.detail {
-        Some(d) if turn.reason == "aborted" => format!("aborted {d}"),
-        Some(d) => format!("{}: {}", turn.reason, one_line(d)),
-        None if turn.reason == "open" => "still open".to_owned(),
-        None => turn.reason.clone(),
+        Some(d) if turn.counts.reason == "aborted" => format!("aborted {d}"),
+        Some(d) => format!("{}: {}", turn.counts.reason, one_line(d)),
+        None if turn.counts.reason == "open" => "still open".to_owned(),
+        None => turn.counts.reason.clone(),
     }
 }
 
 /// One line of facts under a turn's heading.
 pub fn facts(turn: &Turn) -> String {
-    let u = turn.usage;
+    let u = turn.counts.usage;
     let models = if turn.models.is_empty() {
         "no model".to_owned()
     } else {
@@ -83,16 +83,18 @@ pub fn facts(turn: &Turn) -> String {
     };
     format!(
         "{models} · seqs {}..{} · {}, {} · tokens: input {}, output {}, cache read {}, cache write {}, reasoning {} · {}",
-        turn.start_seq,
-        turn.end_seq.map_or("-".to_owned(), |s| s.to_string()),
-        crate::wording::count(turn.steps, "step"),
-        crate::wording::count(turn.tool_calls, "tool call"),
+        turn.counts.start_seq,
+        turn.counts
+            .end_seq
+            .map_or("-".to_owned(), |s| s.to_string()),
+        crate::wording::count(turn.counts.steps, "step"),
+        crate::wording::count(turn.counts.tool_calls, "tool call"),
         u.input,
         u.output,
         u.cache_read,
         u.cache_write,
         u.reasoning_text(),
-        duration(turn.duration_ms)
+        duration(turn.duration_ms())
     )
 }
 
@@ -137,12 +139,12 @@ struct Markdown;
 impl Layout for Markdown {
     fn turn(&self, out: &mut String, turn: &Turn, continued: bool) {
         if continued {
-            let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number);
+            let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number());
         } else {
             let _ = writeln!(
                 out,
                 "---\n\n## Turn {}: {}\n",
-                turn.number,
+                turn.number(),
                 inline(&end(turn))
             );
             let _ = writeln!(out, "<sub>{}</sub>\n", facts(turn));

@@ -534,10 +534,10 @@ struct Builder<'a, 'r> {
 fn order(turns: &[Turn], entries: &[&SurfaceEntry], b: &mut Builder<'_, '_>) -> Vec<Item> {
     let turn_of = |seq: u64| {
         let i = turns
-            .partition_point(|t| t.start_seq <= seq)
+            .partition_point(|t| t.counts.start_seq <= seq)
             .checked_sub(1)?;
         let t = &turns[i];
-        t.end_seq.is_none_or(|end| seq <= end).then_some(i)
+        t.counts.end_seq.is_none_or(|end| seq <= end).then_some(i)
     };
     let mut items = Vec::new();
     let mut shown = vec![false; turns.len()];
