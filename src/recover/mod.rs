@@ -64,7 +64,9 @@ use stored::{Stored, Unreadable};
 
 pub use publish::Done;
 pub use recovery::show_ranges;
-pub use recovery::{Changed, Dropped, KeptCount, LineFate, NewSession, Recovery, Unrecoverable};
+pub use recovery::{
+    Changed, Dropped, Fates, KeptCount, LineFate, NewSession, Recovery, Unrecoverable,
+};
 
 /// What to recover, and where to.
 #[derive(Debug, Clone)]
@@ -291,12 +293,8 @@ pub fn plan_read(
         status: report.status,
         finding: report.finding.clone().filter(|_| !report.is_ok()),
         sessions: Vec::new(),
-        dropped: Vec::new(),
-        changed: Vec::new(),
-        unrecoverable: Vec::new(),
         failed: Vec::new(),
-        kept: KeptCount::default(),
-        lines: Vec::new(),
+        fates: Fates::default(),
     };
     if recovery.valid() {
         return Ok(recovery);
@@ -367,6 +365,6 @@ pub fn plan_read(
             encoding,
         ));
     }
-    fates::describe(&mut recovery, stored, &split, &results, &quotes);
+    recovery.fates = fates::describe(stored, &split, &results, &quotes);
     Ok(recovery)
 }

@@ -123,14 +123,22 @@ pub struct Recovery {
     pub finding: Option<Finding>,
     /// The sessions to write; empty for a valid log.
     pub sessions: Vec<NewSession>,
+    /// Branches for which no session could be made, and why.
+    pub failed: Vec<String>,
+    /// What became of the original's records and lines, across the sessions.
+    pub fates: Fates,
+}
+
+/// What became of the original's records and lines, across the sessions (told by
+/// [`super::fates`] once the sessions are made; empty for a valid log).
+#[derive(Debug, Clone, Default)]
+pub struct Fates {
     /// Records left out (types no DSH loads).
     pub dropped: Vec<Dropped>,
     /// Changes made.
     pub changed: Vec<Changed>,
     /// What could not be recovered.
     pub unrecoverable: Vec<Unrecoverable>,
-    /// Branches for which no session could be made, and why.
-    pub failed: Vec<String>,
     /// The stored records the sessions hold.
     pub kept: KeptCount,
     /// Where each line of the original went, in order (the header first).
@@ -169,7 +177,7 @@ impl Recovery {
     /// line went `lost` (each is kept, renumbered, changed, rebuilt, quoted in the note,
     /// left out as a record that holds no message, a copy, or a torn tail).
     pub fn keeps_every_message(&self) -> bool {
-        self.failed.is_empty() && self.lines.iter().all(|l| l.went != "lost")
+        self.failed.is_empty() && self.fates.lines.iter().all(|l| l.went != "lost")
     }
 
     /// The branch with the most turns, when the log has several branches and one has more

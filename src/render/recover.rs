@@ -199,13 +199,14 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         kept: Kept {
-            records: r.kept.records,
-            events: r.kept.events,
-            verbatim: r.kept.verbatim,
-            renumbered: r.kept.renumbered,
-            changed: r.kept.changed,
+            records: r.fates.kept.records,
+            events: r.fates.kept.events,
+            verbatim: r.fates.kept.verbatim,
+            renumbered: r.fates.kept.renumbered,
+            changed: r.fates.kept.changed,
         },
         dropped: r
+            .fates
             .dropped
             .iter()
             .map(|d| DroppedJson {
@@ -219,6 +220,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         changed: r
+            .fates
             .changed
             .iter()
             .map(|c| ChangedJson {
@@ -233,6 +235,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         unrecoverable: r
+            .fates
             .unrecoverable
             .iter()
             .map(|u| LostJson {
@@ -248,7 +251,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         failed: &r.failed,
-        lines: (r.lines.iter())
+        lines: (r.fates.lines.iter())
             .map(|l| LineJson {
                 line: l.line,
                 seq: l.seq,
@@ -333,7 +336,7 @@ fn write_text(
     }
     write_list(
         out,
-        &r.dropped,
+        &r.fates.dropped,
         |n| {
             format!(
                 "{name}: left out {} of types no DSH loads (log-only: nothing the model saw):",
@@ -347,7 +350,7 @@ fn write_text(
     )?;
     write_list(
         out,
-        &r.changed,
+        &r.fates.changed,
         |n| format!("{name}: changed {}:", count(n, "member")),
         |out, c| {
             let seq = c.seq.map(|s| format!(" (seq {s})")).unwrap_or_default();
@@ -363,9 +366,9 @@ fn write_text(
             )
         },
     )?;
-    if !r.unrecoverable.is_empty() {
+    if !r.fates.unrecoverable.is_empty() {
         writeln!(out, "{name}: left out of the new sessions:")?;
-        for u in &r.unrecoverable {
+        for u in &r.fates.unrecoverable {
             let at = match (u.lines, u.bytes) {
                 (Some((a, b)), _) if a == b => format!("line {a}"),
                 (Some((a, b)), _) => format!("lines {a}–{b}"),
