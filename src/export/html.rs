@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
 
 use crate::export::layout::{self, Layout};
-use crate::export::markdown::{duration, end, facts, heading};
+use crate::export::markdown::{TURN_COLUMNS, duration, end, facts, heading, turn_cells};
 use crate::export::{Message, Part, ResultOf, Transcript, Turn};
 
 const STYLE: &str = r#"
@@ -342,26 +342,24 @@ fn chart(out: &mut String, t: &Transcript) {
     out.push_str("</svg></section>\n");
 }
 
+/// The table of turns, one row a turn ([`TURN_COLUMNS`]).
 fn turn_table(out: &mut String, t: &Transcript) {
     if t.turns.is_empty() {
         return;
     }
-    out.push_str("<div class=\"table-wrap\"><table class=\"turns\"><thead><tr><th>turn</th><th class=\"l\">models</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>duration</th><th class=\"l\">end</th></tr></thead><tbody>\n");
+    out.push_str("<div class=\"table-wrap\"><table class=\"turns\"><thead><tr>");
+    for (heading, words) in TURN_COLUMNS {
+        let class = if words { " class=\"l\"" } else { "" };
+        let _ = write!(out, "<th{class}>{heading}</th>");
+    }
+    out.push_str("</tr></thead><tbody>\n");
     for turn in &t.turns {
-        let u = turn.counts.usage;
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            turn.number(),
-            text(&turn.models.join(", ")),
-            u.input,
-            u.output,
-            u.cache_read,
-            u.cache_write,
-            u.reasoning_text(),
-            duration(turn.duration_ms()),
-            text(&end(turn))
-        );
+        out.push_str("<tr>");
+        for ((_, words), c) in TURN_COLUMNS.into_iter().zip(turn_cells(turn)) {
+            let class = if words { " class=\"l\"" } else { "" };
+            let _ = write!(out, "<td{class}>{}</td>", text(&c));
+        }
+        out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
 }

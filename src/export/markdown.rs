@@ -38,29 +38,57 @@ pub fn render(t: &Transcript) -> String {
         out.push('\n');
     }
     if !t.turns.is_empty() {
-        out.push_str("| turn | models | input | output | cache read | cache write | reasoning | duration | end |\n");
-        out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+        out.push('|');
+        for (heading, _) in TURN_COLUMNS {
+            let _ = write!(out, " {heading} |");
+        }
+        out.push_str("\n|");
+        for (_, words) in TURN_COLUMNS {
+            out.push_str(if words { "---|" } else { "---:|" });
+        }
+        out.push('\n');
         for turn in &t.turns {
-            let u = turn.counts.usage;
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                turn.number(),
-                cell(&turn.models.join(", ")),
-                u.input,
-                u.output,
-                u.cache_read,
-                u.cache_write,
-                u.reasoning_text(),
-                duration(turn.duration_ms()),
-                cell(&end(turn)),
-            );
+            out.push('|');
+            for c in turn_cells(turn) {
+                let _ = write!(out, " {} |", cell(&c));
+            }
+            out.push('\n');
         }
         out.push('\n');
     }
     layout::items(&mut out, t, &Markdown);
     let _ = writeln!(out, "---\n\n_{}_", t.redaction);
     out
+}
+
+/// The columns of a transcript's table of turns, for every format: each one's heading,
+/// and whether it holds words (aligned left) rather than a number.
+pub const TURN_COLUMNS: [(&str, bool); 9] = [
+    ("turn", false),
+    ("models", true),
+    ("input", false),
+    ("output", false),
+    ("cache read", false),
+    ("cache write", false),
+    ("reasoning", false),
+    ("duration", false),
+    ("end", true),
+];
+
+/// One turn's row of the table of turns, in the order of [`TURN_COLUMNS`], not escaped.
+pub fn turn_cells(turn: &Turn) -> [String; 9] {
+    let u = turn.counts.usage;
+    [
+        turn.number().to_string(),
+        turn.models.join(", "),
+        u.input.to_string(),
+        u.output.to_string(),
+        u.cache_read.to_string(),
+        u.cache_write.to_string(),
+        u.reasoning_text(),
+        duration(turn.duration_ms()),
+        end(turn),
+    ]
 }
 
 /// The turn's end in words: `completed`, `error: <message>`, `aborted by user`.
