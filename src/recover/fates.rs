@@ -10,7 +10,7 @@ use super::edit::Edit;
 use super::note::Quotes;
 use super::stored::{Item, Stored};
 use super::writers;
-use super::{Changed, Dropped, Fates, LineFate, Unrecoverable};
+use super::{Changed, Dropped, Fates, LineFate, MemberChange, Unrecoverable};
 use crate::rules::Rule;
 
 /// What was dropped, changed and lost, across the sessions, and where each line went.
@@ -108,10 +108,7 @@ pub(super) fn describe(
             dropped
                 .entry(*i)
                 .or_insert_with(|| Dropped {
-                    line: rec.line,
-                    seq: rec.seq,
-                    ty: rec.ty.clone(),
-                    record: rec.text.clone(),
+                    record: rec.clone(),
                     why: format!(
                         "{} {}; it is log-only (no surfaceOp): the model never saw it",
                         f.rule.id(),
@@ -133,11 +130,13 @@ pub(super) fn describe(
                 .or_insert_with(|| Changed {
                     line,
                     seq,
-                    member,
-                    before: c.before.clone(),
-                    after: match &c.edit {
-                        Edit::Set(_, v) => Some(v.clone()),
-                        Edit::Remove(_) => None,
+                    change: MemberChange {
+                        member,
+                        before: c.before.clone(),
+                        after: match &c.edit {
+                            Edit::Set(_, v) => Some(v.clone()),
+                            Edit::Remove(_) => None,
+                        },
                     },
                     rule: c.finding.rule,
                     why: c.finding.message.clone(),
@@ -264,7 +263,7 @@ fn fates(
             ));
             continue;
         }
-        if let Some(d) = told.dropped.iter().find(|d| d.line == r.line) {
+        if let Some(d) = told.dropped.iter().find(|d| d.record.line == r.line) {
             let went = if quotes.of(i).is_empty() || !noted_everywhere(results) {
                 "left out"
             } else {

@@ -65,7 +65,7 @@ use stored::{Stored, Unreadable};
 pub use publish::Done;
 pub use recovery::show_ranges;
 pub use recovery::{
-    Changed, Dropped, Fates, KeptCount, LineFate, NewSession, Recovery, Unrecoverable,
+    Changed, Dropped, Fates, KeptCount, LineFate, MemberChange, NewSession, Recovery, Unrecoverable,
 };
 
 /// What to recover, and where to.

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use crate::load::Encoding;
+use crate::recover::stored::Record;
 use crate::rules::{Finding, Rule};
 use crate::scan::Status;
 
@@ -54,14 +55,8 @@ pub struct NewSession {
 /// A record left out because no DSH loads its type.
 #[derive(Debug, Clone)]
 pub struct Dropped {
-    /// Its line in the original.
-    pub line: u64,
-    /// Its seq there.
-    pub seq: u64,
-    /// Its type.
-    pub ty: String,
-    /// The record, verbatim.
-    pub record: String,
+    /// The record, as stored in the original: its line, seq, type and text.
+    pub record: Record,
     /// Why.
     pub why: String,
     /// The sessions it is left out of.
@@ -75,18 +70,25 @@ pub struct Changed {
     pub line: u64,
     /// Its seq there (`None` for the header).
     pub seq: Option<u64>,
-    /// The member changed (`data.origin`).
-    pub member: String,
-    /// Its value before, raw JSON.
-    pub before: Option<String>,
-    /// Its value after, raw JSON; `None` when it is taken out.
-    pub after: Option<String>,
+    /// The member changed, and its value before and after.
+    pub change: MemberChange,
     /// The rule that refused the record.
     pub rule: Rule,
     /// What the rule said.
     pub why: String,
     /// The sessions it is changed in.
     pub sessions: Vec<String>,
+}
+
+/// One member of a record changed: its path and its value before and after.
+#[derive(Debug, Clone)]
+pub struct MemberChange {
+    /// The member's path (`data.origin`).
+    pub member: String,
+    /// Its value before, raw JSON.
+    pub before: Option<String>,
+    /// Its value after, raw JSON; `None` when it is taken out.
+    pub after: Option<String>,
 }
 
 /// Stored lines none of the sessions holds, and why.

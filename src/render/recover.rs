@@ -210,13 +210,13 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             .dropped
             .iter()
             .map(|d| DroppedJson {
-                line: d.line,
-                seq: d.seq,
-                ty: &d.ty,
+                line: d.record.line,
+                seq: d.record.seq,
+                ty: &d.record.ty,
                 on_surface: false,
                 why: &d.why,
                 sessions: &d.sessions,
-                record: raw(&d.record),
+                record: raw(&d.record.text),
             })
             .collect(),
         changed: r
@@ -226,9 +226,9 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             .map(|c| ChangedJson {
                 line: c.line,
                 seq: c.seq,
-                member: &c.member,
-                before: c.before.as_deref().and_then(raw),
-                after: c.after.as_deref().and_then(raw),
+                member: &c.change.member,
+                before: c.change.before.as_deref().and_then(raw),
+                after: c.change.after.as_deref().and_then(raw),
                 rule: c.rule.id(),
                 why: &c.why,
                 sessions: &c.sessions,
@@ -344,8 +344,9 @@ fn write_text(
             )
         },
         |out, d| {
-            writeln!(out, "  line {} (seq {}) {}: {}", d.line, d.seq, d.ty, d.why)?;
-            writeln!(out, "    {}", d.record)
+            let r = &d.record;
+            writeln!(out, "  line {} (seq {}) {}: {}", r.line, r.seq, r.ty, d.why)?;
+            writeln!(out, "    {}", r.text)
         },
     )?;
     write_list(
@@ -358,9 +359,9 @@ fn write_text(
                 out,
                 "  line {}{seq} {}: {} → {} ({} {})",
                 c.line,
-                c.member,
-                c.before.as_deref().unwrap_or("(absent)"),
-                c.after.as_deref().unwrap_or("(taken out)"),
+                c.change.member,
+                c.change.before.as_deref().unwrap_or("(absent)"),
+                c.change.after.as_deref().unwrap_or("(taken out)"),
                 c.rule.id(),
                 c.why
             )
