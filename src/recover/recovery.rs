@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::load::Encoding;
 use crate::recover::stored::Record;
-use crate::rules::{Finding, Rule};
-use crate::scan::Status;
+use crate::rules::Rule;
+use crate::scan::Verdict;
 
 /// A session the recovery writes.
 #[derive(Debug, Clone)]
@@ -119,10 +119,9 @@ pub struct Recovery {
     pub store_session: Option<String>,
     /// The original session id.
     pub original: String,
-    /// The log's verdict, as the DSH judged as (`--dsh`) loads it.
-    pub status: Status,
-    /// The finding behind it; `None` for a valid log (nothing to recover).
-    pub finding: Option<Finding>,
+    /// The log's verdict, as the DSH judged as (`--dsh`) loads it; its finding is `None`
+    /// for a log that loads (nothing to recover).
+    pub verdict: Verdict,
     /// The sessions to write; empty for a valid log.
     pub sessions: Vec<NewSession>,
     /// Branches for which no session could be made, and why.
@@ -172,7 +171,7 @@ pub struct LineFate {
 impl Recovery {
     /// True when the log needs no recovery.
     pub fn valid(&self) -> bool {
-        self.finding.is_none()
+        self.verdict.finding.is_none()
     }
 
     /// True when the sessions keep every message of the log: no branch failed, and no

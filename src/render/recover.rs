@@ -160,8 +160,8 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
         session: &r.original,
         store_session: r.store_session.as_deref(),
         status,
-        defect: r.finding.as_ref().map(|f| Defect {
-            status: r.status.name(),
+        defect: r.verdict.finding.as_ref().map(|f| Defect {
+            status: r.verdict.status.name(),
             rule: f.rule.id(),
             line: f.line,
             row: f.row,
@@ -273,13 +273,13 @@ fn write_text(
         Some(s) => format!("{} (session {s})", o.file),
         None => o.file.clone(),
     };
-    let Some(f) = &r.finding else {
+    let Some(f) = &r.verdict.finding else {
         writeln!(
             out,
             "{name}: {} as {} loads it; nothing to recover{}",
-            r.status.name(),
+            r.verdict.status.name(),
             DshLine::process_default().name(),
-            if r.status == Status::TornTail {
+            if r.verdict.status == Status::TornTail {
                 " (DSH cuts its torn tail on load; `dsh-session repair` does it now)"
             } else {
                 ""
@@ -287,7 +287,7 @@ fn write_text(
         )?;
         return Ok(());
     };
-    writeln!(out, "{name}: {} {f}", r.status.name())?;
+    writeln!(out, "{name}: {} {f}", r.verdict.status.name())?;
     let written = matches!(o.status, "recovered");
     let verb = if written {
         "recovered"
