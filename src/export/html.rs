@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
 
 use crate::export::layout::{self, Layout};
-use crate::export::markdown::{duration, end, facts, heading};
+use crate::export::markdown::{TURN_COLUMNS, duration, end, facts, heading, turn_cells};
 use crate::export::{Message, Part, ResultOf, Transcript, Turn};
 
 const STYLE: &str = r#"
@@ -135,15 +135,16 @@ impl Layout for Html {
             let _ = writeln!(
                 out,
                 "<section class=\"turn-continued\" data-turn=\"{}\"><h2>Turn {} (continued)</h2></section>",
-                turn.number, turn.number
+                turn.number(),
+                turn.number()
             );
         } else {
             let _ = writeln!(
                 out,
                 "<section class=\"turn\" id=\"turn-{}\" data-turn=\"{}\"><h2>Turn {}: {}</h2><p class=\"facts\">{}</p></section>",
-                turn.number,
-                turn.number,
-                turn.number,
+                turn.number(),
+                turn.number(),
+                turn.number(),
                 text(&end(turn)),
                 text(&facts(turn))
             );
@@ -281,14 +282,14 @@ fn chart(out: &mut String, t: &Transcript) {
         .turns
         .iter()
         .map(|turn| {
-            let u = turn.usage;
+            let u = turn.counts.usage;
             u.input + u.output + u.cache_read + u.cache_write
         })
         .collect();
     let durations: Vec<i64> = t
         .turns
         .iter()
-        .map(|turn| turn.duration_ms.unwrap_or(0).max(0))
+        .map(|turn| turn.duration_ms().unwrap_or(0).max(0))
         .collect();
     let max_tokens = tokens.iter().copied().max().unwrap_or(0).max(1) as f64;
     let max_ms = durations.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -320,15 +321,15 @@ fn chart(out: &mut String, t: &Transcript) {
             out,
             "<rect class=\"tokens\" x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{h1:.1}\"><title>turn {}: {} tokens</title></rect>",
             label + row - h1,
-            turn.number,
+            turn.number(),
             tokens[i]
         );
         let _ = writeln!(
             out,
             "<rect class=\"duration\" x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{h2:.1}\"><title>turn {}: {}</title></rect>",
             top2 + label + row - h2,
-            turn.number,
-            duration(turn.duration_ms)
+            turn.number(),
+            duration(turn.duration_ms())
         );
     }
     let _ = writeln!(
@@ -336,31 +337,29 @@ fn chart(out: &mut String, t: &Transcript) {
         "<text x=\"0\" y=\"{}\">turn 1</text><text x=\"{width}\" y=\"{}\" text-anchor=\"end\">turn {}</text>",
         height - 2.0,
         height - 2.0,
-        t.turns.last().map_or(0, |x| x.number)
+        t.turns.last().map_or(0, |x| x.number())
     );
     out.push_str("</svg></section>\n");
 }
 
+/// The table of turns, one row a turn ([`TURN_COLUMNS`]).
 fn turn_table(out: &mut String, t: &Transcript) {
     if t.turns.is_empty() {
         return;
     }
-    out.push_str("<div class=\"table-wrap\"><table class=\"turns\"><thead><tr><th>turn</th><th class=\"l\">models</th><th>input</th><th>output</th><th>cache read</th><th>cache write</th><th>reasoning</th><th>duration</th><th class=\"l\">end</th></tr></thead><tbody>\n");
+    out.push_str("<div class=\"table-wrap\"><table class=\"turns\"><thead><tr>");
+    for (heading, words) in TURN_COLUMNS {
+        let class = if words { " class=\"l\"" } else { "" };
+        let _ = write!(out, "<th{class}>{heading}</th>");
+    }
+    out.push_str("</tr></thead><tbody>\n");
     for turn in &t.turns {
-        let u = turn.usage;
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
-            turn.number,
-            text(&turn.models.join(", ")),
-            u.input,
-            u.output,
-            u.cache_read,
-            u.cache_write,
-            u.reasoning_text(),
-            duration(turn.duration_ms),
-            text(&end(turn))
-        );
+        out.push_str("<tr>");
+        for ((_, words), c) in TURN_COLUMNS.into_iter().zip(turn_cells(turn)) {
+            let class = if words { " class=\"l\"" } else { "" };
+            let _ = write!(out, "<td{class}>{}</td>", text(&c));
+        }
+        out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
 }

@@ -38,23 +38,21 @@ pub fn render(t: &Transcript) -> String {
         out.push('\n');
     }
     if !t.turns.is_empty() {
-        out.push_str("| turn | models | input | output | cache read | cache write | reasoning | duration | end |\n");
-        out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+        out.push('|');
+        for (heading, _) in TURN_COLUMNS {
+            let _ = write!(out, " {heading} |");
+        }
+        out.push_str("\n|");
+        for (_, words) in TURN_COLUMNS {
+            out.push_str(if words { "---|" } else { "---:|" });
+        }
+        out.push('\n');
         for turn in &t.turns {
-            let u = turn.usage;
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                turn.number,
-                cell(&turn.models.join(", ")),
-                u.input,
-                u.output,
-                u.cache_read,
-                u.cache_write,
-                u.reasoning_text(),
-                duration(turn.duration_ms),
-                cell(&end(turn)),
-            );
+            out.push('|');
+            for c in turn_cells(turn) {
+                let _ = write!(out, " {} |", cell(&c));
+            }
+            out.push('\n');
         }
         out.push('\n');
     }
@@ -63,19 +61,49 @@ pub fn render(t: &Transcript) -> String {
     out
 }
 
+/// The columns of a transcript's table of turns, for every format: each one's heading,
+/// and whether it holds words (aligned left) rather than a number.
+pub const TURN_COLUMNS: [(&str, bool); 9] = [
+    ("turn", false),
+    ("models", true),
+    ("input", false),
+    ("output", false),
+    ("cache read", false),
+    ("cache write", false),
+    ("reasoning", false),
+    ("duration", false),
+    ("end", true),
+];
+
+/// One turn's row of the table of turns, in the order of [`TURN_COLUMNS`], not escaped.
+pub fn turn_cells(turn: &Turn) -> [String; 9] {
+    let u = turn.counts.usage;
+    [
+        turn.number().to_string(),
+        turn.models.join(", "),
+        u.input.to_string(),
+        u.output.to_string(),
+        u.cache_read.to_string(),
+        u.cache_write.to_string(),
+        u.reasoning_text(),
+        duration(turn.duration_ms()),
+        end(turn),
+    ]
+}
+
 /// The turn's end in words: `completed`, `error: <message>`, `aborted by user`.
 pub fn end(turn: &Turn) -> String {
     match &turn.detail {
-        Some(d) if turn.reason == "aborted" => format!("aborted {d}"),
-        Some(d) => format!("{}: {}", turn.reason, one_line(d)),
-        None if turn.reason == "open" => "still open".to_owned(),
-        None => turn.reason.clone(),
+        Some(d) if turn.counts.reason == "aborted" => format!("aborted {d}"),
+        Some(d) => format!("{}: {}", turn.counts.reason, one_line(d)),
+        None if turn.counts.reason == "open" => "still open".to_owned(),
+        None => turn.counts.reason.clone(),
     }
 }
 
 /// One line of facts under a turn's heading.
 pub fn facts(turn: &Turn) -> String {
-    let u = turn.usage;
+    let u = turn.counts.usage;
     let models = if turn.models.is_empty() {
         "no model".to_owned()
     } else {
@@ -83,16 +111,18 @@ pub fn facts(turn: &Turn) -> String {
     };
     format!(
         "{models} · seqs {}..{} · {}, {} · tokens: input {}, output {}, cache read {}, cache write {}, reasoning {} · {}",
-        turn.start_seq,
-        turn.end_seq.map_or("-".to_owned(), |s| s.to_string()),
-        crate::wording::count(turn.steps, "step"),
-        crate::wording::count(turn.tool_calls, "tool call"),
+        turn.counts.start_seq,
+        turn.counts
+            .end_seq
+            .map_or("-".to_owned(), |s| s.to_string()),
+        crate::wording::count(turn.counts.steps, "step"),
+        crate::wording::count(turn.counts.tool_calls, "tool call"),
         u.input,
         u.output,
         u.cache_read,
         u.cache_write,
         u.reasoning_text(),
-        duration(turn.duration_ms)
+        duration(turn.duration_ms())
     )
 }
 
@@ -137,12 +167,12 @@ struct Markdown;
 impl Layout for Markdown {
     fn turn(&self, out: &mut String, turn: &Turn, continued: bool) {
         if continued {
-            let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number);
+            let _ = writeln!(out, "---\n\n## Turn {} (continued)\n", turn.number());
         } else {
             let _ = writeln!(
                 out,
                 "---\n\n## Turn {}: {}\n",
-                turn.number,
+                turn.number(),
                 inline(&end(turn))
             );
             let _ = writeln!(out, "<sub>{}</sub>\n", facts(turn));

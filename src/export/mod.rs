@@ -92,16 +92,22 @@ pub struct Message {
     pub result_of: Option<ResultOf>,
     /// A note on the event: a tool result's `data.error`, an interrupted assistant message.
     pub note: Option<String>,
-    /// The seqs of the entries this replace shadowed that are shown below it, in surface
-    /// order.
-    pub replaced_shown: Vec<u64>,
-    /// Seqs the replace shadowed whose entries were not kept (none in practice).
-    pub replaced_missing: Vec<u64>,
+    /// The seqs this replace shadowed: those shown below it and those not kept.
+    pub replaced: Replaced,
     /// Every entry below this one, in the order shown (pre-order): the entries it shadowed
     /// at depth 1, each followed by the entries that one had shadowed at depth 2, and so
     /// on. Flat, with depths, so that a replace chain as long as the log is built, shown
     /// and dropped without recursion. Empty in the entries of this list themselves.
     pub shadowed: Vec<Shadowed>,
+}
+
+/// The seqs a replace shadowed ([`Message::replaced`]).
+#[derive(Debug, Clone, Default)]
+pub struct Replaced {
+    /// The seqs of the entries shown below the replace, in surface order.
+    pub shown: Vec<u64>,
+    /// Seqs whose entries were not kept (none in practice).
+    pub missing: Vec<u64>,
 }
 
 /// An entry shown below the replace that shadowed it ([`Message::shadowed`]).
@@ -142,13 +148,11 @@ impl Message {
     /// sum them up in a collapsed part: `Replaced 2 entries (seqs 3, 9): what the model no
     /// longer sees`; `None` when it replaced nothing.
     pub fn replaced_summary(&self) -> Option<String> {
-        if self.replaced_shown.is_empty() && self.replaced_missing.is_empty() {
+        let Replaced { shown, missing } = &self.replaced;
+        if shown.is_empty() && missing.is_empty() {
             return None;
         }
-        let seqs: Vec<String> = self
-            .replaced_shown
-            .iter()
-            .chain(self.replaced_missing.iter())
+        let seqs: Vec<String> = (shown.iter().chain(missing))
             .map(|s| s.to_string())
             .collect();
         Some(format!(
@@ -534,10 +538,10 @@ struct Builder<'a, 'r> {
 fn order(turns: &[Turn], entries: &[&SurfaceEntry], b: &mut Builder<'_, '_>) -> Vec<Item> {
     let turn_of = |seq: u64| {
         let i = turns
-            .partition_point(|t| t.start_seq <= seq)
+            .partition_point(|t| t.counts.start_seq <= seq)
             .checked_sub(1)?;
         let t = &turns[i];
-        t.end_seq.is_none_or(|end| seq <= end).then_some(i)
+        t.counts.end_seq.is_none_or(|end| seq <= end).then_some(i)
     };
     let mut items = Vec::new();
     let mut shown = vec![false; turns.len()];
@@ -599,8 +603,7 @@ impl Builder<'_, '_> {
         let mut nodes: Vec<(&SurfaceEntry, Value, usize, Option<usize>)> =
             vec![(entry, root, 0, None)];
         // Per node: the seqs shown below it and those missing.
-        let mut shown: Vec<Vec<u64>> = vec![Vec::new()];
-        let mut missing: Vec<Vec<u64>> = vec![Vec::new()];
+        let mut replaced: Vec<Replaced> = vec![Replaced::default()];
         let mut todo: Vec<(u64, usize)> = Vec::new();
         let children = |b: &Self, seq: u64| b.replaced.get(&seq).cloned().unwrap_or_default();
         todo.extend(children(self, entry.seq).into_iter().rev().map(|s| (s, 0)));
@@ -611,14 +614,13 @@ impl Builder<'_, '_> {
                 .filter(|_| seen.insert(seq))
                 .and_then(|o| Some((o, parse_message(o)?)));
             let Some((old, value)) = parsed else {
-                missing[parent].push(seq);
+                replaced[parent].missing.push(seq);
                 continue;
             };
-            shown[parent].push(seq);
+            replaced[parent].shown.push(seq);
             let index = nodes.len();
             nodes.push((old, value, nodes[parent].2 + 1, Some(parent)));
-            shown.push(Vec::new());
-            missing.push(Vec::new());
+            replaced.push(Replaced::default());
             todo.extend(children(self, seq).into_iter().rev().map(|s| (s, index)));
         }
         // Build in post-order (children before their parent), store in pre-order.
@@ -639,12 +641,8 @@ impl Builder<'_, '_> {
             }
             // Taken, so that a message's JSON lives only until its entry is built.
             let value = std::mem::take(&mut nodes[i].1);
-            built[i] = Some(self.message_alone(
-                nodes[i].0,
-                &value,
-                std::mem::take(&mut shown[i]),
-                std::mem::take(&mut missing[i]),
-            ));
+            built[i] =
+                Some(self.message_alone(nodes[i].0, &value, std::mem::take(&mut replaced[i])));
         }
         let mut built = built
             .into_iter()
@@ -662,8 +660,7 @@ impl Builder<'_, '_> {
         &mut self,
         entry: &SurfaceEntry,
         value: &Value,
-        replaced_shown: Vec<u64>,
-        replaced_missing: Vec<u64>,
+        replaced: Replaced,
     ) -> Message {
         let role = value
             .get("role")
@@ -699,8 +696,7 @@ impl Builder<'_, '_> {
             parts,
             result_of,
             note,
-            replaced_shown,
-            replaced_missing,
+            replaced,
             shadowed: Vec::new(),
         }
     }

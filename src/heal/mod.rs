@@ -48,37 +48,10 @@ pub const HEAL_ID_PREFIX: &str = "dsh-session-heal-";
 /// The plugin name in a note's source.
 pub const HEAL_PLUGIN: &str = "dsh-session-heal";
 
-/// One surface entry as the planner sees it (from [`SurfaceEntry`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The event's seq.
-    pub seq: u64,
-    /// The event type.
-    pub ty: String,
-    /// What a provider sees of its message; `None` when it projects to none (FORMAT.md §4).
-    pub shape: Option<Shape>,
-    /// Tool-call ids its message announces.
-    pub calls: Vec<String>,
-    /// Tool-call ids its message answers.
-    pub results: Vec<String>,
-}
-
-impl From<SurfaceEntry> for Entry {
-    fn from(e: SurfaceEntry) -> Self {
-        Entry {
-            seq: e.seq,
-            ty: e.ty.into_owned(),
-            shape: e.shape,
-            calls: e.calls,
-            results: e.results,
-        }
-    }
-}
-
-impl Entry {
-    fn role(&self) -> Option<WireRole> {
-        self.shape.map(|s| s.role)
-    }
+/// What a provider sees of a surface entry's message: its wire role; `None` when the entry
+/// projects to no message (FORMAT.md §4).
+fn role(entry: &SurfaceEntry) -> Option<WireRole> {
+    entry.shape.map(|s| s.role)
 }
 
 /// A provider finding no replacement the rules allow can fix: reported, never forced.
@@ -113,7 +86,7 @@ impl Selection {
     }
 
     /// The seqs whose stored message the heal records are built from.
-    pub fn source_seqs(&self, entries: &[Entry]) -> BTreeSet<u64> {
+    pub fn source_seqs(&self, entries: &[SurfaceEntry]) -> BTreeSet<u64> {
         self.notes
             .keys()
             .chain(self.fixes.keys())
@@ -123,7 +96,7 @@ impl Selection {
 
     /// Call ids of narrated results whose call is not in the history: their tool name is
     /// looked up in the log's `tool/call` events.
-    pub fn orphan_call_ids(&self, entries: &[Entry]) -> BTreeSet<String> {
+    pub fn orphan_call_ids(&self, entries: &[SurfaceEntry]) -> BTreeSet<String> {
         self.notes
             .keys()
             .flat_map(|&p| entries[p].results.iter().map(move |id| (p, id)))
@@ -136,7 +109,12 @@ impl Selection {
 /// Chooses what to heal for `provider`: every finding of `findings` (a scan's warnings,
 /// closers folded) that the provider enforces becomes a note or a fix, or is reported as
 /// [`Unhealed`]. `entries` is the surface, in order; `era` the log's generation.
-pub fn select(entries: &[Entry], findings: &[Finding], provider: Provider, era: Era) -> Selection {
+pub fn select(
+    entries: &[SurfaceEntry],
+    findings: &[Finding],
+    provider: Provider,
+    era: Era,
+) -> Selection {
     let mut selection = Selection::default();
     pair_calls_and_results(entries, &mut selection);
     let position: HashMap<u64, usize> = entries
@@ -213,7 +191,7 @@ pub fn select(entries: &[Entry], findings: &[Finding], provider: Provider, era: 
 /// The P-findings of the history as the selection would leave it: each run of narrated
 /// entries one user text message (under the seq of its first entry), fixed messages
 /// without lone surrogates and empty text blocks.
-fn healed_history_findings(entries: &[Entry], selection: &Selection) -> Vec<Finding> {
+fn healed_history_findings(entries: &[SurfaceEntry], selection: &Selection) -> Vec<Finding> {
     let note = Shape {
         role: WireRole::User,
         has_text: true,
@@ -253,14 +231,14 @@ fn healed_history_findings(entries: &[Entry], selection: &Selection) -> Vec<Find
 }
 
 /// Why a finding at `entry` cannot be healed, if it cannot.
-fn unhealable(entry: &Entry, rule: Rule, era: Era) -> Option<String> {
+fn unhealable(entry: &SurfaceEntry, rule: Rule, era: Era) -> Option<String> {
     if era == Era::June2026 {
         return Some(
             "heals are written in the shapes of DSH's v0–v4 logs; a June 2026 log is first converted by DSH (resume it with a current DSH), then healed"
                 .to_owned(),
         );
     }
-    match entry.role() {
+    match role(entry) {
         Some(role @ (WireRole::System | WireRole::Developer)) => {
             let name = if role == WireRole::System {
                 "system"
@@ -277,7 +255,7 @@ fn unhealable(entry: &Entry, rule: Rule, era: Era) -> Option<String> {
 
 /// Pairs each answered call id with the message that announced it: the latest assistant
 /// message before the answer that announced the id, as the providers pair them.
-fn pair_calls_and_results(entries: &[Entry], selection: &mut Selection) {
+fn pair_calls_and_results(entries: &[SurfaceEntry], selection: &mut Selection) {
     let mut latest: HashMap<&str, usize> = HashMap::new();
     for (j, e) in entries.iter().enumerate() {
         for id in &e.results {
@@ -290,7 +268,7 @@ fn pair_calls_and_results(entries: &[Entry], selection: &mut Selection) {
                 selection.announcer.insert((j, id.clone()), i);
             }
         }
-        if e.role() == Some(WireRole::Assistant) {
+        if role(e) == Some(WireRole::Assistant) {
             for id in &e.calls {
                 latest.insert(id, j);
             }
@@ -301,7 +279,7 @@ fn pair_calls_and_results(entries: &[Entry], selection: &mut Selection) {
 /// A narrated message takes its pairs with it: the results of the calls it announced, and
 /// the announcing message of the results it carried, are narrated too (else they would be
 /// orphans or unanswered calls); they inherit the rules that started the chain.
-fn cascade(entries: &[Entry], selection: &mut Selection, mut queue: Vec<usize>) {
+fn cascade(entries: &[SurfaceEntry], selection: &mut Selection, mut queue: Vec<usize>) {
     while let Some(k) = queue.pop() {
         let rules = selection.notes[&k].clone();
         let mut linked = Vec::new();
@@ -358,7 +336,7 @@ pub struct Heal {
 #[derive(Clone, Copy)]
 pub(super) struct Build<'a> {
     /// The surface entries, in surface order.
-    pub entries: &'a [Entry],
+    pub entries: &'a [SurfaceEntry],
     /// What is healed, and how.
     pub selection: &'a Selection,
     /// The messages the records are built from.
@@ -377,7 +355,7 @@ pub(super) struct Build<'a> {
 /// collected [`Selection::source_seqs`] never sees that; the validation of the healed log
 /// would then report the finding as left).
 pub fn records(
-    entries: &[Entry],
+    entries: &[SurfaceEntry],
     selection: &Selection,
     sources: &Sources,
     era: Era,
@@ -560,21 +538,28 @@ fn source_seqs_json(era: Era, sorted: &[u64]) -> String {
 mod tests {
     use super::*;
 
-    fn entry(seq: u64, role: WireRole, calls: &[&str], results: &[&str]) -> Entry {
-        Entry {
+    fn entry(seq: u64, role: WireRole, calls: &[&str], results: &[&str]) -> SurfaceEntry {
+        SurfaceEntry {
             seq,
             ty: match role {
                 WireRole::Assistant => "assistant/message",
                 WireRole::Tool => "tool/result",
                 _ => "user/message",
             }
-            .to_owned(),
+            .into(),
+            op: crate::replay::SurfaceOp::Append,
+            shadowed: 0,
+            role: None,
+            message_id: None,
+            preview: String::new(),
+            message: None,
+            calls: calls.iter().map(|s| s.to_string()).collect(),
+            results: results.iter().map(|s| s.to_string()).collect(),
+            line: None,
             shape: Some(Shape {
                 role,
                 ..Shape::default()
             }),
-            calls: calls.iter().map(|s| s.to_string()).collect(),
-            results: results.iter().map(|s| s.to_string()).collect(),
         }
     }
 

@@ -4,9 +4,10 @@
 use std::collections::BTreeSet;
 
 use crate::event::Era;
-use crate::heal::{Build, Entry, HEAL_PLUGIN, Heal, Selection, Sources, heal_id, replace_record};
+use crate::heal::{Build, HEAL_PLUGIN, Heal, Selection, Sources, heal_id, replace_record};
 use crate::json::Json;
 use crate::provider::WireRole;
+use crate::replay::SurfaceEntry;
 use crate::rules::Rule;
 
 /// Marks the first line of every note.
@@ -127,7 +128,7 @@ fn seq_list(seqs: &[u64]) -> String {
 
 /// Tells one narrated message.
 struct Narrator<'a> {
-    entries: &'a [Entry],
+    entries: &'a [SurfaceEntry],
     selection: &'a Selection,
     sources: &'a Sources,
     span: &'a [usize],

@@ -10,23 +10,23 @@ use super::edit::Edit;
 use super::note::Quotes;
 use super::stored::{Item, Stored};
 use super::writers;
-use super::{Changed, Dropped, LineFate, Recovery, Unrecoverable};
+use super::{Changed, Dropped, Fates, LineFate, MemberChange, Unrecoverable};
 use crate::rules::Rule;
 
-/// Fills in what was dropped, changed and lost, across the sessions.
+/// What was dropped, changed and lost, across the sessions, and where each line went.
 pub(super) fn describe(
-    recovery: &mut Recovery,
     stored: &Stored,
     split: &writers::Split,
     results: &[(usize, String, PathBuf, Recovered)],
     quotes: &Quotes<'_>,
-) {
+) -> Fates {
+    let mut out = Fates::default();
     let all: Vec<String> = results.iter().map(|(_, id, _, _)| id.clone()).collect();
     // Defects of the file itself: every session lacks them.
     for item in &stored.items {
         if let Item::Hole(h) = item {
             let torn_tail = matches!(h.rule, Rule::J2 | Rule::Z3);
-            recovery.unrecoverable.push(Unrecoverable {
+            out.unrecoverable.push(Unrecoverable {
                 lines: h.line.filter(|_| h.lines > 0).map(|l| (l, l + h.lines - 1)),
                 bytes: h.bytes,
                 rule: Some(h.rule),
@@ -42,7 +42,7 @@ pub(super) fn describe(
             continue;
         };
         if stray.copy_of.is_some() {
-            recovery.unrecoverable.push(Unrecoverable {
+            out.unrecoverable.push(Unrecoverable {
                 lines: Some((r.line, r.line)),
                 bytes: None,
                 rule: Some(Rule::J4),
@@ -52,7 +52,7 @@ pub(super) fn describe(
                 sessions: all.clone(),
             });
         } else {
-            merge_lost(&mut recovery.unrecoverable, r.line, None, &stray.why, &all);
+            merge_lost(&mut out.unrecoverable, r.line, None, &stray.why, &all);
         }
     }
     let mut kept: BTreeMap<usize, Kept> = BTreeMap::new();
@@ -62,7 +62,7 @@ pub(super) fn describe(
         }
     }
     for (&i, &how) in &kept {
-        let k = &mut recovery.kept;
+        let k = &mut out.kept;
         k.records += 1;
         k.events += stored.record(i).map_or(0, |r| r.count);
         match how {
@@ -81,7 +81,7 @@ pub(super) fn describe(
                 .filter_map(|&i| stored.record(i).map(|x| x.line))
                 .collect();
             if lines.is_empty() {
-                recovery.unrecoverable.push(Unrecoverable {
+                out.unrecoverable.push(Unrecoverable {
                     lines: None,
                     bytes: None,
                     rule: lost.rule,
@@ -93,7 +93,7 @@ pub(super) fn describe(
             }
             for line in lines {
                 merge_lost(
-                    &mut recovery.unrecoverable,
+                    &mut out.unrecoverable,
                     line,
                     lost.rule,
                     &lost.why(),
@@ -108,10 +108,7 @@ pub(super) fn describe(
             dropped
                 .entry(*i)
                 .or_insert_with(|| Dropped {
-                    line: rec.line,
-                    seq: rec.seq,
-                    ty: rec.ty.clone(),
-                    record: rec.text.clone(),
+                    record: rec.clone(),
                     why: format!(
                         "{} {}; it is log-only (no surfaceOp): the model never saw it",
                         f.rule.id(),
@@ -133,11 +130,13 @@ pub(super) fn describe(
                 .or_insert_with(|| Changed {
                     line,
                     seq,
-                    member,
-                    before: c.before.clone(),
-                    after: match &c.edit {
-                        Edit::Set(_, v) => Some(v.clone()),
-                        Edit::Remove(_) => None,
+                    change: MemberChange {
+                        member,
+                        before: c.before.clone(),
+                        after: match &c.edit {
+                            Edit::Set(_, v) => Some(v.clone()),
+                            Edit::Remove(_) => None,
+                        },
                     },
                     rule: c.finding.rule,
                     why: c.finding.message.clone(),
@@ -147,14 +146,15 @@ pub(super) fn describe(
                 .push(id.clone());
         }
     }
-    recovery.dropped = dropped.into_values().collect();
-    recovery.changed = changed.into_values().collect();
-    recovery.lines = fates(recovery, stored, split, results, quotes);
+    out.dropped = dropped.into_values().collect();
+    out.changed = changed.into_values().collect();
+    out.lines = fates(&out, stored, split, results, quotes);
+    out
 }
 
 /// Where each line of the original went ([`LineFate`]).
 fn fates(
-    recovery: &Recovery,
+    told: &Fates,
     stored: &Stored,
     split: &writers::Split,
     results: &[(usize, String, PathBuf, Recovered)],
@@ -183,7 +183,7 @@ fn fates(
             by
         })
         .collect();
-    let header_changed = recovery.changed.iter().any(|c| c.seq.is_none());
+    let header_changed = told.changed.iter().any(|c| c.seq.is_none());
     let headless = stored.rebuilt.as_ref().is_some_and(|r| r.first_is_record);
     let mut out = vec![match &stored.rebuilt {
         Some(r) => LineFate {
@@ -263,7 +263,7 @@ fn fates(
             ));
             continue;
         }
-        if let Some(d) = recovery.dropped.iter().find(|d| d.line == r.line) {
+        if let Some(d) = told.dropped.iter().find(|d| d.record.line == r.line) {
             let went = if quotes.of(i).is_empty() || !noted_everywhere(results) {
                 "left out"
             } else {

@@ -263,33 +263,32 @@ fn file_id(path: &Path) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The header `line` of the log `file` rebuilt, with `time` as the first record's.
+    fn rebuilt(line: &str, file: &str, time: Option<i64>) -> Rebuilt {
+        rebuild(line, Path::new(file), time).expect("rebuilt")
+    }
+
     #[test]
     fn a_cwd_that_is_null_goes_under_no_cwd() {
-        let r = rebuild(
+        let r = rebuilt(
             r#"{"type":"session","version":0,"id":"s-1","createdAt":1,"cwd":null,"delegationDepth":0}"#,
-            Path::new("/x/H6.jsonl"),
+            "/x/H6.jsonl",
             Some(5),
-        )
-        .expect("rebuilt");
-        assert_eq!(
-            r.text,
-            r#"{"type":"session","version":0,"id":"s-1","createdAt":1,"delegationDepth":0}"#
         );
+        let want = r#"{"type":"session","version":0,"id":"s-1","createdAt":1,"delegationDepth":0}"#;
+        assert_eq!(r.text, want);
         assert!(r.assumed[0].contains("_no-cwd"), "{:?}", r.assumed);
     }
 
     #[test]
     fn a_header_cut_short_keeps_what_it_holds() {
-        let r = rebuild(
+        let r = rebuilt(
             r#"{"type":"session","version":0,"id":"s-1","#,
-            Path::new("/x/H2.jsonl"),
+            "/x/H2.jsonl",
             Some(1760000000100),
-        )
-        .expect("rebuilt");
-        assert_eq!(
-            r.text,
-            r#"{"type":"session","version":0,"id":"s-1","createdAt":1760000000100,"delegationDepth":0}"#
         );
+        let want = r#"{"type":"session","version":0,"id":"s-1","createdAt":1760000000100,"delegationDepth":0}"#;
+        assert_eq!(r.text, want);
         assert!(r.why.starts_with("H2 "), "{}", r.why);
     }
 

@@ -64,7 +64,9 @@ use stored::{Stored, Unreadable};
 
 pub use publish::Done;
 pub use recovery::show_ranges;
-pub use recovery::{Changed, Dropped, KeptCount, LineFate, NewSession, Recovery, Unrecoverable};
+pub use recovery::{
+    Changed, Dropped, Fates, KeptCount, LineFate, MemberChange, NewSession, Recovery, Unrecoverable,
+};
 
 /// What to recover, and where to.
 #[derive(Debug, Clone)]
@@ -288,15 +290,10 @@ pub fn plan_read(
         file: path.to_path_buf(),
         store_session: stored.session.clone(),
         original: stored.header.id.clone(),
-        status: report.status,
-        finding: report.finding.clone().filter(|_| !report.is_ok()),
+        verdict: report.verdict(),
         sessions: Vec::new(),
-        dropped: Vec::new(),
-        changed: Vec::new(),
-        unrecoverable: Vec::new(),
         failed: Vec::new(),
-        kept: KeptCount::default(),
-        lines: Vec::new(),
+        fates: Fates::default(),
     };
     if recovery.valid() {
         return Ok(recovery);
@@ -367,6 +364,6 @@ pub fn plan_read(
             encoding,
         ));
     }
-    fates::describe(&mut recovery, stored, &split, &results, &quotes);
+    recovery.fates = fates::describe(stored, &split, &results, &quotes);
     Ok(recovery)
 }

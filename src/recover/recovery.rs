@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use crate::load::Encoding;
-use crate::rules::{Finding, Rule};
-use crate::scan::Status;
+use crate::recover::stored::Record;
+use crate::rules::Rule;
+use crate::scan::Verdict;
 
 /// A session the recovery writes.
 #[derive(Debug, Clone)]
@@ -54,14 +55,8 @@ pub struct NewSession {
 /// A record left out because no DSH loads its type.
 #[derive(Debug, Clone)]
 pub struct Dropped {
-    /// Its line in the original.
-    pub line: u64,
-    /// Its seq there.
-    pub seq: u64,
-    /// Its type.
-    pub ty: String,
-    /// The record, verbatim.
-    pub record: String,
+    /// The record, as stored in the original: its line, seq, type and text.
+    pub record: Record,
     /// Why.
     pub why: String,
     /// The sessions it is left out of.
@@ -75,18 +70,25 @@ pub struct Changed {
     pub line: u64,
     /// Its seq there (`None` for the header).
     pub seq: Option<u64>,
-    /// The member changed (`data.origin`).
-    pub member: String,
-    /// Its value before, raw JSON.
-    pub before: Option<String>,
-    /// Its value after, raw JSON; `None` when it is taken out.
-    pub after: Option<String>,
+    /// The member changed, and its value before and after.
+    pub change: MemberChange,
     /// The rule that refused the record.
     pub rule: Rule,
     /// What the rule said.
     pub why: String,
     /// The sessions it is changed in.
     pub sessions: Vec<String>,
+}
+
+/// One member of a record changed: its path and its value before and after.
+#[derive(Debug, Clone)]
+pub struct MemberChange {
+    /// The member's path (`data.origin`).
+    pub member: String,
+    /// Its value before, raw JSON.
+    pub before: Option<String>,
+    /// Its value after, raw JSON; `None` when it is taken out.
+    pub after: Option<String>,
 }
 
 /// Stored lines none of the sessions holds, and why.
@@ -117,20 +119,27 @@ pub struct Recovery {
     pub store_session: Option<String>,
     /// The original session id.
     pub original: String,
-    /// The log's verdict, as the DSH judged as (`--dsh`) loads it.
-    pub status: Status,
-    /// The finding behind it; `None` for a valid log (nothing to recover).
-    pub finding: Option<Finding>,
+    /// The log's verdict, as the DSH judged as (`--dsh`) loads it; its finding is `None`
+    /// for a log that loads (nothing to recover).
+    pub verdict: Verdict,
     /// The sessions to write; empty for a valid log.
     pub sessions: Vec<NewSession>,
+    /// Branches for which no session could be made, and why.
+    pub failed: Vec<String>,
+    /// What became of the original's records and lines, across the sessions.
+    pub fates: Fates,
+}
+
+/// What became of the original's records and lines, across the sessions (told by
+/// [`super::fates`] once the sessions are made; empty for a valid log).
+#[derive(Debug, Clone, Default)]
+pub struct Fates {
     /// Records left out (types no DSH loads).
     pub dropped: Vec<Dropped>,
     /// Changes made.
     pub changed: Vec<Changed>,
     /// What could not be recovered.
     pub unrecoverable: Vec<Unrecoverable>,
-    /// Branches for which no session could be made, and why.
-    pub failed: Vec<String>,
     /// The stored records the sessions hold.
     pub kept: KeptCount,
     /// Where each line of the original went, in order (the header first).
@@ -162,14 +171,14 @@ pub struct LineFate {
 impl Recovery {
     /// True when the log needs no recovery.
     pub fn valid(&self) -> bool {
-        self.finding.is_none()
+        self.verdict.finding.is_none()
     }
 
     /// True when the sessions keep every message of the log: no branch failed, and no
     /// line went `lost` (each is kept, renumbered, changed, rebuilt, quoted in the note,
     /// left out as a record that holds no message, a copy, or a torn tail).
     pub fn keeps_every_message(&self) -> bool {
-        self.failed.is_empty() && self.lines.iter().all(|l| l.went != "lost")
+        self.failed.is_empty() && self.fates.lines.iter().all(|l| l.went != "lost")
     }
 
     /// The branch with the most turns, when the log has several branches and one has more

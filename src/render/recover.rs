@@ -160,8 +160,8 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
         session: &r.original,
         store_session: r.store_session.as_deref(),
         status,
-        defect: r.finding.as_ref().map(|f| Defect {
-            status: r.status.name(),
+        defect: r.verdict.finding.as_ref().map(|f| Defect {
+            status: r.verdict.status.name(),
             rule: f.rule.id(),
             line: f.line,
             row: f.row,
@@ -199,40 +199,43 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         kept: Kept {
-            records: r.kept.records,
-            events: r.kept.events,
-            verbatim: r.kept.verbatim,
-            renumbered: r.kept.renumbered,
-            changed: r.kept.changed,
+            records: r.fates.kept.records,
+            events: r.fates.kept.events,
+            verbatim: r.fates.kept.verbatim,
+            renumbered: r.fates.kept.renumbered,
+            changed: r.fates.kept.changed,
         },
         dropped: r
+            .fates
             .dropped
             .iter()
             .map(|d| DroppedJson {
-                line: d.line,
-                seq: d.seq,
-                ty: &d.ty,
+                line: d.record.line,
+                seq: d.record.seq,
+                ty: &d.record.ty,
                 on_surface: false,
                 why: &d.why,
                 sessions: &d.sessions,
-                record: raw(&d.record),
+                record: raw(&d.record.text),
             })
             .collect(),
         changed: r
+            .fates
             .changed
             .iter()
             .map(|c| ChangedJson {
                 line: c.line,
                 seq: c.seq,
-                member: &c.member,
-                before: c.before.as_deref().and_then(raw),
-                after: c.after.as_deref().and_then(raw),
+                member: &c.change.member,
+                before: c.change.before.as_deref().and_then(raw),
+                after: c.change.after.as_deref().and_then(raw),
                 rule: c.rule.id(),
                 why: &c.why,
                 sessions: &c.sessions,
             })
             .collect(),
         unrecoverable: r
+            .fates
             .unrecoverable
             .iter()
             .map(|u| LostJson {
@@ -248,7 +251,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
             })
             .collect(),
         failed: &r.failed,
-        lines: (r.lines.iter())
+        lines: (r.fates.lines.iter())
             .map(|l| LineJson {
                 line: l.line,
                 seq: l.seq,
@@ -270,13 +273,13 @@ fn write_text(
         Some(s) => format!("{} (session {s})", o.file),
         None => o.file.clone(),
     };
-    let Some(f) = &r.finding else {
+    let Some(f) = &r.verdict.finding else {
         writeln!(
             out,
             "{name}: {} as {} loads it; nothing to recover{}",
-            r.status.name(),
+            r.verdict.status.name(),
             DshLine::process_default().name(),
-            if r.status == Status::TornTail {
+            if r.verdict.status == Status::TornTail {
                 " (DSH cuts its torn tail on load; `dsh-session repair` does it now)"
             } else {
                 ""
@@ -284,7 +287,7 @@ fn write_text(
         )?;
         return Ok(());
     };
-    writeln!(out, "{name}: {} {f}", r.status.name())?;
+    writeln!(out, "{name}: {} {f}", r.verdict.status.name())?;
     let written = matches!(o.status, "recovered");
     let verb = if written {
         "recovered"
@@ -333,7 +336,7 @@ fn write_text(
     }
     write_list(
         out,
-        &r.dropped,
+        &r.fates.dropped,
         |n| {
             format!(
                 "{name}: left out {} of types no DSH loads (log-only: nothing the model saw):",
@@ -341,13 +344,14 @@ fn write_text(
             )
         },
         |out, d| {
-            writeln!(out, "  line {} (seq {}) {}: {}", d.line, d.seq, d.ty, d.why)?;
-            writeln!(out, "    {}", d.record)
+            let r = &d.record;
+            writeln!(out, "  line {} (seq {}) {}: {}", r.line, r.seq, r.ty, d.why)?;
+            writeln!(out, "    {}", r.text)
         },
     )?;
     write_list(
         out,
-        &r.changed,
+        &r.fates.changed,
         |n| format!("{name}: changed {}:", count(n, "member")),
         |out, c| {
             let seq = c.seq.map(|s| format!(" (seq {s})")).unwrap_or_default();
@@ -355,17 +359,17 @@ fn write_text(
                 out,
                 "  line {}{seq} {}: {} → {} ({} {})",
                 c.line,
-                c.member,
-                c.before.as_deref().unwrap_or("(absent)"),
-                c.after.as_deref().unwrap_or("(taken out)"),
+                c.change.member,
+                c.change.before.as_deref().unwrap_or("(absent)"),
+                c.change.after.as_deref().unwrap_or("(taken out)"),
                 c.rule.id(),
                 c.why
             )
         },
     )?;
-    if !r.unrecoverable.is_empty() {
+    if !r.fates.unrecoverable.is_empty() {
         writeln!(out, "{name}: left out of the new sessions:")?;
-        for u in &r.unrecoverable {
+        for u in &r.fates.unrecoverable {
             let at = match (u.lines, u.bytes) {
                 (Some((a, b)), _) if a == b => format!("line {a}"),
                 (Some((a, b)), _) => format!("lines {a}–{b}"),

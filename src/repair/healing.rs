@@ -7,7 +7,7 @@ use crate::heal;
 use crate::provider::Provider;
 use crate::repair::stays::staying;
 use crate::repair::{Repair, RepairError, Scan};
-use crate::replay::Keep;
+use crate::replay::{Keep, SurfaceEntry};
 use crate::rules::Finding;
 use crate::scan::{Report, ScanOptions};
 use crate::view::heal_sources::HealSources;
@@ -67,9 +67,7 @@ pub fn heals_for(
     scan: &mut Scan<'_>,
 ) -> Result<Healed, RepairError> {
     let era = report.era.unwrap_or(Era::Head);
-    let entries: Vec<heal::Entry> = (report.replay.iter_without_texts())
-        .map(heal::Entry::from)
-        .collect();
+    let entries: Vec<SurfaceEntry> = (report.replay.iter_without_texts()).collect();
     let selection = heal::select(&entries, &report.warnings, provider, era);
     let unhealed_list = selection.unhealed.clone();
     let unhealed = |f: &Finding| {

@@ -39,7 +39,7 @@ use crate::replay::{Keep, Replay};
 use crate::rules::{Class, Finding, Rule};
 use crate::view::{Checked, PackedChunks, View};
 use framing::{FrameContext, Framed, Record, frame_line};
-pub use report::{Report, Status};
+pub use report::{Report, Status, Verdict};
 pub use torn::TornTail;
 use torn::{TailContext, TornScan};
 

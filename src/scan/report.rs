@@ -86,10 +86,27 @@ pub struct Report {
     pub read_through: Option<u64>,
 }
 
+/// A log's verdict, with the finding behind it when the verdict fails the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// `valid`, `torn-tail`, `corrupt`, `refused` or `foreign`.
+    pub status: Status,
+    /// The finding behind a failing verdict; `None` for `valid` and `torn-tail`.
+    pub finding: Option<Finding>,
+}
+
 impl Report {
     /// True for `valid` and `torn-tail`.
     pub fn is_ok(&self) -> bool {
         matches!(self.status, Status::Valid | Status::TornTail)
+    }
+
+    /// The verdict, with its finding only when it fails the log.
+    pub fn verdict(&self) -> Verdict {
+        Verdict {
+            status: self.status,
+            finding: self.finding.clone().filter(|_| !self.is_ok()),
+        }
     }
 
     /// What each DSH release line does with the log, for `show` and `version`

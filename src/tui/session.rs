@@ -102,7 +102,7 @@ impl SessionView {
         }
         let mut turn_at = HashMap::new();
         for (i, t) in details.turns.iter().enumerate() {
-            turn_at.entry(t.turn.number).or_insert(i);
+            turn_at.entry(t.turn.number()).or_insert(i);
         }
         let mut view = SessionView {
             session,
@@ -414,15 +414,15 @@ impl SessionView {
                 };
                 let mut text = format!(
                     "{mark} turn {} · {} · {} · {}",
-                    turn.number,
-                    turn.reason,
+                    turn.number(),
+                    turn.counts.reason,
                     count(node.steps.len() as u64, "step"),
-                    count(turn.tool_calls, "tool call")
+                    count(turn.counts.tool_calls, "tool call")
                 );
-                if let Some(d) = turn.duration_ms {
+                if let Some(d) = turn.duration_ms() {
                     text.push_str(&format!(" · {:.1}s", d as f64 / 1000.0));
                 }
-                let style = if turn.reason == "error" || turn.detail.is_some() {
+                let style = if turn.counts.reason == "error" || turn.detail.is_some() {
                     theme.error()
                 } else {
                     theme.heading()

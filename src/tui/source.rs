@@ -364,11 +364,11 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
         .turns_of(&stats.turns)
         .into_iter()
         .map(|turn| {
-            let end = turn.end_seq.unwrap_or(u64::MAX);
+            let end = turn.counts.end_seq.unwrap_or(u64::MAX);
             let steps = inspect
                 .steps
                 .iter()
-                .filter(|s| s.start_seq > turn.start_seq && s.start_seq < end)
+                .filter(|s| s.start_seq > turn.counts.start_seq && s.start_seq < end)
                 .map(|s| StepNode {
                     step: s.step,
                     start_seq: s.start_seq,

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::event::Projection;
 use crate::json::{Json, Kind};
-use crate::view::stats::{TurnRow, Usage};
+use crate::view::stats::TurnRow;
 use crate::view::{Checked, View};
 
 /// One turn's facts, in the order the turns started.
@@ -28,28 +28,24 @@ pub struct TurnFacts {
 /// ([`TurnRow`]) with its models and how it ended ([`TurnFacts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
-    /// `data.turn`.
-    pub number: i64,
-    /// Seq of its `turn/start`.
-    pub start_seq: u64,
-    /// Seq of its `turn/end`, when it ended.
-    pub end_seq: Option<u64>,
-    /// The end reason's kind (`completed`, `error`, `aborted`, `interrupted`, …) or `open`.
-    pub reason: String,
+    /// Its counts and times, as `show` keeps them.
+    pub counts: TurnRow,
     /// An error turn's failure message and code, an aborted turn's cause.
     pub detail: Option<String>,
     /// `provider/model` of its assistant messages.
     pub models: Vec<String>,
-    /// Token usage summed over its assistant messages.
-    pub usage: Usage,
-    /// `turn/start` time, ms since the Unix epoch.
-    pub start_time: Option<i64>,
+}
+
+impl Turn {
+    /// `data.turn`.
+    pub fn number(&self) -> i64 {
+        self.counts.turn
+    }
+
     /// `turn/end` time minus `turn/start` time, in ms.
-    pub duration_ms: Option<i64>,
-    /// `step/start` events.
-    pub steps: u64,
-    /// `tool/call` events.
-    pub tool_calls: u64,
+    pub fn duration_ms(&self) -> Option<i64> {
+        (self.counts.start_time.zip(self.counts.end_time)).map(|(a, b)| b - a)
+    }
 }
 
 /// The facts a transcript shows that `show` does not keep.
@@ -79,17 +75,9 @@ impl TranscriptFacts {
             .map(|row| {
                 let facts = facts_at.get(&row.start_seq).copied();
                 Turn {
-                    number: row.turn,
-                    start_seq: row.start_seq,
-                    end_seq: row.end_seq,
-                    reason: row.reason.clone(),
+                    counts: row.clone(),
                     detail: facts.and_then(|f| f.detail.clone()),
                     models: facts.map(|f| f.models.clone()).unwrap_or_default(),
-                    usage: row.usage,
-                    start_time: row.start_time,
-                    duration_ms: row.start_time.zip(row.end_time).map(|(a, b)| b - a),
-                    steps: row.steps,
-                    tool_calls: row.tool_calls,
                 }
             })
             .collect()

@@ -70,19 +70,20 @@ pub fn session_page(
     if !t.turns.is_empty() {
         after.push_str("<details class=\"timeline-box\" open><summary>Timeline</summary><ol class=\"timeline\">\n");
         for turn in &t.turns {
-            let u = turn.usage;
+            let u = turn.counts.usage;
             let tokens = u.input + u.output + u.cache_read + u.cache_write;
             let _ = writeln!(
                 after,
                 "<li><a href=\"#turn-{}\">Turn {}</a> <span class=\"when\">{}</span> · {} · {} tokens · {}</li>",
-                turn.number,
-                turn.number,
-                turn.start_time
+                turn.number(),
+                turn.number(),
+                turn.counts
+                    .start_time
                     .map(utc)
                     .unwrap_or_else(|| "time unknown".to_owned()),
-                duration(turn.duration_ms),
+                duration(turn.duration_ms()),
                 tokens,
-                text(&turn.reason)
+                text(&turn.counts.reason)
             );
         }
         after.push_str("</ol></details>\n");
