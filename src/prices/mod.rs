@@ -112,6 +112,38 @@ impl Band {
     }
 }
 
+/// An entry's rates: per 1M tokens of each kind, in 10⁻⁶ of its currency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rates {
+    /// Cache-hit input (`cacheReadTokens`).
+    pub cache_hit: u64,
+    /// Cache-miss input (`inputTokens`).
+    pub cache_miss: u64,
+    /// `cacheWriteTokens`; `None`: at the miss price.
+    pub cache_write: Option<u64>,
+    /// Output (`outputTokens`).
+    pub output: u64,
+}
+
+impl Rates {
+    /// The cost of `tokens` at these rates times `multiplier`.
+    pub fn cost(&self, tokens: &Tokens, multiplier: f64) -> Cost {
+        let rate = |per_million: u64| (per_million as f64 * multiplier).round() as u128;
+        // Tokens times 10⁻⁶ of the currency per 1M tokens: 10⁻¹² of the currency.
+        let part = |n: u64, per_million: u64| u128::from(n) * rate(per_million);
+        let (write_as_miss, cache_write) = match self.cache_write {
+            Some(p) => (0, part(tokens.cache_write, p)),
+            None => (tokens.cache_write, 0),
+        };
+        Cost {
+            cache_hit: part(tokens.cache_read, self.cache_hit),
+            cache_miss: part(tokens.input + write_as_miss, self.cache_miss),
+            cache_write,
+            output: part(tokens.output, self.output),
+        }
+    }
+}
+
 /// One price entry.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -123,14 +155,8 @@ pub struct Entry {
     pub aliases: Vec<String>,
     /// ISO 4217 code (`CNY`); costs in different currencies are never added.
     pub currency: String,
-    /// Per 1M cache-hit tokens, in 10⁻⁶ of the currency.
-    pub cache_hit: u64,
-    /// Per 1M cache-miss tokens, in 10⁻⁶ of the currency.
-    pub cache_miss: u64,
-    /// Per 1M cache-write tokens, in 10⁻⁶ of the currency; `None`: at the miss price.
-    pub cache_write: Option<u64>,
-    /// Per 1M output tokens, in 10⁻⁶ of the currency.
-    pub output: u64,
+    /// What each kind of token costs.
+    pub rates: Rates,
     /// Valid from this time, ms since the Unix epoch.
     pub from: Option<i64>,
     /// Valid before this time, ms since the Unix epoch.
@@ -198,21 +224,9 @@ impl Entry {
         }
     }
 
-    /// The cost of `tokens` at `multiplier`.
+    /// The cost of `tokens` at `multiplier` ([`Rates::cost`]).
     pub fn cost(&self, tokens: &Tokens, multiplier: f64) -> Cost {
-        let rate = |per_million: u64| (per_million as f64 * multiplier).round() as u128;
-        // Tokens times 10⁻⁶ of the currency per 1M tokens: 10⁻¹² of the currency.
-        let part = |n: u64, per_million: u64| u128::from(n) * rate(per_million);
-        let (write_as_miss, cache_write) = match self.cache_write {
-            Some(p) => (0, part(tokens.cache_write, p)),
-            None => (tokens.cache_write, 0),
-        };
-        Cost {
-            cache_hit: part(tokens.cache_read, self.cache_hit),
-            cache_miss: part(tokens.input + write_as_miss, self.cache_miss),
-            cache_write,
-            output: part(tokens.output, self.output),
-        }
+        self.rates.cost(tokens, multiplier)
     }
 }
 
@@ -410,13 +424,15 @@ impl FileEntry {
             });
         }
         Ok(Entry {
-            cache_hit: micro("cache_hit", self.cache_hit)?,
-            cache_miss: micro("cache_miss", self.cache_miss)?,
-            cache_write: self
-                .cache_write
-                .map(|v| micro("cache_write", v))
-                .transpose()?,
-            output: micro("output", self.output)?,
+            rates: Rates {
+                cache_hit: micro("cache_hit", self.cache_hit)?,
+                cache_miss: micro("cache_miss", self.cache_miss)?,
+                cache_write: self
+                    .cache_write
+                    .map(|v| micro("cache_write", v))
+                    .transpose()?,
+                output: micro("output", self.output)?,
+            },
             provider: self.provider,
             model: self.model,
             aliases: self.aliases,
