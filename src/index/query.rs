@@ -8,6 +8,7 @@ use rusqlite::types::Value;
 
 use super::writer::ModelJson;
 use super::{Index, IndexError, under};
+use crate::header::Lineage;
 use crate::view::message_rows::PartKind;
 
 /// Which sessions [`Index::sessions`] lists.
@@ -77,14 +78,8 @@ pub struct SessionRow {
     pub first_time: Option<i64>,
     /// The last event's time: the last activity.
     pub last_time: Option<i64>,
-    /// The header's `parentSession`.
-    pub parent_session: Option<String>,
-    /// The header's `seedLength`.
-    pub seed_length: Option<i64>,
-    /// The header's `origin`.
-    pub origin: Option<String>,
-    /// The header's `delegationDepth`.
-    pub delegation_depth: Option<i64>,
+    /// The header's lineage.
+    pub lineage: Lineage,
     /// A schema 17 store's `revision`.
     pub revision: Option<i64>,
     /// The format generation (`head`, `june-2026`, `v1` … `v4`).
@@ -305,6 +300,21 @@ impl Select<'_> {
     }
 }
 
+/// The columns [`lineage_row`] reads, of `sessions s`.
+pub(super) const LINEAGE_COLUMNS: &str =
+    "s.parent_session, s.seed_length, s.origin, s.delegation_depth";
+
+/// A [`Lineage`] from the columns [`LINEAGE_COLUMNS`] at `at`.
+pub(super) fn lineage_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Lineage> {
+    Ok(Lineage {
+        parent_session: r.get(at)?,
+        seed_length: r.get(at + 1)?,
+        origin: r.get(at + 2)?,
+        delegation_depth: r.get(at + 3)?,
+    })
+}
+
+/// The columns [`session_row`] reads (the lineage's as [`LINEAGE_COLUMNS`]).
 pub(super) const SESSION_COLUMNS: &str = "f.path, f.encoding, f.size, f.error, s.session, s.title, s.cwd, s.created_at, s.first_time, s.last_time, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.revision, s.generation, s.status, s.rule, s.message, s.events, s.turns, s.tool_calls, s.models, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens";
 
 /// A [`SessionRow`] from the columns [`SESSION_COLUMNS`] at `at`.
@@ -328,10 +338,7 @@ pub(super) fn session_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<
         created_at: r.get(at + 7)?,
         first_time: r.get(at + 8)?,
         last_time: r.get(at + 9)?,
-        parent_session: r.get(at + 10)?,
-        seed_length: r.get(at + 11)?,
-        origin: r.get(at + 12)?,
-        delegation_depth: r.get(at + 13)?,
+        lineage: lineage_row(r, at + 10)?,
         revision: r.get(at + 14)?,
         generation: r.get(at + 15)?,
         message: r.get::<_, Option<String>>(at + 18)?.or(error),

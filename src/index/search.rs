@@ -18,8 +18,8 @@ use rusqlite::types::Value;
 
 use super::expr::{Expr, fold};
 use super::query::{
-    MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow, Where, part_row,
-    session_row,
+    LINEAGE_COLUMNS, MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow,
+    Where, lineage_row, part_row, session_row,
 };
 use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
@@ -507,7 +507,7 @@ impl Index {
             };
             w.sessions(&sessions);
             let columns = format!(
-                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
+                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, {LINEAGE_COLUMNS}, \
                  COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)"
             );
             let select = Select {
@@ -521,7 +521,7 @@ impl Index {
                 self,
                 |r| {
                     let text: String = r.get(5)?;
-                    let seq: i64 = r.get(11)?;
+                    let seq: i64 = r.get(12)?;
                     let hit = Hit {
                         file: PathBuf::from(r.get::<_, String>(0)?),
                         encoding: r.get(1)?,
@@ -531,7 +531,7 @@ impl Index {
                         status: r.get(6)?,
                         rule: r.get(7)?,
                         field,
-                        lineage: lineage(r.get(8)?, r.get(9)?, r.get(10)?),
+                        lineage: lineage_row(r, 8)?.kind(),
                         part: MessagePart {
                             seq: seq as u64,
                             pos: seq,
@@ -612,7 +612,7 @@ impl Index {
             };
             seen.insert((newest.file.clone(), newest.session.clone()));
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 24).map_err(|e| self.error(e))?;
+            let session = session_row(r, 25).map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -732,9 +732,9 @@ impl Index {
         };
         let select = Select {
             columns: if by_session {
-                format!("s.id, {HIT_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS}")
+                format!("s.id, {HIT_COLUMNS}, {LINEAGE_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS}")
             } else {
-                format!("{HIT_COLUMNS}, {PART_COLUMNS}")
+                format!("{HIT_COLUMNS}, {LINEAGE_COLUMNS}, {PART_COLUMNS}")
             },
             from,
             filter: w,
@@ -778,24 +778,9 @@ struct Matches {
     terms: Vec<String>,
 }
 
-/// The columns [`hit_row`] reads.
-const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.block, m.start, m.len, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth";
-
-/// `subagent` for a header with `origin: "subagent"` or a delegation depth above 0, `fork`
-/// for one with a `parentSession` (FORMAT.md §6.3), else `None`.
-fn lineage(
-    parent: Option<String>,
-    origin: Option<String>,
-    depth: Option<i64>,
-) -> Option<&'static str> {
-    if origin.as_deref() == Some("subagent") || depth.is_some_and(|d| d > 0) {
-        Some("subagent")
-    } else if parent.is_some() {
-        Some("fork")
-    } else {
-        None
-    }
-}
+/// The columns [`hit_row`] reads first (then [`LINEAGE_COLUMNS`] and [`PART_COLUMNS`]).
+const HIT_COLUMNS: &str =
+    "f.path, f.encoding, s.session, s.title, s.cwd, m.block, m.start, m.len, s.status, s.rule";
 
 /// Ranked hits with each run of assistant messages made one: a hit in an assistant message
 /// of a session and turn that a better hit of the same run already stands for is left out,
@@ -827,8 +812,8 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
     out
 }
 
-/// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`] then
-/// [`PART_COLUMNS`] at `at`.
+/// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`],
+/// [`LINEAGE_COLUMNS`] then [`PART_COLUMNS`] at `at`.
 fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, TextAt)> {
     let text = TextAt::from_row(r, at + 5)?;
     let hit = Hit {
@@ -840,8 +825,8 @@ fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, TextAt)> 
         status: r.get(at + 8)?,
         rule: r.get(at + 9)?,
         field: Field::Message,
-        lineage: lineage(r.get(at + 10)?, r.get(at + 11)?, r.get(at + 12)?),
-        part: part_row(r, at + 13)?,
+        lineage: lineage_row(r, at + 10)?.kind(),
+        part: part_row(r, at + 14)?,
         grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,
