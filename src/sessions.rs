@@ -109,27 +109,27 @@ impl From<&SessionRow> for Row {
     fn from(s: &SessionRow) -> Self {
         // Another harness's file has no DSH header or events to describe: its row says only
         // what it is (status `foreign`) and where.
-        let counted = !matches!(s.status.as_str(), "unreadable" | "foreign");
+        let counted = !matches!(s.session.status.as_str(), "unreadable" | "foreign");
         let name = |m: &ModelUse| format!("{}/{}", m.provider, m.model);
         Row {
             schema_version: SCHEMA_VERSION,
-            id: (!s.session.is_empty()).then(|| s.session.clone()),
-            title: s.title.clone().filter(|_| counted),
+            id: (!s.session.id.is_empty()).then(|| s.session.id.clone()),
+            title: s.session.title.clone().filter(|_| counted),
             created_at: s.created_at.map(utc),
-            cwd: s.cwd.clone(),
-            lineage: s.lineage.clone(),
+            cwd: s.session.cwd.clone(),
+            lineage: s.session.lineage.clone(),
             events: counted.then_some(s.events),
             turns: counted.then_some(s.turns),
             revision: s.revision,
-            status: s.status.clone(),
-            file: Some(s.file.display().to_string()),
+            status: s.session.status.clone(),
+            file: Some(s.session.file.display().to_string()),
             indexed: Some(Indexed {
                 last_activity: s.last_time.map(utc),
                 model: s.main_model().map(name),
                 models: s.models.iter().map(name).collect(),
                 tool_calls: s.tool_calls,
                 generation: s.generation.clone(),
-                rule: s.rule.clone(),
+                rule: s.session.rule.clone(),
                 size: s.size,
                 input_tokens: s.tokens.input,
                 output_tokens: s.tokens.output,

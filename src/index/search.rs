@@ -18,8 +18,8 @@ use rusqlite::types::Value;
 
 use super::expr::{Expr, fold};
 use super::query::{
-    LINEAGE_COLUMNS, MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow,
-    Where, lineage_row, part_row, session_row,
+    MessagePart, PART_COLUMNS, PART_WIDTH, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
+    SessionFilter, SessionRef, SessionRow, Where, part_row, session_ref, session_row,
 };
 use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
@@ -65,28 +65,12 @@ pub struct Snippet {
 /// One message part that matched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
-    /// The log or store.
-    pub file: PathBuf,
-    /// `none`, `zstd` or `sqlite`.
-    pub encoding: String,
-    /// The session id.
-    pub session: String,
-    /// The session's title.
-    pub title: Option<String>,
-    /// The session's project (`cwd`).
-    pub project: Option<String>,
-    /// The session's `validate` status (`valid`, `torn-tail`, `corrupt`, `refused`,
-    /// `foreign`), as [`SessionRow::status`].
-    pub status: String,
-    /// The rule of its finding (`F2` for a log the frozen edges refuse), if any.
-    pub rule: Option<String>,
+    /// The session (its lineage: a subagent's or a fork's hits rank below the parent's,
+    /// [`LINEAGE_WEIGHT`]).
+    pub session: SessionRef,
     /// What matched: a message part's text (or its tool's name), the session's title, or
     /// its project.
     pub field: Field,
-    /// `subagent` for a subagent's session (header `origin: "subagent"` or a delegation
-    /// depth above 0), `fork` for a session forked from another (`parentSession`), else
-    /// `None`: their hits rank below the parent's ([`LINEAGE_WEIGHT`]).
-    pub lineage: Option<&'static str>,
     /// The part that matched (for a title or project hit: the session's first message
     /// part, seq 0 when the index holds none).
     pub part: MessagePart,
@@ -451,7 +435,7 @@ impl Index {
             .zip(scores)
             .enumerate()
             .map(|(i, (hit, score))| {
-                let lineage = if hit.lineage.is_some() {
+                let lineage = if hit.session.lineage.kind().is_some() {
                     LINEAGE_WEIGHT
                 } else {
                     1.0
@@ -507,7 +491,7 @@ impl Index {
             };
             w.sessions(&sessions);
             let columns = format!(
-                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, {LINEAGE_COLUMNS}, \
+                "{REF_COLUMNS}, {column}, \
                  COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)"
             );
             let select = Select {
@@ -520,18 +504,11 @@ impl Index {
             let rows = select.rows(
                 self,
                 |r| {
-                    let text: String = r.get(5)?;
-                    let seq: i64 = r.get(12)?;
+                    let text: String = r.get(REF_WIDTH)?;
+                    let seq: i64 = r.get(REF_WIDTH + 1)?;
                     let hit = Hit {
-                        file: PathBuf::from(r.get::<_, String>(0)?),
-                        encoding: r.get(1)?,
-                        session: r.get(2)?,
-                        title: r.get(3)?,
-                        project: r.get(4)?,
-                        status: r.get(6)?,
-                        rule: r.get(7)?,
+                        session: session_ref(r, 0)?,
                         field,
-                        lineage: lineage_row(r, 8)?.kind(),
                         part: MessagePart {
                             seq: seq as u64,
                             pos: seq,
@@ -583,14 +560,14 @@ impl Index {
             }
             let row = self
                 .sessions(&SessionFilter {
-                    under: vec![hit.file.clone()],
-                    session: Some(hit.session.clone()),
+                    under: vec![hit.session.file.clone()],
+                    session: Some(hit.session.id.clone()),
                     ..SessionFilter::default()
                 })?
                 .into_iter()
-                .find(|r| r.session == hit.session);
+                .find(|r| r.session.id == hit.session.id);
             let Some(row) = row else { continue };
-            if !seen.insert((hit.file.clone(), hit.session.clone())) {
+            if !seen.insert((hit.session.file.clone(), hit.session.id.clone())) {
                 continue;
             }
             hit.snippet = snippet_of(&text, &terms, 40);
@@ -604,15 +581,17 @@ impl Index {
                 break;
             }
             let (mut newest, at) = hit_row(r, 1).map_err(|e| self.error(e))?;
-            if seen.contains(&(newest.file.clone(), newest.session.clone())) {
+            let key = (newest.session.file.clone(), newest.session.id.clone());
+            if seen.contains(&key) {
                 continue;
             }
             let Some(text) = self.checked(&mut texts, &check, &newest, at)? else {
                 continue;
             };
-            seen.insert((newest.file.clone(), newest.session.clone()));
+            seen.insert(key);
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 25).map_err(|e| self.error(e))?;
+            let session = session_row(r, 1 + HIT_WIDTH + PART_WIDTH, newest.session.clone())
+                .map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -732,9 +711,9 @@ impl Index {
         };
         let select = Select {
             columns: if by_session {
-                format!("s.id, {HIT_COLUMNS}, {LINEAGE_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS}")
+                format!("s.id, {HIT_COLUMNS}, {REF_COLUMNS}, {PART_COLUMNS}, {ROW_COLUMNS}")
             } else {
-                format!("{HIT_COLUMNS}, {LINEAGE_COLUMNS}, {PART_COLUMNS}")
+                format!("{HIT_COLUMNS}, {REF_COLUMNS}, {PART_COLUMNS}")
             },
             from,
             filter: w,
@@ -778,9 +757,13 @@ struct Matches {
     terms: Vec<String>,
 }
 
-/// The columns [`hit_row`] reads first (then [`LINEAGE_COLUMNS`] and [`PART_COLUMNS`]).
-const HIT_COLUMNS: &str =
-    "f.path, f.encoding, s.session, s.title, s.cwd, m.block, m.start, m.len, s.status, s.rule";
+/// The columns [`hit_row`] reads first (where the part's text is), then
+/// [`REF_COLUMNS`] and [`PART_COLUMNS`].
+const HIT_COLUMNS: &str = "m.block, m.start, m.len";
+
+/// How many columns [`hit_row`] reads before [`PART_COLUMNS`]: [`HIT_COLUMNS`] and
+/// [`REF_COLUMNS`].
+const HIT_WIDTH: usize = 3 + REF_WIDTH;
 
 /// Ranked hits with each run of assistant messages made one: a hit in an assistant message
 /// of a session and turn that a better hit of the same run already stands for is left out,
@@ -792,7 +775,7 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
     for (hit, score, i) in ranked {
         let run = match (hit.field, hit.part.kind, hit.part.turn) {
             (Field::Message, PartKind::Assistant, Some(turn)) => {
-                Some((hit.file.clone(), hit.session.clone(), turn))
+                Some((hit.session.file.clone(), hit.session.id.clone(), turn))
             }
             _ => None,
         };
@@ -813,20 +796,13 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
 }
 
 /// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`],
-/// [`LINEAGE_COLUMNS`] then [`PART_COLUMNS`] at `at`.
+/// [`REF_COLUMNS`] then [`PART_COLUMNS`] at `at`.
 fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, TextAt)> {
-    let text = TextAt::from_row(r, at + 5)?;
+    let text = TextAt::from_row(r, at)?;
     let hit = Hit {
-        file: PathBuf::from(r.get::<_, String>(at)?),
-        encoding: r.get(at + 1)?,
-        session: r.get(at + 2)?,
-        title: r.get(at + 3)?,
-        project: r.get(at + 4)?,
-        status: r.get(at + 8)?,
-        rule: r.get(at + 9)?,
+        session: session_ref(r, at + 3)?,
         field: Field::Message,
-        lineage: lineage_row(r, at + 10)?.kind(),
-        part: part_row(r, at + 14)?,
+        part: part_row(r, at + HIT_WIDTH)?,
         grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,
