@@ -21,14 +21,23 @@ pub struct SessionFilter {
     pub project: Option<String>,
     /// Only the session with this id, or whose id starts with it.
     pub session: Option<String>,
-    /// Only sessions active at or after this time (ms since the Unix epoch).
-    pub since: Option<i64>,
-    /// Only sessions created before this time (ms since the Unix epoch).
-    pub until: Option<i64>,
+    /// Only sessions active in this period: active at or after its start, created before
+    /// its end.
+    pub period: Period,
     /// Only sessions of JSONL logs (not of SQLite stores).
     pub jsonl_only: bool,
     /// At most this many, the most recently active first.
     pub limit: Option<usize>,
+}
+
+/// A period of time, ms since the Unix epoch: from `since` (inclusive) to `until`
+/// (exclusive), open at an end that is `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Period {
+    /// The start.
+    pub since: Option<i64>,
+    /// The end.
+    pub until: Option<i64>,
 }
 
 /// One provider and model a session's assistant messages named.
@@ -244,13 +253,13 @@ impl Where {
                 ],
             );
         }
-        if let Some(t) = f.since {
+        if let Some(t) = f.period.since {
             self.add(
                 "COALESCE(s.last_time, s.created_at) >= ?",
                 [Value::Integer(t)],
             );
         }
-        if let Some(t) = f.until {
+        if let Some(t) = f.period.until {
             self.add(
                 "COALESCE(s.created_at, s.first_time) < ?",
                 [Value::Integer(t)],

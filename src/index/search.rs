@@ -18,7 +18,7 @@ use rusqlite::types::Value;
 
 use super::expr::{Expr, fold};
 use super::query::{
-    MessagePart, PART_COLUMNS, PART_WIDTH, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
+    MessagePart, PART_COLUMNS, PART_WIDTH, Period, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
     SessionFilter, SessionRef, SessionRow, Where, part_row, session_ref, session_row,
 };
 use super::schema::{TextAt, Texts};
@@ -38,10 +38,9 @@ pub struct Query {
     pub text: String,
     /// The sessions to search, as for [`SessionFilter`] (`limit` aside).
     pub sessions: SessionFilter,
-    /// Only message times at or after (ms since the Unix epoch).
-    pub since: Option<i64>,
-    /// Only message times before.
-    pub until: Option<i64>,
+    /// Only messages of this period (a title or project hit: sessions active in it, as
+    /// [`SessionFilter::period`]).
+    pub period: Period,
     /// Only these kinds of text; all when empty.
     pub kinds: Vec<PartKind>,
     /// Only tool calls and results of this tool.
@@ -485,8 +484,7 @@ impl Index {
                 );
             }
             let sessions = SessionFilter {
-                since: query.since,
-                until: query.until,
+                period: query.period,
                 ..query.sessions.clone()
             };
             w.sessions(&sessions);
@@ -675,10 +673,10 @@ impl Index {
             w.add("texts MATCH ?", [Value::Text(fts.clone())]);
         }
         w.sessions(&query.sessions);
-        if let Some(t) = query.since {
+        if let Some(t) = query.period.since {
             w.add("m.time >= ?", [Value::Integer(t)]);
         }
-        if let Some(t) = query.until {
+        if let Some(t) = query.period.until {
             w.add("m.time < ?", [Value::Integer(t)]);
         }
         if !query.kinds.is_empty() {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
-use dsh_session::index::{Index, Query, SessionFilter, SessionRow};
+use dsh_session::index::{Index, Period, Query, SessionFilter, SessionRow};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -225,14 +225,15 @@ struct SessionsJson {
 
 /// `list_sessions`: the rows `sessions ROOT --format json` prints, filtered.
 pub fn list_sessions(cx: &Context, p: ListSessions) -> Result<String> {
-    let since = when("since", p.since.as_deref(), false)?;
-    let until = when("until", p.until.as_deref(), true)?;
+    let period = Period {
+        since: when("since", p.since.as_deref(), false)?,
+        until: when("until", p.until.as_deref(), true)?,
+    };
     let index = cx.index()?;
     let rows = index.sessions(&SessionFilter {
         under: cx.under.clone(),
         project: p.project,
-        since,
-        until,
+        period,
         ..SessionFilter::default()
     })?;
     let rows: Vec<&SessionRow> = rows
@@ -274,8 +275,10 @@ pub struct Search {
 /// `search`: the hits `search --format json` prints (as `search` over the roots, with
 /// `--tz UTC`).
 pub fn search(cx: &Context, p: Search) -> Result<String> {
-    let since = when("--since", p.since.as_deref(), false)?;
-    let until = when("--until", p.until.as_deref(), true)?;
+    let period = Period {
+        since: when("--since", p.since.as_deref(), false)?,
+        until: when("--until", p.until.as_deref(), true)?,
+    };
     if p.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }
@@ -289,8 +292,7 @@ pub fn search(cx: &Context, p: Search) -> Result<String> {
             session: p.session,
             ..SessionFilter::default()
         },
-        since,
-        until,
+        period,
         kinds: p
             .roles
             .unwrap_or_default()
