@@ -115,7 +115,7 @@ impl From<&SessionRow> for Row {
             schema_version: SCHEMA_VERSION,
             id: (!s.session.id.is_empty()).then(|| s.session.id.clone()),
             title: s.session.title.clone().filter(|_| counted),
-            created_at: s.created_at.map(utc),
+            created_at: s.times.created_at.map(utc),
             cwd: s.session.cwd.clone(),
             lineage: s.session.lineage.clone(),
             events: counted.then_some(s.events),
@@ -124,7 +124,7 @@ impl From<&SessionRow> for Row {
             status: s.session.status.clone(),
             file: Some(s.session.file.display().to_string()),
             indexed: Some(Indexed {
-                last_activity: s.last_time.map(utc),
+                last_activity: s.times.last_time.map(utc),
                 model: s.main_model().map(name),
                 models: s.models.iter().map(name).collect(),
                 tool_calls: s.tool_calls,

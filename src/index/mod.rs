@@ -44,7 +44,7 @@ use rusqlite::Connection;
 pub use expr::{CJK_BUCKETS, grams};
 pub use query::{
     MessagePart, MessageRow, MessageSeq, ModelUse, Period, SessionFilter, SessionRef, SessionRow,
-    Tokens,
+    Times, Tokens,
 };
 pub use schema::{PAGE_SIZE, SCHEMA_VERSION, TOKENIZER};
 pub use search::{

@@ -91,6 +91,18 @@ pub struct SessionRef {
     pub rule: Option<String>,
 }
 
+/// When a session was created and active, ms since the Unix epoch: what
+/// [`SessionFilter::period`] is compared with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Times {
+    /// The header's `createdAt`.
+    pub created_at: Option<i64>,
+    /// The first event's time.
+    pub first_time: Option<i64>,
+    /// The last event's time: the last activity.
+    pub last_time: Option<i64>,
+}
+
 /// One session as the index keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRow {
@@ -98,12 +110,8 @@ pub struct SessionRow {
     pub session: SessionRef,
     /// Bytes of the file.
     pub size: u64,
-    /// The header's `createdAt`, ms since the Unix epoch.
-    pub created_at: Option<i64>,
-    /// The first event's time.
-    pub first_time: Option<i64>,
-    /// The last event's time: the last activity.
-    pub last_time: Option<i64>,
+    /// When it was created and active.
+    pub times: Times,
     /// A schema 17 store's `revision`.
     pub revision: Option<i64>,
     /// The format generation (`head`, `june-2026`, `v1` … `v4`).
@@ -377,9 +385,11 @@ pub(super) fn session_row(
     Ok(SessionRow {
         session,
         size: n(0)?,
-        created_at: r.get(at + 2)?,
-        first_time: r.get(at + 3)?,
-        last_time: r.get(at + 4)?,
+        times: Times {
+            created_at: r.get(at + 2)?,
+            first_time: r.get(at + 3)?,
+            last_time: r.get(at + 4)?,
+        },
         revision: r.get(at + 5)?,
         generation: r.get(at + 6)?,
         message: r.get::<_, Option<String>>(at + 7)?.or(error),

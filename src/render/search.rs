@@ -375,7 +375,7 @@ pub fn write_sessions(
             let s = &f.session;
             SessionJson {
                 named: Named::new(names, &s.session),
-                last_activity: s.last_time.map(utc),
+                last_activity: s.times.last_time.map(utc),
                 seq: hit_seq(&f.newest),
                 time: f.newest.part.time.map(utc),
                 snippet: f.newest.snippet.text.clone(),

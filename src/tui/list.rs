@@ -155,7 +155,7 @@ impl SessionList {
         order.sort_by(|a, b| {
             let (x, y) = (&sessions[a.1], &sessions[b.1]);
             let by_key = match sort {
-                SortKey::Activity => y.last_time.cmp(&x.last_time),
+                SortKey::Activity => y.times.last_time.cmp(&x.times.last_time),
                 SortKey::Title => title_of(x).to_lowercase().cmp(&title_of(y).to_lowercase()),
                 SortKey::Project => x.session.cwd.cmp(&y.session.cwd),
                 SortKey::Turns => y.turns.cmp(&x.turns),
@@ -232,7 +232,7 @@ impl SessionList {
                         s.session.cwd.as_deref().map(project_name).unwrap_or(""),
                         project_width,
                     )),
-                    Cell::from(s.last_time.map(minute).unwrap_or_default()),
+                    Cell::from(s.times.last_time.map(minute).unwrap_or_default()),
                     Cell::from(format!("{:>5}", s.turns)),
                     Cell::from(model),
                 ])
