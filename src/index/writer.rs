@@ -143,8 +143,10 @@ impl<'c> Writer<'c> {
         }
         let resumed = read.resumed && current.is_some();
         let stat = job.stat;
-        let saved = read.saved.as_ref().map(|s| s.as_bytes());
-        let tail = read.tail_hash.map(|h| h as i64);
+        let take_up = read.take_up.as_ref();
+        let saved = take_up.map(|t| t.saved.as_bytes());
+        let tail = take_up.map(|t| t.tail_hash as i64);
+        let turn = take_up.and_then(|t| t.turn);
         let judge = job.judge.name();
         let file_id = match current {
             Some(known) => {
@@ -153,14 +155,14 @@ impl<'c> Writer<'c> {
                 }
                 self.conn.execute(
                     "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, encoding = ?5, tail_hash = ?6, resume = ?7, resume_turn = ?8, error = ?9, judge = ?10 WHERE id = ?1",
-                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, turn, read.error, judge],
                 )?;
                 known.id
             }
             None => {
                 self.conn.execute(
                     "INSERT INTO files (path, size, mtime_ns, inode, encoding, tail_hash, resume, resume_turn, error, judge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, turn, read.error, judge],
                 )?;
                 self.conn.last_insert_rowid()
             }
