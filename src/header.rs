@@ -13,16 +13,41 @@ pub struct Header {
     pub created_at: Option<i64>,
     /// `cwd`.
     pub cwd: Option<String>,
-    /// `parentSession`.
-    pub parent_session: Option<String>,
-    /// `seedLength`.
-    pub seed_length: Option<i64>,
-    /// `origin`.
-    pub origin: Option<String>,
-    /// `delegationDepth`.
-    pub delegation_depth: Option<i64>,
+    /// `parentSession`, `seedLength`, `origin`, `delegationDepth`.
+    pub lineage: Lineage,
     /// `agentPreset`.
     pub agent_preset: Option<String>,
+}
+
+/// Where a session came from (FORMAT.md §6.3): the header fields a fork or a subagent's
+/// session sets, as the header, the index (`sessions` table) and `sessions --format json`
+/// (flattened, in this order) carry them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Lineage {
+    /// `parentSession`: the session it was forked from (a subagent's: its parent).
+    pub parent_session: Option<String>,
+    /// `seedLength`: the number of leading events inherited from the parent at fork time.
+    pub seed_length: Option<i64>,
+    /// `origin`: `subagent` for a subagent's session.
+    pub origin: Option<String>,
+    /// `delegationDepth`: 0 for a top-level session.
+    pub delegation_depth: Option<i64>,
+}
+
+impl Lineage {
+    /// `subagent` for a subagent's session (`origin: "subagent"` or a delegation depth
+    /// above 0), `fork` for one with a `parentSession`, else `None`.
+    pub fn kind(&self) -> Option<&'static str> {
+        if self.origin.as_deref() == Some("subagent")
+            || self.delegation_depth.is_some_and(|d| d > 0)
+        {
+            Some("subagent")
+        } else if self.parent_session.is_some() {
+            Some("fork")
+        } else {
+            None
+        }
+    }
 }
 
 /// An agent preset as `show` and `export` name it: the id, with a note when it is one DSH

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::header::Header;
+use crate::header::{Header, Lineage};
 use crate::index::{ModelUse, SessionRow};
 use crate::load::sqlite::{Store, StoreError};
 use crate::scan::{self, ScanOptions, Status};
@@ -33,14 +33,9 @@ pub struct Row {
     pub created_at: Option<String>,
     /// The header's `cwd`: the project.
     pub cwd: Option<String>,
-    /// The header's `parentSession`.
-    pub parent_session: Option<String>,
-    /// The header's `seedLength`.
-    pub seed_length: Option<i64>,
-    /// The header's `origin`.
-    pub origin: Option<String>,
-    /// The header's `delegationDepth`.
-    pub delegation_depth: Option<i64>,
+    /// The header's `parentSession`, `seedLength`, `origin` and `delegationDepth`.
+    #[serde(flatten)]
+    pub lineage: Lineage,
     /// Logical events (packed rows expanded); `null` when the session cannot be read.
     pub events: Option<u64>,
     /// `turn/start` events; `null` when the session cannot be read.
@@ -96,10 +91,7 @@ impl Row {
             title: counted.and_then(|(_, s)| s.title.clone()),
             created_at: header.created_at.map(utc),
             cwd: header.cwd.clone(),
-            parent_session: header.parent_session.clone(),
-            seed_length: header.seed_length,
-            origin: header.origin.clone(),
-            delegation_depth: header.delegation_depth,
+            lineage: header.lineage.clone(),
             events: counted.map(|(r, _)| r.events),
             turns: counted.map(|(_, s)| s.turn_count),
             revision,
@@ -117,30 +109,27 @@ impl From<&SessionRow> for Row {
     fn from(s: &SessionRow) -> Self {
         // Another harness's file has no DSH header or events to describe: its row says only
         // what it is (status `foreign`) and where.
-        let counted = !matches!(s.status.as_str(), "unreadable" | "foreign");
+        let counted = !matches!(s.session.status.as_str(), "unreadable" | "foreign");
         let name = |m: &ModelUse| format!("{}/{}", m.provider, m.model);
         Row {
             schema_version: SCHEMA_VERSION,
-            id: (!s.session.is_empty()).then(|| s.session.clone()),
-            title: s.title.clone().filter(|_| counted),
-            created_at: s.created_at.map(utc),
-            cwd: s.cwd.clone(),
-            parent_session: s.parent_session.clone(),
-            seed_length: s.seed_length,
-            origin: s.origin.clone(),
-            delegation_depth: s.delegation_depth,
+            id: (!s.session.id.is_empty()).then(|| s.session.id.clone()),
+            title: s.session.title.clone().filter(|_| counted),
+            created_at: s.times.created_at.map(utc),
+            cwd: s.session.cwd.clone(),
+            lineage: s.session.lineage.clone(),
             events: counted.then_some(s.events),
             turns: counted.then_some(s.turns),
             revision: s.revision,
-            status: s.status.clone(),
-            file: Some(s.file.display().to_string()),
+            status: s.session.status.clone(),
+            file: Some(s.session.file.display().to_string()),
             indexed: Some(Indexed {
-                last_activity: s.last_time.map(utc),
+                last_activity: s.times.last_time.map(utc),
                 model: s.main_model().map(name),
                 models: s.models.iter().map(name).collect(),
                 tool_calls: s.tool_calls,
                 generation: s.generation.clone(),
-                rule: s.rule.clone(),
+                rule: s.session.rule.clone(),
                 size: s.size,
                 input_tokens: s.tokens.input,
                 output_tokens: s.tokens.output,

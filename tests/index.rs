@@ -694,7 +694,7 @@ fn the_library_answers_in_process() {
     assert_eq!(sessions.len(), 1);
     let s = &sessions[0];
     assert_eq!(
-        (s.session.as_str(), s.turns, s.events, s.tool_calls),
+        (s.session.id.as_str(), s.turns, s.events, s.tool_calls),
         ("s-a", 2, 29, 2)
     );
     assert_eq!((s.tokens.input, s.tokens.output), (1850, 25));

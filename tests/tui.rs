@@ -105,12 +105,12 @@ fn open(app: &mut App, id: &str) {
         .list
         .shown
         .iter()
-        .position(|&i| app.list.sessions[i].session == id)
+        .position(|&i| app.list.sessions[i].session.id == id)
         .unwrap_or_else(|| panic!("{id} is listed"));
     app.list.state.select(Some(at));
     press(app, KeyCode::Enter);
     let view = app.session.as_ref().expect("session opened");
-    assert_eq!(view.session.session, id);
+    assert_eq!(view.session.session.id, id);
 }
 
 /// Selects the line of message `seq` in the open session.
@@ -132,7 +132,7 @@ fn sessions_list_sorted_and_filtered() {
         .list
         .shown
         .iter()
-        .map(|&i| app.list.sessions[i].session.as_str())
+        .map(|&i| app.list.sessions[i].session.id.as_str())
         .collect();
     assert_eq!(shown, ["s-v4-error"]);
     // Esc in the filter clears it: every session again.
@@ -227,8 +227,8 @@ fn corrupt_log_is_listed_marked_and_opens_with_its_defect() {
         .list
         .sessions
         .iter()
-        .find(|s| s.status == "corrupt")
-        .map(|s| s.session.clone())
+        .find(|s| s.session.status == "corrupt")
+        .map(|s| s.session.id.clone())
         .expect("the corrupt log is listed");
     open(&mut app, &corrupt);
     golden(&mut app, "session-corrupt");
@@ -243,7 +243,7 @@ fn search_jumps_to_the_message() {
     golden(&mut app, "search");
     press(&mut app, KeyCode::Enter);
     let view = app.session.as_ref().expect("the hit's session opened");
-    assert_eq!(view.session.session, "s-compact");
+    assert_eq!(view.session.session.id, "s-compact");
     assert_eq!(view.selected_seq(), Some(20));
     // A hit in a shadowed message expands the replaces above it.
     press(&mut app, KeyCode::Esc);
@@ -568,23 +568,23 @@ fn every_sample_session_opens_and_draws() {
         app.screen = dsh_session::tui::app::Screen::List;
         app.overlay = None;
         app.open(row.clone(), None);
-        if row.status == "unreadable" {
+        if row.session.status == "unreadable" {
             continue;
         }
         assert!(
             app.overlay.is_none(),
             "{} ({}): {:?}",
-            row.file.display(),
-            row.session,
+            row.session.file.display(),
+            row.session.id,
             app.overlay
         );
         let view = app.session.as_ref().expect("opened");
-        assert_eq!(view.session.session, row.session);
+        assert_eq!(view.session.session.id, row.session.id);
         assert_eq!(
             view.details.verdict.status,
-            row.status,
+            row.session.status,
             "{}",
-            row.file.display()
+            row.session.file.display()
         );
         screen(&mut app, 80, 24);
         for key in [
@@ -611,7 +611,7 @@ fn every_sample_session_opens_and_draws() {
 fn a_long_project_name_is_cut_with_an_ellipsis() {
     let (_dir, mut app) = app();
     let first = app.list.shown[0];
-    app.list.sessions[first].cwd = Some(r"C:\DEV\TOLIK_Harness".to_owned());
+    app.list.sessions[first].session.cwd = Some(r"C:\DEV\TOLIK_Harness".to_owned());
     let text = screen(&mut app, 80, 24);
     let row = text.lines().nth(2).expect("the first row");
     assert!(row.contains(" TOLIK_Harne… "), "{row}");

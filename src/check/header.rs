@@ -3,7 +3,7 @@
 
 use crate::check;
 use crate::event::Era;
-use crate::header::Header;
+use crate::header::{Header, Lineage};
 use crate::json::{Json, Kind};
 use crate::load::layout::InRoot;
 use crate::rules::Rule;
@@ -168,12 +168,14 @@ pub fn check_header(text: &str, named: Option<u64>) -> HeaderCheck {
         version: get("version").and_then(Json::as_safe_integer),
         created_at: get("createdAt").and_then(Json::as_safe_integer),
         cwd: get("cwd").and_then(Json::as_str).map(|s| s.into_owned()),
-        parent_session: get("parentSession")
-            .and_then(Json::as_str)
-            .map(|s| s.into_owned()),
-        seed_length: get("seedLength").and_then(Json::as_safe_integer),
-        origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
-        delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
+        lineage: Lineage {
+            parent_session: get("parentSession")
+                .and_then(Json::as_str)
+                .map(|s| s.into_owned()),
+            seed_length: get("seedLength").and_then(Json::as_safe_integer),
+            origin: get("origin").and_then(Json::as_str).map(|s| s.into_owned()),
+            delegation_depth: get("delegationDepth").and_then(Json::as_safe_integer),
+        },
         agent_preset: get("agentPreset")
             .and_then(Json::as_str)
             .map(|s| s.into_owned()),

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use dsh_session::index::{Hit, Index, IndexError, Query, SessionFilter, SessionHits};
+use dsh_session::index::{Hit, Index, IndexError, Period, Query, SessionFilter, SessionHits};
 use dsh_session::view::message_rows::PartKind;
 
 use crate::cli::SearchArgs;
@@ -25,10 +25,10 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
             .map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
             .transpose()
     };
-    let (since, until) = (
-        when("--since", &args.since, false)?,
-        when("--until", &args.until, true)?,
-    );
+    let period = Period {
+        since: when("--since", &args.since, false)?,
+        until: when("--until", &args.until, true)?,
+    };
     if args.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }
@@ -40,8 +40,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
             session: args.session.clone(),
             ..SessionFilter::default()
         },
-        since,
-        until,
+        period,
         kinds: args.role.iter().map(|r| PartKind::from(*r)).collect(),
         tool: args.tool.clone(),
         include_shadowed: args.include_shadowed,

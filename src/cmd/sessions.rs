@@ -98,8 +98,8 @@ fn root_rows(args: &SessionsArgs, path: &Path) -> Result<Result<Vec<Row>, ExitCo
     };
     let mut foreign: Vec<(PathBuf, &SessionRow)> = found
         .iter()
-        .filter(|s| s.status == "foreign")
-        .map(|s| (given(&s.file), s))
+        .filter(|s| s.session.status == "foreign")
+        .map(|s| (given(&s.session.file), s))
         .collect();
     foreign.sort_by(|a, b| a.0.cmp(&b.0));
     for (given, s) in foreign {

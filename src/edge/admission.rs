@@ -83,7 +83,7 @@ impl Admission {
     /// The edge's state for a log with `header`.
     pub fn new(header: Option<&Header>) -> Admission {
         let seeded = header.is_some_and(|h| {
-            h.seed_length.is_some()
+            h.lineage.seed_length.is_some()
                 || Json::parse(&h.raw)
                     .ok()
                     .and_then(|v| v.get("isSeeded"))
@@ -92,7 +92,7 @@ impl Admission {
         });
         Admission {
             session_id: header.map(|h| h.id.clone()).unwrap_or_default(),
-            parent: header.is_some_and(|h| h.parent_session.is_some()),
+            parent: header.is_some_and(|h| h.lineage.parent_session.is_some()),
             seeded,
             cut: (!seeded).then_some(0),
             ..Admission::default()

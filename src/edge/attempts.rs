@@ -136,7 +136,7 @@ impl Attempts {
     pub fn new(header: Option<&Header>) -> Attempts {
         Attempts {
             cut: header
-                .and_then(|h| h.seed_length)
+                .and_then(|h| h.lineage.seed_length)
                 .and_then(|n| u64::try_from(n).ok())
                 .unwrap_or(0),
             ..Attempts::default()

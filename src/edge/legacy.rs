@@ -41,9 +41,9 @@ impl Legacy {
     pub fn new(header: Option<&Header>) -> Legacy {
         Legacy {
             session_id: header.map(|h| h.id.clone()).unwrap_or_default(),
-            parent: header.is_some_and(|h| h.parent_session.is_some()),
+            parent: header.is_some_and(|h| h.lineage.parent_session.is_some()),
             seed_length: header
-                .and_then(|h| h.seed_length)
+                .and_then(|h| h.lineage.seed_length)
                 .and_then(|n| u64::try_from(n).ok())
                 .unwrap_or(0),
             ..Legacy::default()

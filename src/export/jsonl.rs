@@ -134,14 +134,14 @@ pub fn header_line(h: &Header) -> String {
         }
     };
     text(&mut out, "cwd", &h.cwd);
-    text(&mut out, "parentSession", &h.parent_session);
-    if let Some(n) = h.seed_length {
+    text(&mut out, "parentSession", &h.lineage.parent_session);
+    if let Some(n) = h.lineage.seed_length {
         out.push_str(&format!(",\"seedLength\":{n}"));
     }
-    text(&mut out, "origin", &h.origin);
+    text(&mut out, "origin", &h.lineage.origin);
     out.push_str(&format!(
         ",\"delegationDepth\":{}",
-        h.delegation_depth.unwrap_or(0)
+        h.lineage.delegation_depth.unwrap_or(0)
     ));
     text(&mut out, "agentPreset", &h.agent_preset);
     out.push('}');

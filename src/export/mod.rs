@@ -442,7 +442,7 @@ fn header_rows(report: &Report, stats: &Stats, r: &mut Redactor) -> Vec<(String,
         if let Some(t) = h.created_at {
             add("created", utc(t));
         }
-        if let Some(p) = &h.parent_session {
+        if let Some(p) = &h.lineage.parent_session {
             add("parent session", r.text(p).into_owned());
         }
     }

@@ -63,10 +63,18 @@ pub(super) struct Job {
 /// What the index kept of a log it may take up.
 #[derive(Debug, Clone)]
 pub(super) struct Previous {
+    pub take_up: TakeUp,
+    pub inode: u64,
+}
+
+/// Where an update takes a log up: the scan's state at the end of its last complete,
+/// valid record, the turn open there, and FNV-1a of the [`TAIL_BYTES`] before it (a log
+/// whose bytes there changed is read whole).
+#[derive(Debug, Clone)]
+pub(super) struct TakeUp {
     pub saved: Saved,
     pub turn: Option<i64>,
-    pub tail_hash: Option<u64>,
-    pub inode: u64,
+    pub tail_hash: u64,
 }
 
 /// One session as read.
@@ -94,12 +102,9 @@ pub(super) struct FileRead {
     /// Only the lines after the last indexed byte were read: the rows add to those kept.
     pub resumed: bool,
     pub sessions: Vec<SessionRead>,
-    /// The scan's state at the end (plain JSONL that ended in a complete, valid record).
-    pub saved: Option<Saved>,
-    /// The turn open at the end.
-    pub turn: Option<i64>,
-    /// FNV-1a of the last [`TAIL_BYTES`] before `saved`'s offset.
-    pub tail_hash: Option<u64>,
+    /// Where a later update takes it up (plain JSONL that ended in a complete, valid
+    /// record).
+    pub take_up: Option<TakeUp>,
     /// Why the file could not be read, or its store was refused.
     pub error: Option<String>,
 }
@@ -110,9 +115,7 @@ impl FileRead {
             encoding,
             resumed: false,
             sessions: Vec::new(),
-            saved: None,
-            turn: None,
-            tail_hash: None,
+            take_up: None,
             error: Some(error),
         }
     }
@@ -155,11 +158,11 @@ pub(super) fn read(
         Err(e) => return FileRead::failed("none", crate::wording::io_error(&e)),
     };
     if let Some(prev) = previous.filter(|p| grew_only(path, stat, p)) {
-        let mut rows = MessageRows::in_turn(prev.turn);
+        let mut rows = MessageRows::in_turn(prev.take_up.turn);
         let mut stats = Stats::default();
         match scan_resuming(
             path,
-            &prev.saved,
+            &prev.take_up.saved,
             &options(progress.clone(), None, line),
             &mut [&mut rows, &mut stats],
         ) {
@@ -185,12 +188,10 @@ pub(super) fn read(
 /// True when the file at `path` is the same file as before, longer, and ends its former
 /// part with the bytes indexed then (their hash).
 fn grew_only(path: &Path, stat: Stat, prev: &Previous) -> bool {
-    let offset = prev.saved.offset();
+    let offset = prev.take_up.saved.offset();
     stat.inode == prev.inode
         && stat.size > offset
-        && prev
-            .tail_hash
-            .is_some_and(|h| tail_hash(path, offset) == Some(h))
+        && tail_hash(path, offset) == Some(prev.take_up.tail_hash)
 }
 
 /// FNV-1a of the [`TAIL_BYTES`] of the file at `path` that end at `end`.
@@ -213,14 +214,19 @@ fn jsonl_read(
     stats: Stats,
 ) -> FileRead {
     let turn = rows.turn();
-    let tail_hash = saved.as_ref().and_then(|s| tail_hash(path, s.offset()));
+    let take_up = saved.and_then(|saved| {
+        let tail_hash = tail_hash(path, saved.offset())?;
+        Some(TakeUp {
+            saved,
+            turn,
+            tail_hash,
+        })
+    });
     FileRead {
         encoding,
         resumed,
         sessions: vec![session_read(report, None, rows, stats)],
-        saved: saved.filter(|_| tail_hash.is_some()),
-        turn,
-        tail_hash,
+        take_up,
         error: None,
     }
 }
@@ -286,9 +292,7 @@ fn read_store(path: &Path, line: DshLine) -> FileRead {
         encoding: "sqlite",
         resumed: false,
         sessions,
-        saved: None,
-        turn: None,
-        tail_hash: None,
+        take_up: None,
         error: None,
     }
 }

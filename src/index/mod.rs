@@ -42,7 +42,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 pub use expr::{CJK_BUCKETS, grams};
-pub use query::{MessagePart, MessageRow, MessageSeq, ModelUse, SessionFilter, SessionRow, Tokens};
+pub use query::{
+    MessagePart, MessageRow, MessageSeq, ModelUse, Period, SessionFilter, SessionRef, SessionRow,
+    Times, Tokens,
+};
 pub use schema::{PAGE_SIZE, SCHEMA_VERSION, TOKENIZER};
 pub use search::{
     CANDIDATES, Field, Hit, LINEAGE_WEIGHT, PROJECT_WEIGHT, Query, SessionHits, Snippet,

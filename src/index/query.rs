@@ -8,6 +8,7 @@ use rusqlite::types::Value;
 
 use super::writer::ModelJson;
 use super::{Index, IndexError, under};
+use crate::header::Lineage;
 use crate::view::message_rows::PartKind;
 
 /// Which sessions [`Index::sessions`] lists.
@@ -20,14 +21,23 @@ pub struct SessionFilter {
     pub project: Option<String>,
     /// Only the session with this id, or whose id starts with it.
     pub session: Option<String>,
-    /// Only sessions active at or after this time (ms since the Unix epoch).
-    pub since: Option<i64>,
-    /// Only sessions created before this time (ms since the Unix epoch).
-    pub until: Option<i64>,
+    /// Only sessions active in this period: active at or after its start, created before
+    /// its end.
+    pub period: Period,
     /// Only sessions of JSONL logs (not of SQLite stores).
     pub jsonl_only: bool,
     /// At most this many, the most recently active first.
     pub limit: Option<usize>,
+}
+
+/// A period of time, ms since the Unix epoch: from `since` (inclusive) to `until`
+/// (exclusive), open at an end that is `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Period {
+    /// The start.
+    pub since: Option<i64>,
+    /// The end.
+    pub until: Option<i64>,
 }
 
 /// One provider and model a session's assistant messages named.
@@ -56,44 +66,56 @@ pub struct Tokens {
     pub reasoning: u64,
 }
 
-/// One session as the index keeps it.
+/// A session as a listed row ([`SessionRow`]) and a search hit ([`super::Hit`]) both name
+/// it: the file holding it, its id, title and project, where it came from, and `validate`'s
+/// verdict on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
+pub struct SessionRef {
     /// The log or store holding it.
     pub file: PathBuf,
     /// `none`, `zstd` or `sqlite`.
     pub encoding: String,
-    /// Bytes of the file.
-    pub size: u64,
     /// The header's `id` (empty when the log has no readable header).
-    pub session: String,
+    pub id: String,
     /// The latest `session/title`.
     pub title: Option<String>,
     /// The header's `cwd`: the project.
     pub cwd: Option<String>,
-    /// The header's `createdAt`, ms since the Unix epoch.
+    /// The header's lineage.
+    pub lineage: Lineage,
+    /// `validate`'s verdict: `valid`, `torn-tail`, `corrupt`, `refused`, `foreign`, or
+    /// `unreadable` for a file that could not be read.
+    pub status: String,
+    /// The rule behind a verdict other than `valid` (`F2` for a log the frozen edges
+    /// refuse).
+    pub rule: Option<String>,
+}
+
+/// When a session was created and active, ms since the Unix epoch: what
+/// [`SessionFilter::period`] is compared with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Times {
+    /// The header's `createdAt`.
     pub created_at: Option<i64>,
     /// The first event's time.
     pub first_time: Option<i64>,
     /// The last event's time: the last activity.
     pub last_time: Option<i64>,
-    /// The header's `parentSession`.
-    pub parent_session: Option<String>,
-    /// The header's `seedLength`.
-    pub seed_length: Option<i64>,
-    /// The header's `origin`.
-    pub origin: Option<String>,
-    /// The header's `delegationDepth`.
-    pub delegation_depth: Option<i64>,
+}
+
+/// One session as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// Which session, and what it is.
+    pub session: SessionRef,
+    /// Bytes of the file.
+    pub size: u64,
+    /// When it was created and active.
+    pub times: Times,
     /// A schema 17 store's `revision`.
     pub revision: Option<i64>,
     /// The format generation (`head`, `june-2026`, `v1` … `v4`).
     pub generation: Option<String>,
-    /// `validate`'s verdict: `valid`, `torn-tail`, `corrupt`, `refused`, or `unreadable`
-    /// for a file that could not be read.
-    pub status: String,
-    /// The rule behind a verdict other than `valid`.
-    pub rule: Option<String>,
     /// What the finding (or why the file could not be read) says.
     pub message: Option<String>,
     /// Events in the log.
@@ -151,6 +173,9 @@ pub struct MessagePart {
 /// The columns [`part_row`] reads, of `messages m`.
 pub(super) const PART_COLUMNS: &str =
     "m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by";
+
+/// How many columns [`PART_COLUMNS`] names.
+pub(super) const PART_WIDTH: usize = 10;
 
 /// A [`MessagePart`] from the columns [`PART_COLUMNS`] at `at`.
 pub(super) fn part_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MessagePart> {
@@ -236,13 +261,13 @@ impl Where {
                 ],
             );
         }
-        if let Some(t) = f.since {
+        if let Some(t) = f.period.since {
             self.add(
                 "COALESCE(s.last_time, s.created_at) >= ?",
                 [Value::Integer(t)],
             );
         }
-        if let Some(t) = f.until {
+        if let Some(t) = f.period.until {
             self.add(
                 "COALESCE(s.created_at, s.first_time) < ?",
                 [Value::Integer(t)],
@@ -305,41 +330,72 @@ impl Select<'_> {
     }
 }
 
-pub(super) const SESSION_COLUMNS: &str = "f.path, f.encoding, f.size, f.error, s.session, s.title, s.cwd, s.created_at, s.first_time, s.last_time, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.revision, s.generation, s.status, s.rule, s.message, s.events, s.turns, s.tool_calls, s.models, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens";
+/// The columns [`session_ref`] reads, of `files f` and `sessions s` (the lineage's as
+/// [`lineage_row`] reads them).
+pub(super) const REF_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.status, s.rule";
 
-/// A [`SessionRow`] from the columns [`SESSION_COLUMNS`] at `at`.
-pub(super) fn session_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SessionRow> {
+/// How many columns [`REF_COLUMNS`] names.
+pub(super) const REF_WIDTH: usize = 11;
+
+/// A [`SessionRef`] from the columns [`REF_COLUMNS`] at `at` (a file that could not be
+/// read has no session: no id, status `unreadable`).
+pub(super) fn session_ref(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SessionRef> {
+    Ok(SessionRef {
+        file: PathBuf::from(r.get::<_, String>(at)?),
+        encoding: r.get(at + 1)?,
+        id: r.get::<_, Option<String>>(at + 2)?.unwrap_or_default(),
+        title: r.get(at + 3)?,
+        cwd: r.get(at + 4)?,
+        lineage: lineage_row(r, at + 5)?,
+        status: r
+            .get::<_, Option<String>>(at + 9)?
+            .unwrap_or_else(|| "unreadable".into()),
+        rule: r.get(at + 10)?,
+    })
+}
+
+/// A [`Lineage`] from the four columns `parentSession`, `seedLength`, `origin` and
+/// `delegationDepth` of `sessions` at `at`.
+fn lineage_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Lineage> {
+    Ok(Lineage {
+        parent_session: r.get(at)?,
+        seed_length: r.get(at + 1)?,
+        origin: r.get(at + 2)?,
+        delegation_depth: r.get(at + 3)?,
+    })
+}
+
+/// The columns [`session_row`] reads: what a listed row adds to its [`SessionRef`].
+pub(super) const ROW_COLUMNS: &str = "f.size, f.error, s.created_at, s.first_time, s.last_time, s.revision, s.generation, s.message, s.events, s.turns, s.tool_calls, s.models, s.input_tokens, s.output_tokens, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens";
+
+/// The [`SessionRow`] of `session` from the columns [`ROW_COLUMNS`] at `at`.
+pub(super) fn session_row(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+    session: SessionRef,
+) -> rusqlite::Result<SessionRow> {
     let n = |i: usize| -> rusqlite::Result<u64> {
         Ok(r.get::<_, Option<i64>>(at + i)?.unwrap_or(0).max(0) as u64)
     };
-    let error: Option<String> = r.get(at + 3)?;
-    let status: Option<String> = r.get(at + 16)?;
-    let models: Option<String> = r.get(at + 22)?;
+    let error: Option<String> = r.get(at + 1)?;
+    let models: Option<String> = r.get(at + 11)?;
     let models: Vec<ModelJson> = models
         .and_then(|m| serde_json::from_str(&m).ok())
         .unwrap_or_default();
     Ok(SessionRow {
-        file: PathBuf::from(r.get::<_, String>(at)?),
-        encoding: r.get(at + 1)?,
-        size: n(2)?,
-        session: r.get::<_, Option<String>>(at + 4)?.unwrap_or_default(),
-        title: r.get(at + 5)?,
-        cwd: r.get(at + 6)?,
-        created_at: r.get(at + 7)?,
-        first_time: r.get(at + 8)?,
-        last_time: r.get(at + 9)?,
-        parent_session: r.get(at + 10)?,
-        seed_length: r.get(at + 11)?,
-        origin: r.get(at + 12)?,
-        delegation_depth: r.get(at + 13)?,
-        revision: r.get(at + 14)?,
-        generation: r.get(at + 15)?,
-        message: r.get::<_, Option<String>>(at + 18)?.or(error),
-        status: status.unwrap_or_else(|| "unreadable".into()),
-        rule: r.get(at + 17)?,
-        events: n(19)?,
-        turns: n(20)?,
-        tool_calls: n(21)?,
+        session,
+        size: n(0)?,
+        times: Times {
+            created_at: r.get(at + 2)?,
+            first_time: r.get(at + 3)?,
+            last_time: r.get(at + 4)?,
+        },
+        revision: r.get(at + 5)?,
+        generation: r.get(at + 6)?,
+        message: r.get::<_, Option<String>>(at + 7)?.or(error),
+        events: n(8)?,
+        turns: n(9)?,
+        tool_calls: n(10)?,
         models: models
             .into_iter()
             .map(|m| ModelUse {
@@ -349,11 +405,11 @@ pub(super) fn session_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<
             })
             .collect(),
         tokens: Tokens {
-            input: n(23)?,
-            output: n(24)?,
-            cache_read: n(25)?,
-            cache_write: n(26)?,
-            reasoning: n(27)?,
+            input: n(12)?,
+            output: n(13)?,
+            cache_read: n(14)?,
+            cache_write: n(15)?,
+            reasoning: n(16)?,
         },
     })
 }
@@ -369,13 +425,17 @@ impl Index {
         filter_sql.add("(s.id IS NOT NULL OR f.error IS NOT NULL)", []);
         filter_sql.sessions(filter);
         Select {
-            columns: SESSION_COLUMNS.to_owned(),
+            columns: format!("{REF_COLUMNS}, {ROW_COLUMNS}"),
             from: "FROM files f LEFT JOIN sessions s ON s.file_id = f.id",
             filter: filter_sql,
             order: "COALESCE(s.last_time, s.created_at) DESC NULLS LAST, f.path, s.session",
             limit: Some(filter.limit.map_or(-1, |n| n as i64).to_string()),
         }
-        .rows(self, |r| session_row(r, 0), |e| self.error(e))
+        .rows(
+            self,
+            |r| session_row(r, REF_WIDTH, session_ref(r, 0)?),
+            |e| self.error(e),
+        )
     }
 
     /// The message parts of session `session` of `file` whose seqs are in `seqs`, in
@@ -404,7 +464,12 @@ impl Index {
         let rows = stmt
             .query_map(
                 rusqlite::params![file.to_string_lossy(), session, start, end],
-                |r| Ok((part_row(r, 0)?, super::schema::TextAt::from_row(r, 10)?)),
+                |r| {
+                    Ok((
+                        part_row(r, 0)?,
+                        super::schema::TextAt::from_row(r, PART_WIDTH)?,
+                    ))
+                },
             )
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;
@@ -439,5 +504,16 @@ impl Index {
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
             .map_err(|e| self.error(e))?;
         Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_widths_count_the_columns() {
+        assert_eq!(REF_COLUMNS.split(", ").count(), REF_WIDTH);
+        assert_eq!(PART_COLUMNS.split(", ").count(), PART_WIDTH);
     }
 }

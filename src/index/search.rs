@@ -18,8 +18,8 @@ use rusqlite::types::Value;
 
 use super::expr::{Expr, fold};
 use super::query::{
-    MessagePart, PART_COLUMNS, SESSION_COLUMNS, Select, SessionFilter, SessionRow, Where, part_row,
-    session_row,
+    MessagePart, PART_COLUMNS, PART_WIDTH, Period, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
+    SessionFilter, SessionRef, SessionRow, Where, part_row, session_ref, session_row,
 };
 use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
@@ -38,10 +38,9 @@ pub struct Query {
     pub text: String,
     /// The sessions to search, as for [`SessionFilter`] (`limit` aside).
     pub sessions: SessionFilter,
-    /// Only message times at or after (ms since the Unix epoch).
-    pub since: Option<i64>,
-    /// Only message times before.
-    pub until: Option<i64>,
+    /// Only messages of this period (a title or project hit: sessions active in it, as
+    /// [`SessionFilter::period`]).
+    pub period: Period,
     /// Only these kinds of text; all when empty.
     pub kinds: Vec<PartKind>,
     /// Only tool calls and results of this tool.
@@ -65,28 +64,12 @@ pub struct Snippet {
 /// One message part that matched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
-    /// The log or store.
-    pub file: PathBuf,
-    /// `none`, `zstd` or `sqlite`.
-    pub encoding: String,
-    /// The session id.
-    pub session: String,
-    /// The session's title.
-    pub title: Option<String>,
-    /// The session's project (`cwd`).
-    pub project: Option<String>,
-    /// The session's `validate` status (`valid`, `torn-tail`, `corrupt`, `refused`,
-    /// `foreign`), as [`SessionRow::status`].
-    pub status: String,
-    /// The rule of its finding (`F2` for a log the frozen edges refuse), if any.
-    pub rule: Option<String>,
+    /// The session (its lineage: a subagent's or a fork's hits rank below the parent's,
+    /// [`LINEAGE_WEIGHT`]).
+    pub session: SessionRef,
     /// What matched: a message part's text (or its tool's name), the session's title, or
     /// its project.
     pub field: Field,
-    /// `subagent` for a subagent's session (header `origin: "subagent"` or a delegation
-    /// depth above 0), `fork` for a session forked from another (`parentSession`), else
-    /// `None`: their hits rank below the parent's ([`LINEAGE_WEIGHT`]).
-    pub lineage: Option<&'static str>,
     /// The part that matched (for a title or project hit: the session's first message
     /// part, seq 0 when the index holds none).
     pub part: MessagePart,
@@ -451,7 +434,7 @@ impl Index {
             .zip(scores)
             .enumerate()
             .map(|(i, (hit, score))| {
-                let lineage = if hit.lineage.is_some() {
+                let lineage = if hit.session.lineage.kind().is_some() {
                     LINEAGE_WEIGHT
                 } else {
                     1.0
@@ -501,13 +484,12 @@ impl Index {
                 );
             }
             let sessions = SessionFilter {
-                since: query.since,
-                until: query.until,
+                period: query.period,
                 ..query.sessions.clone()
             };
             w.sessions(&sessions);
             let columns = format!(
-                "f.path, f.encoding, s.session, s.title, s.cwd, {column}, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth, \
+                "{REF_COLUMNS}, {column}, \
                  COALESCE((SELECT MIN(m.seq) FROM messages m WHERE m.session_id = s.id), 0)"
             );
             let select = Select {
@@ -520,18 +502,11 @@ impl Index {
             let rows = select.rows(
                 self,
                 |r| {
-                    let text: String = r.get(5)?;
-                    let seq: i64 = r.get(11)?;
+                    let text: String = r.get(REF_WIDTH)?;
+                    let seq: i64 = r.get(REF_WIDTH + 1)?;
                     let hit = Hit {
-                        file: PathBuf::from(r.get::<_, String>(0)?),
-                        encoding: r.get(1)?,
-                        session: r.get(2)?,
-                        title: r.get(3)?,
-                        project: r.get(4)?,
-                        status: r.get(6)?,
-                        rule: r.get(7)?,
+                        session: session_ref(r, 0)?,
                         field,
-                        lineage: lineage(r.get(8)?, r.get(9)?, r.get(10)?),
                         part: MessagePart {
                             seq: seq as u64,
                             pos: seq,
@@ -583,14 +558,14 @@ impl Index {
             }
             let row = self
                 .sessions(&SessionFilter {
-                    under: vec![hit.file.clone()],
-                    session: Some(hit.session.clone()),
+                    under: vec![hit.session.file.clone()],
+                    session: Some(hit.session.id.clone()),
                     ..SessionFilter::default()
                 })?
                 .into_iter()
-                .find(|r| r.session == hit.session);
+                .find(|r| r.session.id == hit.session.id);
             let Some(row) = row else { continue };
-            if !seen.insert((hit.file.clone(), hit.session.clone())) {
+            if !seen.insert((hit.session.file.clone(), hit.session.id.clone())) {
                 continue;
             }
             hit.snippet = snippet_of(&text, &terms, 40);
@@ -604,15 +579,17 @@ impl Index {
                 break;
             }
             let (mut newest, at) = hit_row(r, 1).map_err(|e| self.error(e))?;
-            if seen.contains(&(newest.file.clone(), newest.session.clone())) {
+            let key = (newest.session.file.clone(), newest.session.id.clone());
+            if seen.contains(&key) {
                 continue;
             }
             let Some(text) = self.checked(&mut texts, &check, &newest, at)? else {
                 continue;
             };
-            seen.insert((newest.file.clone(), newest.session.clone()));
+            seen.insert(key);
             newest.snippet = snippet_of(&text, &terms, 40);
-            let session = session_row(r, 24).map_err(|e| self.error(e))?;
+            let session = session_row(r, 1 + HIT_WIDTH + PART_WIDTH, newest.session.clone())
+                .map_err(|e| self.error(e))?;
             found.push(SessionHits { session, newest });
         }
         Ok(found)
@@ -696,10 +673,10 @@ impl Index {
             w.add("texts MATCH ?", [Value::Text(fts.clone())]);
         }
         w.sessions(&query.sessions);
-        if let Some(t) = query.since {
+        if let Some(t) = query.period.since {
             w.add("m.time >= ?", [Value::Integer(t)]);
         }
-        if let Some(t) = query.until {
+        if let Some(t) = query.period.until {
             w.add("m.time < ?", [Value::Integer(t)]);
         }
         if !query.kinds.is_empty() {
@@ -732,9 +709,9 @@ impl Index {
         };
         let select = Select {
             columns: if by_session {
-                format!("s.id, {HIT_COLUMNS}, {PART_COLUMNS}, {SESSION_COLUMNS}")
+                format!("s.id, {HIT_COLUMNS}, {REF_COLUMNS}, {PART_COLUMNS}, {ROW_COLUMNS}")
             } else {
-                format!("{HIT_COLUMNS}, {PART_COLUMNS}")
+                format!("{HIT_COLUMNS}, {REF_COLUMNS}, {PART_COLUMNS}")
             },
             from,
             filter: w,
@@ -778,24 +755,13 @@ struct Matches {
     terms: Vec<String>,
 }
 
-/// The columns [`hit_row`] reads.
-const HIT_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, m.block, m.start, m.len, s.status, s.rule, s.parent_session, s.origin, s.delegation_depth";
+/// The columns [`hit_row`] reads first (where the part's text is), then
+/// [`REF_COLUMNS`] and [`PART_COLUMNS`].
+const HIT_COLUMNS: &str = "m.block, m.start, m.len";
 
-/// `subagent` for a header with `origin: "subagent"` or a delegation depth above 0, `fork`
-/// for one with a `parentSession` (FORMAT.md §6.3), else `None`.
-fn lineage(
-    parent: Option<String>,
-    origin: Option<String>,
-    depth: Option<i64>,
-) -> Option<&'static str> {
-    if origin.as_deref() == Some("subagent") || depth.is_some_and(|d| d > 0) {
-        Some("subagent")
-    } else if parent.is_some() {
-        Some("fork")
-    } else {
-        None
-    }
-}
+/// How many columns [`hit_row`] reads before [`PART_COLUMNS`]: [`HIT_COLUMNS`] and
+/// [`REF_COLUMNS`].
+const HIT_WIDTH: usize = 3 + REF_WIDTH;
 
 /// Ranked hits with each run of assistant messages made one: a hit in an assistant message
 /// of a session and turn that a better hit of the same run already stands for is left out,
@@ -807,7 +773,7 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
     for (hit, score, i) in ranked {
         let run = match (hit.field, hit.part.kind, hit.part.turn) {
             (Field::Message, PartKind::Assistant, Some(turn)) => {
-                Some((hit.file.clone(), hit.session.clone(), turn))
+                Some((hit.session.file.clone(), hit.session.id.clone(), turn))
             }
             _ => None,
         };
@@ -827,21 +793,14 @@ fn group_runs(ranked: Vec<(Hit, f64, usize)>) -> Vec<(Hit, f64, usize)> {
     out
 }
 
-/// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`] then
-/// [`PART_COLUMNS`] at `at`.
+/// A hit (no snippet or score yet) and where its text is, from [`HIT_COLUMNS`],
+/// [`REF_COLUMNS`] then [`PART_COLUMNS`] at `at`.
 fn hit_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<(Hit, TextAt)> {
-    let text = TextAt::from_row(r, at + 5)?;
+    let text = TextAt::from_row(r, at)?;
     let hit = Hit {
-        file: PathBuf::from(r.get::<_, String>(at)?),
-        encoding: r.get(at + 1)?,
-        session: r.get(at + 2)?,
-        title: r.get(at + 3)?,
-        project: r.get(at + 4)?,
-        status: r.get(at + 8)?,
-        rule: r.get(at + 9)?,
+        session: session_ref(r, at + 3)?,
         field: Field::Message,
-        lineage: lineage(r.get(at + 10)?, r.get(at + 11)?, r.get(at + 12)?),
-        part: part_row(r, at + 13)?,
+        part: part_row(r, at + HIT_WIDTH)?,
         grouped: Vec::new(),
         snippet: Snippet::default(),
         score: 0.0,

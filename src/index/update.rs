@@ -13,7 +13,7 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, params};
 
-use super::ingest::{self, FileRead, Job, KNOWN_COLUMNS, Known, Previous, Stat};
+use super::ingest::{self, FileRead, Job, KNOWN_COLUMNS, Known, Previous, Stat, TakeUp};
 use super::walks;
 use super::writer::Writer;
 use super::{Index, IndexError, under};
@@ -317,9 +317,11 @@ impl Index {
             .map_err(|e| self.error(e))?;
         Ok(row.and_then(|(blob, turn, hash, inode)| {
             Some(Previous {
-                saved: Saved::from_bytes(blob)?,
-                turn,
-                tail_hash: hash.map(|h| h as u64),
+                take_up: TakeUp {
+                    saved: Saved::from_bytes(blob)?,
+                    turn,
+                    tail_hash: hash? as u64,
+                },
                 inode: inode as u64,
             })
         }))
@@ -472,7 +474,10 @@ fn read_all(
 
 /// Reads one job's file, counting its bytes in `bytes` as they are read.
 fn read_one(job: &Job, files: &AtomicU64, bytes: &Arc<AtomicU64>) -> FileRead {
-    let start = job.previous.as_ref().map_or(0, |p| p.saved.offset());
+    let start = job
+        .previous
+        .as_ref()
+        .map_or(0, |p| p.take_up.saved.offset());
     // Bytes of this file counted so far (a log taken up starts at its offset).
     let counted = Arc::new(AtomicU64::new(start));
     let (total, mine) = (Arc::clone(bytes), Arc::clone(&counted));
@@ -499,6 +504,9 @@ fn read_one(job: &Job, files: &AtomicU64, bytes: &Arc<AtomicU64>) -> FileRead {
 
 /// Bytes a job reads: the new bytes of a log taken up, else the whole file.
 fn to_read(job: &Job) -> u64 {
-    let from = job.previous.as_ref().map_or(0, |p| p.saved.offset());
+    let from = job
+        .previous
+        .as_ref()
+        .map_or(0, |p| p.take_up.saved.offset());
     job.stat.size.saturating_sub(from)
 }

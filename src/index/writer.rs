@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::ingest::{FileRead, Job, KNOWN_COLUMNS, Known, SessionRead};
 
@@ -142,8 +143,10 @@ impl<'c> Writer<'c> {
         }
         let resumed = read.resumed && current.is_some();
         let stat = job.stat;
-        let saved = read.saved.as_ref().map(|s| s.as_bytes());
-        let tail = read.tail_hash.map(|h| h as i64);
+        let take_up = read.take_up.as_ref();
+        let saved = take_up.map(|t| t.saved.as_bytes());
+        let tail = take_up.map(|t| t.tail_hash as i64);
+        let turn = take_up.and_then(|t| t.turn);
         let judge = job.judge.name();
         let file_id = match current {
             Some(known) => {
@@ -152,14 +155,14 @@ impl<'c> Writer<'c> {
                 }
                 self.conn.execute(
                     "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, encoding = ?5, tail_hash = ?6, resume = ?7, resume_turn = ?8, error = ?9, judge = ?10 WHERE id = ?1",
-                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                    params![known.id, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, turn, read.error, judge],
                 )?;
                 known.id
             }
             None => {
                 self.conn.execute(
                     "INSERT INTO files (path, size, mtime_ns, inode, encoding, tail_hash, resume, resume_turn, error, judge) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, read.turn, read.error, judge],
+                    params![key, stat.size as i64, stat.mtime_ns, stat.inode as i64, read.encoding, tail, saved, turn, read.error, judge],
                 )?;
                 self.conn.last_insert_rowid()
             }
@@ -202,38 +205,26 @@ impl<'c> Writer<'c> {
 
     fn insert_session(&self, file_id: i64, s: &SessionRead) -> rusqlite::Result<i64> {
         let h = &s.header;
-        let u = &s.stats.usage;
+        let mut values: Vec<Value> = vec![
+            file_id.into(),
+            h.id.clone().into(),
+            s.stats.title.clone().into(),
+            h.cwd.clone().into(),
+            h.created_at.into(),
+            s.stats.first_time.into(),
+            s.stats.last_time.into(),
+            h.lineage.parent_session.clone().into(),
+            h.lineage.seed_length.into(),
+            h.lineage.origin.clone().into(),
+            h.lineage.delegation_depth.into(),
+            s.revision.into(),
+        ];
+        values.extend(verdict_and_counts(s, merge_models(None, s)));
         self.conn
             .prepare_cached(
                 "INSERT INTO sessions (file_id, session, title, cwd, created_at, first_time, last_time, parent_session, seed_length, origin, delegation_depth, revision, generation, status, rule, message, events, turns, tool_calls, models, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
             )?
-            .execute(params![
-                file_id,
-                h.id,
-                s.stats.title,
-                h.cwd,
-                h.created_at,
-                s.stats.first_time,
-                s.stats.last_time,
-                h.parent_session,
-                h.seed_length,
-                h.origin,
-                h.delegation_depth,
-                s.revision,
-                s.generation,
-                s.status,
-                s.rule,
-                s.message,
-                s.events as i64,
-                s.stats.turn_count as i64,
-                s.stats.tool_calls as i64,
-                models_json(&merge_models(None, s)),
-                u.input as i64,
-                u.output as i64,
-                u.cache_read as i64,
-                u.cache_write as i64,
-                u.reasoning as i64,
-            ])?;
+            .execute(params_from_iter(values))?;
         Ok(self.conn.last_insert_rowid())
     }
 
@@ -245,28 +236,16 @@ impl<'c> Writer<'c> {
                 .query_row("SELECT models FROM sessions WHERE id = ?1", [id], |r| {
                     r.get(0)
                 })?;
-        let u = &s.stats.usage;
+        let mut values: Vec<Value> = vec![
+            id.into(),
+            s.stats.title.clone().into(),
+            s.stats.first_time.into(),
+            s.stats.last_time.into(),
+        ];
+        values.extend(verdict_and_counts(s, merge_models(Some(&old), s)));
         self.conn.execute(
             "UPDATE sessions SET title = COALESCE(?2, title), first_time = COALESCE(first_time, ?3), last_time = COALESCE(?4, last_time), generation = ?5, status = ?6, rule = ?7, message = ?8, events = ?9, turns = turns + ?10, tool_calls = tool_calls + ?11, models = ?12, input_tokens = input_tokens + ?13, output_tokens = output_tokens + ?14, cache_read_tokens = cache_read_tokens + ?15, cache_write_tokens = cache_write_tokens + ?16, reasoning_tokens = reasoning_tokens + ?17 WHERE id = ?1",
-            params![
-                id,
-                s.stats.title,
-                s.stats.first_time,
-                s.stats.last_time,
-                s.generation,
-                s.status,
-                s.rule,
-                s.message,
-                s.events as i64,
-                s.stats.turn_count as i64,
-                s.stats.tool_calls as i64,
-                models_json(&merge_models(Some(&old), s)),
-                u.input as i64,
-                u.output as i64,
-                u.cache_read as i64,
-                u.cache_write as i64,
-                u.reasoning as i64,
-            ],
+            params_from_iter(values),
         )?;
         Ok(())
     }
@@ -426,6 +405,31 @@ pub(super) struct ModelJson {
 
 /// The models kept (`old`, JSON) and those of the session read, in the order first named,
 /// their assistant messages summed.
+/// What a session read says besides its header, its title and its times, as both the
+/// INSERT of a new session and the UPDATE of one taken up bind it (in this order, to the
+/// columns `generation`, `status`, `rule`, `message`, `events`, `turns`, `tool_calls`,
+/// `models` and the five token columns): an UPDATE adds the counts of the new events to
+/// the kept ones, but `events`, which counts them all.
+fn verdict_and_counts(s: &SessionRead, models: Vec<ModelJson>) -> [Value; 13] {
+    let u = &s.stats.usage;
+    let n = |n: u64| Value::Integer(n as i64);
+    [
+        s.generation.map(str::to_owned).into(),
+        s.status.to_owned().into(),
+        s.rule.map(str::to_owned).into(),
+        s.message.clone().into(),
+        n(s.events),
+        n(s.stats.turn_count),
+        n(s.stats.tool_calls),
+        models_json(&models).into(),
+        n(u.input),
+        n(u.output),
+        n(u.cache_read),
+        n(u.cache_write),
+        n(u.reasoning),
+    ]
+}
+
 fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelJson> {
     let mut models: Vec<ModelJson> = old
         .and_then(|o| serde_json::from_str(o).ok())

@@ -347,6 +347,7 @@ fn drop_span(source: &Source, a: i64, b: i64) -> Result<(usize, usize), LineageE
     let inherited = source
         .stored
         .header
+        .lineage
         .seed_length
         .and_then(|n| u64::try_from(n).ok())
         .or(tagged);

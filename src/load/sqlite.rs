@@ -20,7 +20,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::event::Era;
-use crate::header::Header;
+use crate::header::{Header, Lineage};
 use crate::json::MAX_SAFE_INTEGER;
 use crate::load::line::{MAX_LINE_BYTES, SourceError};
 use crate::rules::{Finding, Rule};
@@ -537,10 +537,12 @@ fn session_row(row: &rusqlite::Row<'_>, schema: Schema) -> Result<SessionRow, Fi
             version: Some(version),
             created_at: Some(created_at),
             cwd,
-            parent_session,
-            seed_length,
-            origin,
-            delegation_depth,
+            lineage: Lineage {
+                parent_session,
+                seed_length,
+                origin,
+                delegation_depth,
+            },
             agent_preset,
         },
         incarnation,

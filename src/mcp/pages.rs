@@ -63,14 +63,14 @@ impl History {
             ..ScanOptions::default()
         };
         let report = crate::reading::scan_readable_as(
-            &row.file,
-            &row.file,
+            &row.session.file,
+            &row.session.file,
             &options,
             &mut [&mut keep, &mut stats],
         )?;
         let mut messages = Vec::new();
         for entry in report.replay.iter() {
-            let entry = entry.with_context(|| cannot_read(&row.file))?;
+            let entry = entry.with_context(|| cannot_read(&row.session.file))?;
             if let Some(m) = &entry.message {
                 messages.push(Meta {
                     seq: entry.seq,
@@ -81,7 +81,7 @@ impl History {
             }
         }
         Ok(History {
-            file: row.file.clone(),
+            file: row.session.file.clone(),
             session: options.session,
             revision,
             replay: report.replay,
@@ -125,7 +125,7 @@ impl Histories {
     /// place of an older revision of the same session).
     fn get(&self, row: &SessionRow, revision: &str) -> Result<Arc<History>> {
         let session = store_session(row);
-        let same = |h: &History| h.file == row.file && h.session == session;
+        let same = |h: &History| h.file == row.session.file && h.session == session;
         let kept = |this: &Self| {
             this.kept
                 .lock()
@@ -264,13 +264,13 @@ pub fn messages(cx: &Context, histories: &Histories, p: Messages) -> Result<Stri
         bail!("max_bytes is {max_bytes}: give 1 to {MAX_BYTES_LIMIT}");
     }
     let row = cx.find(&cx.index()?, &p.session)?;
-    let now = revision(&row.file)?;
+    let now = revision(&row.session.file)?;
     if let Some(asked) = &p.revision
         && *asked != now
     {
         bail!(
             "source_changed: the log of {} changed since the page that gave revision {asked} (now {now}); ask again without a revision, from the start or from a seq",
-            row.session
+            row.session.id
         );
     }
     let history = histories.get(&row, &now)?;
@@ -330,8 +330,8 @@ pub fn messages(cx: &Context, histories: &Histories, p: Messages) -> Result<Stri
     }
     let json = MessagesJson {
         schema_version: MESSAGES_SCHEMA_VERSION,
-        session: &row.session,
-        file: row.file.display().to_string(),
+        session: &row.session.id,
+        file: row.session.file.display().to_string(),
         from_seq: w.from_seq,
         to_seq: w.to_seq,
         history_messages: items.len(),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
-use dsh_session::index::{Index, Query, SessionFilter, SessionRow};
+use dsh_session::index::{Index, Period, Query, SessionFilter, SessionRow};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -105,12 +105,12 @@ impl Context {
                 ..SessionFilter::default()
             })?
             .into_iter()
-            .filter(|s| !s.session.is_empty())
+            .filter(|s| !s.session.id.is_empty())
             .collect();
-        if let Some(exact) = matching.iter().find(|s| s.session == name) {
+        if let Some(exact) = matching.iter().find(|s| s.session.id == name) {
             return Ok(exact.clone());
         }
-        let mut ids: Vec<&str> = matching.iter().map(|s| s.session.as_str()).collect();
+        let mut ids: Vec<&str> = matching.iter().map(|s| s.session.id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
         match ids.len() {
@@ -138,10 +138,11 @@ impl Context {
 fn listed(sessions: &[SessionRow]) -> String {
     let lines: Vec<String> = sessions
         .iter()
-        .filter(|s| !s.session.is_empty())
+        .map(|s| &s.session)
+        .filter(|s| !s.id.is_empty())
         .map(|s| {
             let title = s.title.as_deref().unwrap_or("(no title)");
-            format!("  {}  {title}  ({})", s.session, s.file.display())
+            format!("  {}  {title}  ({})", s.id, s.file.display())
         })
         .collect();
     if lines.is_empty() {
@@ -153,7 +154,7 @@ fn listed(sessions: &[SessionRow]) -> String {
 
 /// The `--session` a command needs for `row`: its id for a session of a SQLite store.
 pub(super) fn store_session(row: &SessionRow) -> Option<String> {
-    (row.encoding == "sqlite").then(|| row.session.clone())
+    (row.session.encoding == "sqlite").then(|| row.session.id.clone())
 }
 
 /// Runs a command into a buffer and returns what it printed; an error is the tool's.
@@ -224,19 +225,20 @@ struct SessionsJson {
 
 /// `list_sessions`: the rows `sessions ROOT --format json` prints, filtered.
 pub fn list_sessions(cx: &Context, p: ListSessions) -> Result<String> {
-    let since = when("since", p.since.as_deref(), false)?;
-    let until = when("until", p.until.as_deref(), true)?;
+    let period = Period {
+        since: when("since", p.since.as_deref(), false)?,
+        until: when("until", p.until.as_deref(), true)?,
+    };
     let index = cx.index()?;
     let rows = index.sessions(&SessionFilter {
         under: cx.under.clone(),
         project: p.project,
-        since,
-        until,
+        period,
         ..SessionFilter::default()
     })?;
     let rows: Vec<&SessionRow> = rows
         .iter()
-        .filter(|r| p.status.is_none_or(|s| r.status == s.name()))
+        .filter(|r| p.status.is_none_or(|s| r.session.status == s.name()))
         .collect();
     let limit = p.limit.unwrap_or(LIST_LIMIT);
     let json = SessionsJson {
@@ -273,8 +275,10 @@ pub struct Search {
 /// `search`: the hits `search --format json` prints (as `search` over the roots, with
 /// `--tz UTC`).
 pub fn search(cx: &Context, p: Search) -> Result<String> {
-    let since = when("--since", p.since.as_deref(), false)?;
-    let until = when("--until", p.until.as_deref(), true)?;
+    let period = Period {
+        since: when("--since", p.since.as_deref(), false)?,
+        until: when("--until", p.until.as_deref(), true)?,
+    };
     if p.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }
@@ -288,8 +292,7 @@ pub fn search(cx: &Context, p: Search) -> Result<String> {
             session: p.session,
             ..SessionFilter::default()
         },
-        since,
-        until,
+        period,
         kinds: p
             .roles
             .unwrap_or_default()
@@ -316,8 +319,12 @@ pub fn show(cx: &Context, p: SessionName) -> Result<String> {
     use dsh_session::view::summary;
     let row = cx.find(&cx.index()?, &p.session)?;
     let options = summary::options(store_session(&row));
-    let (report, views) =
-        crate::reading::read_readable(&row.file, &row.file, &options, summary::scan)?;
+    let (report, views) = crate::reading::read_readable(
+        &row.session.file,
+        &row.session.file,
+        &options,
+        summary::scan,
+    )?;
     printed(|out| crate::render::show::write(out, &report, &views, None, TableFormat::Json))
 }
 
@@ -335,10 +342,10 @@ pub struct GetMessage {
 pub fn get_message(cx: &Context, p: GetMessage) -> Result<String> {
     let row = cx.find(&cx.index()?, &p.session)?;
     let session = store_session(&row);
-    let one = crate::reading::one_message(&row.file, session.as_deref(), p.seq)?;
+    let one = crate::reading::one_message(&row.session.file, session.as_deref(), p.seq)?;
     let message: Value = serde_json::from_str(&one.message)?;
     Ok(serde_json::json!({
-        "session": row.session,
+        "session": row.session.id,
         "seq": one.seq,
         "type": one.ty,
         "role": one.role,
@@ -366,7 +373,7 @@ pub fn validate(cx: &Context, p: Validate) -> Result<String> {
         strict: false,
     };
     let checked = check_all(
-        std::slice::from_ref(&row.file),
+        std::slice::from_ref(&row.session.file),
         store_session(&row).as_ref(),
         &|_| None,
     );
@@ -374,11 +381,15 @@ pub fn validate(cx: &Context, p: Validate) -> Result<String> {
         .into_iter()
         .next()
     else {
-        bail!("{}: holds no session {}", row.file.display(), row.session);
+        bail!(
+            "{}: holds no session {}",
+            row.session.file.display(),
+            row.session.id
+        );
     };
     if verdict.status == "error" {
         let why = verdict.message.as_deref().unwrap_or("cannot be read");
-        bail!("{}: {why}", row.file.display());
+        bail!("{}: {why}", row.session.file.display());
     }
     Ok(serde_json::to_string(&verdict)?)
 }
@@ -403,7 +414,7 @@ pub fn provenance(cx: &Context, p: Provenance) -> Result<String> {
         session: session.clone(),
         ..ScanOptions::default()
     };
-    let file = &row.file;
+    let file = &row.session.file;
     let (report, index) = crate::reading::read_readable(file, file, &options, trace::scan_index)?;
     let t = trace::trace(file, session.as_ref(), p.seq, p.depth, &report, index)
         .map_err(|e| crate::reading::trace_error(file, e))?;

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use dsh_session::index::{Field, Hit, SessionHits, Snippet};
+use dsh_session::index::{Field, Hit, SessionHits, SessionRef, Snippet};
 use dsh_session::wording::utc;
 use serde::Serialize;
 
@@ -108,24 +108,16 @@ struct Named {
 }
 
 impl Named {
-    /// The row's start for session `session` of `file`, as `names` names the file.
-    fn new(
-        names: &Names,
-        file: &Path,
-        session: &str,
-        title: &Option<String>,
-        project: &Option<String>,
-        status: &str,
-        rule: &Option<String>,
-    ) -> Named {
+    /// The row's start for `session`, as `names` names its file.
+    fn new(names: &Names, session: &SessionRef) -> Named {
         Named {
             schema_version: SCHEMA_VERSION,
-            session: session.to_owned(),
-            title: title.clone(),
-            file: names.shown(file),
-            project: project.clone(),
-            status: status.to_owned(),
-            rule: rule.clone(),
+            session: session.id.clone(),
+            title: session.title.clone(),
+            file: names.shown(&session.file),
+            project: session.cwd.clone(),
+            status: session.status.clone(),
+            rule: session.rule.clone(),
         }
     }
 }
@@ -160,13 +152,14 @@ pub fn shell_word(text: &str) -> String {
 /// The command that prints message `seq` of a session (`messages FILE --seq N`), or with no
 /// seq the session itself (`show FILE`), naming the file as every output names it
 /// ([`Names`]).
-fn open_command(file: &str, encoding: &str, session: &str, seq: Option<u64>) -> String {
+fn open_command(names: &Names, session: &SessionRef, seq: Option<u64>) -> String {
+    let file = names.shown(&session.file);
     let mut cmd = match seq {
-        Some(_) => format!("dsh-session messages {}", shell_word(file)),
-        None => format!("dsh-session show {}", shell_word(file)),
+        Some(_) => format!("dsh-session messages {}", shell_word(&file)),
+        None => format!("dsh-session show {}", shell_word(&file)),
     };
-    if encoding == "sqlite" {
-        cmd.push_str(&format!(" --session {}", shell_word(session)));
+    if session.encoding == "sqlite" {
+        cmd.push_str(&format!(" --session {}", shell_word(&session.id)));
     }
     if let Some(seq) = seq {
         cmd.push_str(&format!(" --seq {seq}"));
@@ -282,7 +275,7 @@ fn write_hit(
     if let Some(by) = hit.part.shadowed_by {
         head.push(format!("shadowed by seq {by}"));
     }
-    if let Some(lineage) = hit.lineage {
+    if let Some(lineage) = hit.session.lineage.kind() {
         head.push(lineage.to_owned());
     }
     if !hit.grouped.is_empty() {
@@ -290,7 +283,7 @@ fn write_hit(
         head.push(format!("with seq {}", seqs.join(", ")));
     }
     let mut head = head.join("  ");
-    let mut file = names.shown(&hit.file);
+    let mut file = names.shown(&hit.session.file);
     if let Some(c) = columns {
         // The file keeps at least its last 24 columns (its name); the rest is cut.
         let room = c.saturating_sub(head.width() + 2).max(24.min(file.width()));
@@ -298,11 +291,11 @@ fn write_hit(
         head = crate::render::cut_end(&head, c.saturating_sub(file.width() + 2));
     }
     writeln!(out, "{head}  {}", paint(color, "35", &file))?;
-    let mut session = format!("session {}", hit.session);
-    if let Some(title) = &hit.title {
+    let mut session = format!("session {}", hit.session.id);
+    if let Some(title) = &hit.session.title {
         session.push_str(&format!(": {title}"));
     }
-    if let Some(project) = &hit.project {
+    if let Some(project) = &hit.session.cwd {
         session.push_str(&format!("  ({project})"));
     }
     let fit = |text: String| match columns {
@@ -315,12 +308,7 @@ fn write_hit(
         "  {}",
         painted(&hit.snippet, color, columns.map(|c| c.saturating_sub(2)))
     )?;
-    let open = open_command(
-        &names.shown(&hit.file),
-        &hit.encoding,
-        &hit.session,
-        hit_seq(hit),
-    );
+    let open = open_command(names, &hit.session, hit_seq(hit));
     writeln!(out, "  {}", paint(color, "2", &open))?;
     writeln!(out)
 }
@@ -329,11 +317,9 @@ fn write_hit(
 pub fn hit_rows(hits: &[Hit], names: &Names) -> Vec<HitJson> {
     hits.iter()
         .map(|h| HitJson {
-            named: Named::new(
-                names, &h.file, &h.session, &h.title, &h.project, &h.status, &h.rule,
-            ),
+            named: Named::new(names, &h.session),
             field: h.field.name(),
-            lineage: h.lineage,
+            lineage: h.session.lineage.kind(),
             turn: h.part.turn,
             seq: hit_seq(h),
             grouped: h.grouped.clone(),
@@ -346,7 +332,7 @@ pub fn hit_rows(hits: &[Hit], names: &Names) -> Vec<HitJson> {
             snippet: h.snippet.text.clone(),
             matches: h.snippet.matches.iter().map(|m| [m.start, m.end]).collect(),
             score: h.score,
-            open: open_command(&names.shown(&h.file), &h.encoding, &h.session, hit_seq(h)),
+            open: open_command(names, &h.session, hit_seq(h)),
         })
         .collect()
 }
@@ -388,27 +374,20 @@ pub fn write_sessions(
         .map(|f| {
             let s = &f.session;
             SessionJson {
-                named: Named::new(
-                    names, &s.file, &s.session, &s.title, &s.cwd, &s.status, &s.rule,
-                ),
-                last_activity: s.last_time.map(utc),
+                named: Named::new(names, &s.session),
+                last_activity: s.times.last_time.map(utc),
                 seq: hit_seq(&f.newest),
                 time: f.newest.part.time.map(utc),
                 snippet: f.newest.snippet.text.clone(),
-                open: open_command(
-                    &names.shown(&s.file),
-                    &s.encoding,
-                    &s.session,
-                    hit_seq(&f.newest),
-                ),
+                open: open_command(names, &s.session, hit_seq(&f.newest)),
             }
         })
         .collect();
     crate::render::write_rows(out, format, &rows, |out| {
         for (r, f) in rows.iter().zip(found) {
             // One line each, like `grep -l`: the file (and session, for a store).
-            let file = names.shown(&f.session.file);
-            let name = if f.session.encoding == "sqlite" {
+            let file = names.shown(&f.session.session.file);
+            let name = if f.session.session.encoding == "sqlite" {
                 crate::render::log_name(&file, Some(&r.named.session))
             } else {
                 file

@@ -37,11 +37,13 @@ pub const STORE: &[Column] = &[
     }),
     column("cwd", Give::Squeeze, |r| opt(r.cwd.as_deref())),
     column("parent", Give::Drop(2), |r| {
-        opt(r.parent_session.as_deref())
+        opt(r.lineage.parent_session.as_deref())
     }),
-    column("seed", Give::Drop(0), |r| opt(r.seed_length)),
-    column("origin", Give::Drop(0), |r| opt(r.origin.as_deref())),
-    column("depth", Give::Drop(1), |r| opt(r.delegation_depth)),
+    column("seed", Give::Drop(0), |r| opt(r.lineage.seed_length)),
+    column("origin", Give::Drop(0), |r| {
+        opt(r.lineage.origin.as_deref())
+    }),
+    column("depth", Give::Drop(1), |r| opt(r.lineage.delegation_depth)),
     column("events", Give::Drop(3), |r| opt(r.events)),
     column("turns", Give::Drop(3), |r| opt(r.turns)),
     column("revision", Give::Drop(0), |r| opt(r.revision)),

@@ -139,23 +139,24 @@ impl App {
     /// Opens `row`'s session; `at` selects a message. A file that could not be read opens
     /// a note saying why.
     pub fn open(&mut self, row: SessionRow, at: Option<u64>) {
-        if row.session.is_empty() {
+        let s = &row.session;
+        if s.id.is_empty() {
             let why = row.message.clone().unwrap_or_else(|| "unreadable".into());
-            self.overlay = Some(Overlay::Note(format!("{}: {why}", row.file.display())));
+            self.overlay = Some(Overlay::Note(format!("{}: {why}", s.file.display())));
             return;
         }
         let target = Target {
-            file: row.file.clone(),
-            store_session: (row.encoding == "sqlite").then(|| row.session.clone()),
+            file: s.file.clone(),
+            store_session: (s.encoding == "sqlite").then(|| s.id.clone()),
         };
         let details = match source::read_details(&target) {
             Ok(d) => d,
             Err(e) => {
-                self.overlay = Some(Overlay::Note(format!("{}: {e}", row.file.display())));
+                self.overlay = Some(Overlay::Note(format!("{}: {e}", s.file.display())));
                 return;
             }
         };
-        let seqs = match self.index.message_seqs(&row.file, &row.session) {
+        let seqs = match self.index.message_seqs(&s.file, &s.id) {
             Ok(s) => s,
             Err(e) => {
                 self.overlay = Some(Overlay::Note(error_text(&e)));
@@ -359,12 +360,12 @@ impl App {
                 let Some(hit) = self.search.hits.get(self.search.selected) else {
                     return;
                 };
-                let (file, session, seq) = (hit.file.clone(), hit.session.clone(), hit.part.seq);
+                let (session, seq) = (&hit.session, hit.part.seq);
                 let row = self
                     .list
                     .sessions
                     .iter()
-                    .find(|s| s.file == file && s.session == session)
+                    .find(|s| s.session.file == session.file && s.session.id == session.id)
                     .cloned();
                 match row {
                     Some(row) => self.open(row, Some(seq)),

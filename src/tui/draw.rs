@@ -72,10 +72,10 @@ fn title_line(app: &App, width: usize) -> Line<'static> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let title = title_of(&v.session);
-                if title == v.session.session {
+                if title == v.session.session.id {
                     format!("{title} · {file}")
                 } else {
-                    format!("{title} · {} · {file}", v.session.session)
+                    format!("{title} · {} · {file}", v.session.session.id)
                 }
             }
             None => String::new(),
@@ -174,7 +174,11 @@ fn search(frame: &mut Frame<'_>, area: Rect, app: &mut App) {
         lines.push(Line::styled("  no hit", theme.dim()));
     }
     for (i, hit) in s.hits.iter().enumerate().skip(first).take(visible) {
-        let title = hit.title.clone().unwrap_or_else(|| hit.session.clone());
+        let title = hit
+            .session
+            .title
+            .clone()
+            .unwrap_or_else(|| hit.session.id.clone());
         let mut head = Line::from(vec![
             Span::styled(format!("#{:<5} ", hit.part.seq), theme.dim()),
             Span::styled(
@@ -192,7 +196,7 @@ fn search(frame: &mut Frame<'_>, area: Rect, app: &mut App) {
         if hit.part.shadowed_by.is_some() {
             head.push_span(Span::styled(" (shadowed)", theme.replace()));
         }
-        if let Some(lineage) = hit.lineage {
+        if let Some(lineage) = hit.session.lineage.kind() {
             head.push_span(Span::styled(format!(" ({lineage})"), theme.dim()));
         }
         if i == s.selected {

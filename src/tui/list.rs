@@ -70,11 +70,12 @@ pub struct SessionList {
 
 /// The session's title, else its id, else its file name.
 pub fn title_of(s: &SessionRow) -> String {
+    let s = &s.session;
     s.title.clone().unwrap_or_else(|| {
-        if s.session.is_empty() {
+        if s.id.is_empty() {
             s.file.display().to_string()
         } else {
-            s.session.clone()
+            s.id.clone()
         }
     })
 }
@@ -154,11 +155,13 @@ impl SessionList {
         order.sort_by(|a, b| {
             let (x, y) = (&sessions[a.1], &sessions[b.1]);
             let by_key = match sort {
-                SortKey::Activity => y.last_time.cmp(&x.last_time),
+                SortKey::Activity => y.times.last_time.cmp(&x.times.last_time),
                 SortKey::Title => title_of(x).to_lowercase().cmp(&title_of(y).to_lowercase()),
-                SortKey::Project => x.cwd.cmp(&y.cwd),
+                SortKey::Project => x.session.cwd.cmp(&y.session.cwd),
                 SortKey::Turns => y.turns.cmp(&x.turns),
-                SortKey::Status => status_rank(&x.status).cmp(&status_rank(&y.status)),
+                SortKey::Status => {
+                    status_rank(&x.session.status).cmp(&status_rank(&y.session.status))
+                }
             };
             let by_key = if reversed { by_key.reverse() } else { by_key };
             // The best fuzzy match first; the sort among equals; the index's order last.
@@ -203,15 +206,15 @@ impl SessionList {
             .iter()
             .map(|&i| {
                 let s = &self.sessions[i];
-                let mark = match s.status.as_str() {
+                let mark = match s.session.status.as_str() {
                     "valid" => Span::raw(" "),
                     "torn-tail" => Span::styled("~", theme.warning()),
                     _ => Span::styled("✗", theme.error()),
                 };
-                let title = if matches!(s.status.as_str(), "valid" | "torn-tail") {
+                let title = if matches!(s.session.status.as_str(), "valid" | "torn-tail") {
                     Line::raw(fit(&title_of(s), title_width))
                 } else {
-                    let status = format!("{} ", s.status);
+                    let status = format!("{} ", s.session.status);
                     let rest = title_width.saturating_sub(status.chars().count());
                     Line::from(vec![
                         Span::styled(status, theme.error()),
@@ -226,10 +229,10 @@ impl SessionList {
                     Cell::from(mark),
                     Cell::from(title),
                     Cell::from(fit(
-                        s.cwd.as_deref().map(project_name).unwrap_or(""),
+                        s.session.cwd.as_deref().map(project_name).unwrap_or(""),
                         project_width,
                     )),
-                    Cell::from(s.last_time.map(minute).unwrap_or_default()),
+                    Cell::from(s.times.last_time.map(minute).unwrap_or_default()),
                     Cell::from(format!("{:>5}", s.turns)),
                     Cell::from(model),
                 ])
@@ -256,10 +259,10 @@ fn haystack(s: &SessionRow) -> String {
     let model = s.main_model().map(|m| m.model.as_str()).unwrap_or("");
     format!(
         "{} {} {} {} {}",
-        s.title.as_deref().unwrap_or(""),
-        s.cwd.as_deref().unwrap_or(""),
-        s.session,
+        s.session.title.as_deref().unwrap_or(""),
+        s.session.cwd.as_deref().unwrap_or(""),
+        s.session.id,
         model,
-        s.status
+        s.session.status
     )
 }

@@ -77,7 +77,7 @@ pub struct SessionView {
 impl std::fmt::Debug for SessionView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionView")
-            .field("session", &self.session.session)
+            .field("session", &self.session.session.id)
             .field("rows", &self.rows.len())
             .field("selected", &self.selected)
             .finish_non_exhaustive()
@@ -285,7 +285,7 @@ impl SessionView {
                 self.texts.clear();
             }
             let rows = index
-                .messages(&self.target.file, &self.session.session, seq..=seq, true)
+                .messages(&self.target.file, &self.session.session.id, seq..=seq, true)
                 .unwrap_or_default();
             self.texts.insert(seq, rows);
         }

@@ -585,10 +585,10 @@ impl View for UsageView {
         // A fork's inherited history is its parent's: v0/v1 name the cut in the header's
         // `seedLength`, v2+ with a `session/end-seed` tagged `inherited: true`.
         let header = report.header.as_ref();
-        let parent = header.and_then(|h| h.parent_session.clone());
+        let parent = header.and_then(|h| h.lineage.parent_session.clone());
         let cut = header
-            .filter(|h| h.parent_session.is_some())
-            .and_then(|h| h.seed_length)
+            .filter(|h| h.lineage.parent_session.is_some())
+            .and_then(|h| h.lineage.seed_length)
             .and_then(|n| u64::try_from(n).ok())
             .or_else(|| {
                 self.segments
@@ -621,8 +621,8 @@ impl View for UsageView {
         let mut out = LogUsage {
             inherited,
             subagent_of: header
-                .filter(|h| h.origin.as_deref() == Some("subagent"))
-                .and_then(|h| h.parent_session.clone()),
+                .filter(|h| h.lineage.origin.as_deref() == Some("subagent"))
+                .and_then(|h| h.lineage.parent_session.clone()),
             ..LogUsage::default()
         };
         // A session with no turn is still a session read (`show` counts it too).

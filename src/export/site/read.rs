@@ -167,8 +167,8 @@ fn ident_of(report: &Report) -> Ident {
     let h = report.header.as_ref();
     Ident {
         id: h.map(|h| h.id.clone()).or_else(|| report.session.clone()),
-        parent: h.and_then(|h| h.parent_session.clone()),
-        origin: h.and_then(|h| h.origin.clone()),
+        parent: h.and_then(|h| h.lineage.parent_session.clone()),
+        origin: h.and_then(|h| h.lineage.origin.clone()),
     }
 }
 
