@@ -19,6 +19,7 @@ pub mod index;
 pub mod json;
 pub mod lineage;
 pub mod load;
+pub mod period;
 pub mod prices;
 pub mod provenance;
 pub mod provider;

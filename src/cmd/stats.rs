@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
+use dsh_session::period::Period;
 use dsh_session::view::usage::{GroupBy, UsageOptions};
 use dsh_session::wording::utc;
 
@@ -21,11 +22,14 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         text.map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
             .transpose()
     };
-    let (since, until) = (
-        when("--since", &args.since, false)?,
-        when("--until", &args.until, true)?,
-    );
-    if let (Some(a), Some(b)) = (since, until)
+    let period = Period {
+        since: when("--since", &args.since, false)?,
+        until: when("--until", &args.until, true)?,
+    };
+    if let Period {
+        since: Some(a),
+        until: Some(b),
+    } = period
         && a >= b
     {
         bail!("--since ({}) is not before --until ({})", utc(a), utc(b));
@@ -42,8 +46,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     let options = UsageOptions {
         by,
         tz: tz.clone(),
-        since,
-        until,
+        period,
         prices: Arc::clone(&table),
     };
     let files = crate::cmd::paths_or_default_root(&args.files, "stats")?;
@@ -60,8 +63,7 @@ pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
         by,
         format: args.format,
         tz: &args.tz,
-        since,
-        until,
+        period,
         prices_file: args.prices.as_deref(),
         table: &table,
     };

@@ -30,15 +30,7 @@ pub struct SessionFilter {
     pub limit: Option<usize>,
 }
 
-/// A period of time, ms since the Unix epoch: from `since` (inclusive) to `until`
-/// (exclusive), open at an end that is `None`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Period {
-    /// The start.
-    pub since: Option<i64>,
-    /// The end.
-    pub until: Option<i64>,
-}
+pub use crate::period::Period;
 
 /// One provider and model a session's assistant messages named.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

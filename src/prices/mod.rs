@@ -38,6 +38,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
+use crate::period::Period;
+
 pub mod money;
 
 /// The built-in table's text (TOML), compiled in.
@@ -157,10 +159,8 @@ pub struct Entry {
     pub currency: String,
     /// What each kind of token costs.
     pub rates: Rates,
-    /// Valid from this time, ms since the Unix epoch.
-    pub from: Option<i64>,
-    /// Valid before this time, ms since the Unix epoch.
-    pub until: Option<i64>,
+    /// When it is valid: from the file's `from`, before its `until`.
+    pub valid: Period,
     /// The zone of the bands.
     pub zone: jiff::tz::TimeZone,
     /// The zone as the file names it.
@@ -437,8 +437,7 @@ impl FileEntry {
             model: self.model,
             aliases: self.aliases,
             currency: self.currency,
-            from,
-            until,
+            valid: Period { since: from, until },
             zone,
             zone_name,
             base_band: self.base_band.unwrap_or_else(|| "standard".to_owned()),
@@ -551,14 +550,12 @@ impl PriceTable {
         let Some(time) = time else {
             return Err("no price: the event has no time".to_owned());
         };
-        named
-            .find(|e| e.from.is_none_or(|f| time >= f) && e.until.is_none_or(|u| time < u))
-            .ok_or_else(|| {
-                let day = jiff::Timestamp::from_millisecond(time)
-                    .map(|t| t.strftime("%Y-%m-%d").to_string())
-                    .unwrap_or_default();
-                format!("no price valid on {day} UTC")
-            })
+        named.find(|e| e.valid.contains(Some(time))).ok_or_else(|| {
+            let day = jiff::Timestamp::from_millisecond(time)
+                .map(|t| t.strftime("%Y-%m-%d").to_string())
+                .unwrap_or_default();
+            format!("no price valid on {day} UTC")
+        })
     }
 
     /// The cost of `tokens` of `provider`/`model` at `time`.

@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::Result;
+use dsh_session::period::Period;
 use dsh_session::prices::PriceTable;
 use dsh_session::prices::money::{self as cost, thousands};
 use dsh_session::stats::{Note, Totals};
@@ -28,10 +29,8 @@ pub struct Asked<'a> {
     pub format: StatsFormat,
     /// `--tz`, as given.
     pub tz: &'a str,
-    /// `--since` and `--until`, in ms since the Unix epoch.
-    pub since: Option<i64>,
-    /// See `since`.
-    pub until: Option<i64>,
+    /// `--since` and `--until`.
+    pub period: Period,
     /// `--prices FILE`.
     pub prices_file: Option<&'a Path>,
     /// The price table used.
@@ -165,8 +164,8 @@ pub fn write(out: &mut dyn Write, totals: &Totals, asked: &Asked<'_>) -> Result<
                 schema_version: SCHEMA_VERSION,
                 by: by_name(asked.by),
                 time_zone: asked.tz,
-                since: asked.since.map(utc),
-                until: asked.until.map(utc),
+                since: asked.period.since.map(utc),
+                until: asked.period.until.map(utc),
                 prices: json!({
                     "file": asked.prices_file.map(|p| p.display().to_string()),
                     "sources": cost::sources_json(asked.table),

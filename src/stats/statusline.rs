@@ -16,6 +16,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use unicode_width::UnicodeWidthStr;
 
+use crate::period::Period;
 use crate::prices::PriceTable;
 use crate::prices::money::{money, thousands};
 use crate::scan::{self, ScanError, ScanOptions};
@@ -186,8 +187,7 @@ fn options(req: &Request<'_>, since: Option<i64>) -> UsageOptions {
     UsageOptions {
         by: GroupBy::Session,
         tz: req.zone.clone(),
-        since,
-        until: None,
+        period: Period { since, until: None },
         prices: Arc::clone(&req.prices),
     }
 }

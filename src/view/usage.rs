@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use crate::event::Projection;
 use crate::json::Json;
+use crate::period::Period;
 use crate::prices::{Cost, PriceTable, Tokens};
 use crate::scan::report::{Report, Status};
 use crate::view::stats::Usage;
@@ -50,10 +51,8 @@ pub struct UsageOptions {
     pub by: GroupBy,
     /// The time zone days are taken in ([`GroupBy::Day`]).
     pub tz: jiff::tz::TimeZone,
-    /// Count only turns starting at or after this time, ms since the Unix epoch.
-    pub since: Option<i64>,
-    /// Count only turns starting before this time, ms since the Unix epoch.
-    pub until: Option<i64>,
+    /// Count only turns starting in this period.
+    pub period: Period,
     /// The prices each assistant message's usage is priced at, at the message's time.
     pub prices: Arc<PriceTable>,
 }
@@ -268,11 +267,7 @@ impl UsageView {
 
     /// Inside `--since`/`--until`; a time that is not known is outside any bound given.
     fn in_range(&self, time: Option<i64>) -> bool {
-        let o = &self.options;
-        match time {
-            Some(t) => o.since.is_none_or(|s| t >= s) && o.until.is_none_or(|u| t < u),
-            None => o.since.is_none() && o.until.is_none(),
-        }
+        self.options.period.contains(time)
     }
 
     /// The row a turn (or an event outside any turn) starting at `time` goes to, except
@@ -627,7 +622,7 @@ impl View for UsageView {
         };
         // A session with no turn is still a session read (`show` counts it too).
         let loaded = matches!(report.status, Status::Valid | Status::TornTail);
-        let unfiltered = self.options.since.is_none() && self.options.until.is_none();
+        let unfiltered = self.options.period.is_all();
         if self.rows.is_empty()
             && loaded
             && unfiltered
@@ -659,8 +654,7 @@ pub fn session_view(prices: Arc<PriceTable>) -> (UsageView, Rc<RefCell<Vec<LogUs
     let options = UsageOptions {
         by: GroupBy::Session,
         tz: jiff::tz::TimeZone::UTC,
-        since: None,
-        until: None,
+        period: Period::default(),
         prices,
     };
     (UsageView::new(options, Rc::clone(&sink)), sink)
