@@ -82,7 +82,7 @@ fn main() {
         view.cached(),
         peak_rss_mib()
     );
-    if view.selected + 2 * view.height < last {
+    if view.cursor.selected + 2 * view.cursor.height < last {
         eprintln!("tui-bench: End did not reach the end of the history");
         std::process::exit(2);
     }

@@ -416,9 +416,9 @@ impl App {
                 self.effects.push(Effect::Export(view.target.clone()));
             }
             code => {
-                let page = view.height.max(1);
-                if let Some(to) = moved(code, view.selected, view.rows.len(), page) {
-                    view.selected = to;
+                let page = view.cursor.height.max(1);
+                if let Some(to) = moved(code, view.cursor.selected, view.rows.len(), page) {
+                    view.cursor.selected = to;
                 }
             }
         }

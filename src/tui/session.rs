@@ -55,12 +55,8 @@ pub struct SessionView {
     pub seqs: Vec<MessageSeq>,
     /// The lines of the tree as folded now.
     pub rows: Vec<Row>,
-    /// The selected line.
-    pub selected: usize,
-    /// The first line on screen.
-    pub offset: usize,
-    /// Lines on screen at the last draw.
-    pub height: usize,
+    /// The selected line and the scroll.
+    pub cursor: Cursor,
     /// Replaces shown expanded, by seq.
     pub expanded: HashSet<u64>,
     /// Turns folded, by index into [`Details::turns`].
@@ -74,12 +70,59 @@ pub struct SessionView {
     texts: HashMap<u64, Vec<MessageRow>>,
 }
 
+/// Where a scrolled tree stands: the selected line, the first line on screen and how many
+/// lines the last draw showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cursor {
+    /// The selected line.
+    pub selected: usize,
+    /// The first line on screen.
+    pub offset: usize,
+    /// Lines on screen at the last draw (at least 1).
+    pub height: usize,
+}
+
+impl Default for Cursor {
+    /// The first line selected, at the top.
+    fn default() -> Cursor {
+        Cursor {
+            selected: 0,
+            offset: 0,
+            height: 1,
+        }
+    }
+}
+
+impl Cursor {
+    /// Selects line `i`, scrolled to the middle of the screen.
+    pub fn center_on(&mut self, i: usize) {
+        self.selected = i;
+        self.offset = i.saturating_sub(self.height / 2);
+    }
+
+    /// Moves the selection by `delta` lines, kept among `len` lines.
+    pub fn move_by(&mut self, delta: isize, len: usize) {
+        let last = len.saturating_sub(1) as isize;
+        self.selected = (self.selected as isize + delta).clamp(0, last.max(0)) as usize;
+    }
+
+    /// For a draw of `height` lines: scrolls as little as shows the selected line.
+    pub fn fit(&mut self, height: usize) {
+        self.height = height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + self.height {
+            self.offset = self.selected + 1 - self.height;
+        }
+    }
+}
+
 impl std::fmt::Debug for SessionView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionView")
             .field("session", &self.session.session.id)
             .field("rows", &self.rows.len())
-            .field("selected", &self.selected)
+            .field("selected", &self.cursor.selected)
             .finish_non_exhaustive()
     }
 }
@@ -110,9 +153,7 @@ impl SessionView {
             details,
             seqs,
             rows: Vec::new(),
-            selected: 0,
-            offset: 0,
-            height: 1,
+            cursor: Cursor::default(),
             expanded: HashSet::new(),
             folded: HashSet::new(),
             shadowed,
@@ -155,7 +196,7 @@ impl SessionView {
             self.push_shadowed(m.seq, 1, &mut rows);
         }
         self.rows = rows;
-        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+        self.cursor.move_by(0, self.rows.len());
     }
 
     fn push_shadowed(&self, seq: u64, depth: u8, rows: &mut Vec<Row>) {
@@ -170,7 +211,7 @@ impl SessionView {
 
     /// The seq of the message on the selected line.
     pub fn selected_seq(&self) -> Option<u64> {
-        match self.rows.get(self.selected)? {
+        match self.rows.get(self.cursor.selected)? {
             Row::Message { at, .. } => Some(self.seqs[*at].seq),
             _ => None,
         }
@@ -204,8 +245,7 @@ impl SessionView {
             .position(|r| matches!(r, Row::Message { at: a, .. } if *a == at))
         {
             Some(i) => {
-                self.selected = i;
-                self.offset = i.saturating_sub(self.height / 2);
+                self.cursor.center_on(i);
                 true
             }
             None => false,
@@ -222,15 +262,13 @@ impl SessionView {
             _ => false,
         });
         if let Some(i) = found {
-            self.selected = i;
-            self.offset = i.saturating_sub(self.height / 2);
+            self.cursor.center_on(i);
         }
     }
 
     /// Moves the selection by `delta` lines (clamped).
     pub fn move_by(&mut self, delta: isize) {
-        let last = self.rows.len().saturating_sub(1) as isize;
-        self.selected = (self.selected as isize + delta).clamp(0, last.max(0)) as usize;
+        self.cursor.move_by(delta, self.rows.len());
     }
 
     /// Expands (`Some(true)`), collapses (`Some(false)`) or toggles (`None`) the selected
@@ -238,7 +276,7 @@ impl SessionView {
     /// collapsed) selects its parent instead: the replace above a shadowed entry, else its
     /// turn, as ← goes up a tree in jless.
     pub fn fold(&mut self, open: Option<bool>) {
-        match self.rows.get(self.selected).copied() {
+        match self.rows.get(self.cursor.selected).copied() {
             Some(Row::Turn(t)) => {
                 let is_open = !self.folded.contains(&t);
                 if open.unwrap_or(!is_open) {
@@ -260,13 +298,15 @@ impl SessionView {
                     }
                     _ if open == Some(false) => {
                         // Up to the replace above a shadowed entry, or the turn above.
-                        let up = (0..self.selected).rev().find(|&i| match self.rows[i] {
-                            Row::Turn(_) => depth == 0,
-                            Row::Message { depth: d, .. } => d + 1 == depth,
-                            Row::Step(..) => false,
-                        });
+                        let up = (0..self.cursor.selected)
+                            .rev()
+                            .find(|&i| match self.rows[i] {
+                                Row::Turn(_) => depth == 0,
+                                Row::Message { depth: d, .. } => d + 1 == depth,
+                                Row::Step(..) => false,
+                            });
                         if let Some(i) = up {
-                            self.selected = i;
+                            self.cursor.selected = i;
                         }
                         return;
                     }
@@ -317,17 +357,12 @@ impl SessionView {
             ..area
         };
         let tree_height = tree.height as usize;
-        self.height = tree_height.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + self.height {
-            self.offset = self.selected + 1 - self.height;
-        }
-        let end = (self.offset + tree_height).min(self.rows.len());
+        self.cursor.fit(tree_height);
+        let end = (self.cursor.offset + tree_height).min(self.rows.len());
         let mut lines = Vec::with_capacity(tree_height);
-        for i in self.offset..end {
+        for i in self.cursor.offset..end {
             let mut line = self.row_line(i, theme, index, width);
-            if i == self.selected {
+            if i == self.cursor.selected {
                 line = line.patch_style(theme.selected());
             }
             lines.push(line);
@@ -561,4 +596,27 @@ fn step_of(details: &Details, t: usize, seq: u64) -> Option<usize> {
         .checked_sub(1)?;
     let s = &steps[i];
     (s.end_seq.is_none_or(|e| seq <= e)).then_some(i)
+}
+
+#[cfg(test)]
+mod cursor_tests {
+    use super::Cursor;
+
+    #[test]
+    fn the_cursor_centres_a_line_it_jumps_to_and_scrolls_as_little_as_shows_a_line_it_moves_to() {
+        let mut c = Cursor::default();
+        c.fit(10);
+        c.center_on(42);
+        assert_eq!((c.selected, c.offset, c.height), (42, 37, 10));
+        c.move_by(-40, 100);
+        c.fit(10);
+        assert_eq!((c.selected, c.offset), (2, 2));
+        c.move_by(500, 100);
+        c.fit(10);
+        assert_eq!((c.selected, c.offset), (99, 90));
+        c.move_by(0, 0);
+        assert_eq!(c.selected, 0);
+        c.fit(0);
+        assert_eq!(c.height, 1);
+    }
 }
