@@ -147,7 +147,7 @@ impl Rates {
 }
 
 /// One price entry.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Entry {
     /// The billing provider.
     pub provider: String,
@@ -169,6 +169,31 @@ pub struct Entry {
     pub base_band: String,
     /// The bands.
     pub bands: Vec<Band>,
+}
+
+/// The price table's debug text is the key a site's manifest keeps its prices under
+/// (`export/site/mod.rs`): a changed key rewrites every page. An entry is written with its
+/// rates and validity flat, as before they were the [`Rates`] and the [`Period`] they are
+/// now, so that a site made by an earlier build keeps its pages.
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("aliases", &self.aliases)
+            .field("currency", &self.currency)
+            .field("cache_hit", &self.rates.cache_hit)
+            .field("cache_miss", &self.rates.cache_miss)
+            .field("cache_write", &self.rates.cache_write)
+            .field("output", &self.rates.output)
+            .field("from", &self.valid.since)
+            .field("until", &self.valid.until)
+            .field("zone", &self.zone)
+            .field("zone_name", &self.zone_name)
+            .field("base_band", &self.base_band)
+            .field("bands", &self.bands)
+            .finish()
+    }
 }
 
 /// The band a time falls in.
@@ -610,6 +635,19 @@ mod tests {
         assert_eq!(t.sources[0].1.as_deref(), Some("2026-12-05"));
         assert!(t.sources[0].0.contains("DeepSeek"));
         assert_eq!(PriceTable::built_in().entries.len(), 4);
+    }
+
+    /// A site's manifest keys its prices by the table's debug text: an entry keeps the flat
+    /// layout it had before its rates and validity were grouped, so an earlier site is not
+    /// rewritten whole.
+    #[test]
+    fn an_entry_is_debugged_flat_as_the_site_manifest_keys_it() {
+        let t = PriceTable::built_in();
+        let key = format!("{:?}", t.entries[0]);
+        assert!(
+            key.starts_with("Entry { provider: \"deepseek\", model: \"deepseek-v4-pro\", aliases: [], currency: \"CNY\", cache_hit: 150000, cache_miss: 4500000, cache_write: None, output: 13500000, from: Some(1786896000000), until: None, zone: TimeZone(TZif(\"Asia/Shanghai\")), zone_name: \"Asia/Shanghai\", base_band: \"off-peak\", bands: [Band { name: \"peak\""),
+            "{key}"
+        );
     }
 
     #[test]
