@@ -9,6 +9,7 @@ use rusqlite::types::Value;
 use super::writer::ModelJson;
 use super::{Index, IndexError, under};
 use crate::header::Lineage;
+pub use crate::period::Period;
 use crate::view::message_rows::PartKind;
 
 /// Which sessions [`Index::sessions`] lists.
@@ -29,8 +30,6 @@ pub struct SessionFilter {
     /// At most this many, the most recently active first.
     pub limit: Option<usize>,
 }
-
-pub use crate::period::Period;
 
 /// One provider and model a session's assistant messages named.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

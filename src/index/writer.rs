@@ -403,8 +403,6 @@ pub(super) struct ModelJson {
     pub assistant_messages: u64,
 }
 
-/// The models kept (`old`, JSON) and those of the session read, in the order first named,
-/// their assistant messages summed.
 /// What a session read says besides its header, its title and its times, as both the
 /// INSERT of a new session and the UPDATE of one taken up bind it (in this order, to the
 /// columns `generation`, `status`, `rule`, `message`, `events`, `turns`, `tool_calls`,
@@ -430,6 +428,8 @@ fn verdict_and_counts(s: &SessionRead, models: Vec<ModelJson>) -> [Value; 13] {
     ]
 }
 
+/// The models kept (`old`, JSON) and those of the session read, in the order first named,
+/// their assistant messages summed.
 fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelJson> {
     let mut models: Vec<ModelJson> = old
         .and_then(|o| serde_json::from_str(o).ok())
