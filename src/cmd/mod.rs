@@ -26,9 +26,27 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use dsh_session::period::Period;
 use dsh_session::prices::PriceTable;
 
 pub use crate::reading::{Rejected, log_path, readable, scan_readable_as, spool_stdin};
+
+/// The zone `--tz` names and the period `--since` and `--until` ask for in it, as `stats`
+/// and `search` read them.
+pub(crate) fn zone_and_period(
+    tz: &str,
+    since: &Option<String>,
+    until: &Option<String>,
+) -> Result<(jiff::tz::TimeZone, Period)> {
+    let zone = dsh_session::stats::zone(tz).with_context(|| format!("--tz {tz:?}"))?;
+    let period = dsh_session::stats::parse_period(
+        since.as_deref(),
+        until.as_deref(),
+        ["--since", "--until"],
+        &zone,
+    )?;
+    Ok((zone, period))
+}
 
 /// The built-in price table, under the `--prices` file when one is given.
 pub(crate) fn price_table(file: Option<&Path>) -> Result<Arc<PriceTable>> {

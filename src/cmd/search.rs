@@ -6,8 +6,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use dsh_session::index::{Hit, Index, IndexError, Period, Query, SessionFilter, SessionHits};
+use anyhow::{Result, bail};
+use dsh_session::index::{Hit, Index, IndexError, Query, SessionFilter, SessionHits};
 use dsh_session::view::message_rows::PartKind;
 
 use crate::cli::SearchArgs;
@@ -19,16 +19,7 @@ pub fn run(args: &SearchArgs, color: bool, out: &mut dyn Write) -> Result<ExitCo
     if args.paths.iter().any(|p| p.as_os_str() == "-") {
         bail!("search reads indexed files: name them (standard input cannot be indexed)");
     }
-    let tz = dsh_session::stats::zone(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
-    let when = |flag, text: &Option<String>, end| {
-        text.as_deref()
-            .map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
-            .transpose()
-    };
-    let period = Period {
-        since: when("--since", &args.since, false)?,
-        until: when("--until", &args.until, true)?,
-    };
+    let (_, period) = crate::cmd::zone_and_period(&args.tz, &args.since, &args.until)?;
     if args.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use dsh_session::period::Period;
 use dsh_session::view::usage::{GroupBy, UsageOptions};
 use dsh_session::wording::utc;
@@ -16,16 +16,7 @@ use crate::render::stats::Asked;
 
 /// Runs `stats`.
 pub fn run(args: &StatsArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let tz = dsh_session::stats::zone(&args.tz).with_context(|| format!("--tz {:?}", args.tz))?;
-    let when = |flag, text: &Option<String>, end| {
-        let text = text.as_deref();
-        text.map(|t| dsh_session::stats::parse_when(flag, t, &tz, end))
-            .transpose()
-    };
-    let period = Period {
-        since: when("--since", &args.since, false)?,
-        until: when("--until", &args.until, true)?,
-    };
+    let (tz, period) = crate::cmd::zone_and_period(&args.tz, &args.since, &args.until)?;
     if let Period {
         since: Some(a),
         until: Some(b),

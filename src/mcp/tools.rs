@@ -164,11 +164,10 @@ fn printed(run: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<String> {
     String::from_utf8(out).context("internal error: a command printed text that is not UTF-8")
 }
 
-/// A `since`/`until` time in UTC, as `search --since` reads it.
-fn when(flag: &str, text: Option<&str>, end_of_day: bool) -> Result<Option<i64>> {
+/// The period a tool's `since` and `until` ask for, in UTC, as `search --since` reads them.
+fn period(since: Option<&str>, until: Option<&str>, flags: [&str; 2]) -> Result<Period> {
     let utc = jiff::tz::TimeZone::UTC;
-    let when = text.map(|t| dsh_session::stats::parse_when(flag, t, &utc, end_of_day));
-    Ok(when.transpose()?)
+    Ok(dsh_session::stats::parse_period(since, until, flags, &utc)?)
 }
 
 /// A session's verdict, as `list_sessions` filters by it.
@@ -225,10 +224,7 @@ struct SessionsJson {
 
 /// `list_sessions`: the rows `sessions ROOT --format json` prints, filtered.
 pub fn list_sessions(cx: &Context, p: ListSessions) -> Result<String> {
-    let period = Period {
-        since: when("since", p.since.as_deref(), false)?,
-        until: when("until", p.until.as_deref(), true)?,
-    };
+    let period = period(p.since.as_deref(), p.until.as_deref(), ["since", "until"])?;
     let index = cx.index()?;
     let rows = index.sessions(&SessionFilter {
         under: cx.under.clone(),
@@ -275,10 +271,11 @@ pub struct Search {
 /// `search`: the hits `search --format json` prints (as `search` over the roots, with
 /// `--tz UTC`).
 pub fn search(cx: &Context, p: Search) -> Result<String> {
-    let period = Period {
-        since: when("--since", p.since.as_deref(), false)?,
-        until: when("--until", p.until.as_deref(), true)?,
-    };
+    let period = period(
+        p.since.as_deref(),
+        p.until.as_deref(),
+        ["--since", "--until"],
+    )?;
     if p.query.trim().is_empty() {
         bail!("the query is empty: give the words to find");
     }

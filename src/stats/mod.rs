@@ -21,7 +21,7 @@ use crate::view::View;
 use crate::view::usage::{Counts, LogUsage, RowKey, UsageOptions, UsageView};
 use crate::wording::{count, lines_and_events, log_name};
 
-pub use when::{WhenError, parse_when, zone};
+pub use when::{WhenError, parse_period, parse_when, zone};
 
 /// A log that was not counted in full: not valid (counted up to its defect) or torn
 /// (its committed part counted).

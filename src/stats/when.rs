@@ -1,6 +1,8 @@
 //! Times given on the command line (`--since`, `--until`, `--now`, and the search and MCP
 //! bounds), in ms since the Unix epoch.
 
+use crate::period::Period;
+
 /// Why a time given to a flag was not read.
 #[derive(Debug, thiserror::Error)]
 pub enum WhenError {
@@ -41,6 +43,28 @@ pub fn zone(name: &str) -> Result<jiff::tz::TimeZone, jiff::Error> {
         return Ok(jiff::tz::TimeZone::UTC);
     }
     jiff::tz::TimeZone::get(name)
+}
+
+/// The period `since` and `until` ask for (`--since`, `--until` or the MCP tools' bounds,
+/// named in an error by `flags`), each read by [`parse_when`] in `tz`; a date given to
+/// `until` includes that whole day.
+///
+/// # Errors
+/// [`WhenError`]: either is not a time, or not one in `tz`.
+pub fn parse_period(
+    since: Option<&str>,
+    until: Option<&str>,
+    flags: [&str; 2],
+    tz: &jiff::tz::TimeZone,
+) -> Result<Period, WhenError> {
+    Ok(Period {
+        since: since
+            .map(|t| parse_when(flags[0], t, tz, false))
+            .transpose()?,
+        until: until
+            .map(|t| parse_when(flags[1], t, tz, true))
+            .transpose()?,
+    })
 }
 
 /// A time given to `flag`, in ms since the Unix epoch: an RFC 3339 time with an offset,
