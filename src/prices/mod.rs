@@ -248,11 +248,6 @@ impl Entry {
             until_minute,
         }
     }
-
-    /// The cost of `tokens` at `multiplier` ([`Rates::cost`]).
-    pub fn cost(&self, tokens: &Tokens, multiplier: f64) -> Cost {
-        self.rates.cost(tokens, multiplier)
-    }
 }
 
 /// A usage priced.
@@ -606,7 +601,7 @@ impl PriceTable {
         Ok(Priced {
             entry,
             band,
-            cost: entry.cost(tokens, band.multiplier),
+            cost: entry.rates.cost(tokens, band.multiplier),
         })
     }
 }

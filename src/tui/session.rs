@@ -196,6 +196,7 @@ impl SessionView {
             self.push_shadowed(m.seq, 1, &mut rows);
         }
         self.rows = rows;
+        // The selection stays on a line that is still there.
         self.cursor.move_by(0, self.rows.len());
     }
 
