@@ -16,7 +16,7 @@ use crate::provider::Provider;
 use crate::replay::Keep;
 use crate::rules::{Class, Finding, Rule};
 use crate::scan::{self, Report, ScanOptions, Status};
-use crate::view::inspect::Inspect;
+use crate::view::inspect::{Inspect, StepRow};
 use crate::view::nodes::Nodes;
 use crate::view::provenance_index::ProvenanceIndex;
 use crate::view::provider::ProviderRules;
@@ -59,26 +59,13 @@ impl Verdict {
     }
 }
 
-/// One step of a turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StepNode {
-    /// `data.step`.
-    pub step: Option<i64>,
-    /// Seq of its `step/start`.
-    pub start_seq: u64,
-    /// Seq of its `step/end`.
-    pub end_seq: Option<u64>,
-    /// `tool/call` events in it.
-    pub tool_calls: u64,
-}
-
 /// One turn with its steps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnNode {
     /// The turn as a transcript shows it (its error or abort cause as recorded).
     pub turn: Turn,
-    /// Its steps, in order.
-    pub steps: Vec<StepNode>,
+    /// Its steps, in order, as the inspect view counts them.
+    pub steps: Vec<StepRow>,
 }
 
 /// One finding of the log: a DSH rule, or a provider rule (P1–P7) with the providers that
@@ -97,19 +84,6 @@ pub struct FindingRow {
     pub message: String,
     /// For a provider rule: the providers that refuse it (empty for a DSH rule).
     pub providers: Vec<Provider>,
-}
-
-/// A replace (FORMAT.md §3): its declared range and what it shadowed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplaceInfo {
-    /// Declared `start`.
-    pub start: u64,
-    /// Declared `end`.
-    pub end: u64,
-    /// Replace generation (1 for the first replace of the log).
-    pub generation: u64,
-    /// The seqs it took off the surface.
-    pub shadowed: Vec<u64>,
 }
 
 /// A tool call and what answered it.
@@ -182,8 +156,9 @@ pub struct Details {
     pub turns: Vec<TurnNode>,
     /// The findings: the verdict's, then the warnings (DSH rules first, then P-rules).
     pub findings: Vec<FindingRow>,
-    /// Replaces by seq.
-    pub replacements: HashMap<u64, ReplaceInfo>,
+    /// Replaces by the replacing event's seq (FORMAT.md §3): the declared range, the
+    /// generation and the seqs shadowed.
+    pub replacements: HashMap<u64, Replacement>,
     /// Tool calls by call id.
     pub calls: HashMap<String, CallPair>,
     /// Call ids announced by each assistant message, by seq, in block order.
@@ -369,12 +344,7 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
                 .steps
                 .iter()
                 .filter(|s| s.start_seq > turn.counts.start_seq && s.start_seq < end)
-                .map(|s| StepNode {
-                    step: s.step,
-                    start_seq: s.start_seq,
-                    end_seq: s.end_seq,
-                    tool_calls: s.tool_calls,
-                })
+                .cloned()
                 .collect();
             TurnNode { turn, steps }
         })
@@ -390,17 +360,7 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
     let replacements = kept
         .replacements
         .iter()
-        .map(|r| {
-            (
-                r.seq,
-                ReplaceInfo {
-                    start: r.start,
-                    end: r.end,
-                    generation: r.generation,
-                    shadowed: r.shadowed.clone(),
-                },
-            )
-        })
+        .map(|r| (r.seq, r.clone()))
         .collect();
     let mut calls: HashMap<String, CallPair> = HashMap::new();
     let mut calls_at: HashMap<u64, Vec<String>> = HashMap::new();
