@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::types::Value;
 
-use super::writer::ModelJson;
 use super::{Index, IndexError, under};
 use crate::header::Lineage;
 pub use crate::period::Period;
 use crate::view::message_rows::PartKind;
+pub use crate::view::stats::ModelUse;
 
 /// Which sessions [`Index::sessions`] lists.
 #[derive(Debug, Clone, Default)]
@@ -29,17 +29,6 @@ pub struct SessionFilter {
     pub jsonl_only: bool,
     /// At most this many, the most recently active first.
     pub limit: Option<usize>,
-}
-
-/// One provider and model a session's assistant messages named.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ModelUse {
-    /// The provider id.
-    pub provider: String,
-    /// The model id.
-    pub model: String,
-    /// Assistant messages that named it (0 for a model only selected).
-    pub assistant_messages: u64,
 }
 
 /// Token totals of a session (FORMAT.md §2.4.4).
@@ -370,7 +359,7 @@ pub(super) fn session_row(
     };
     let error: Option<String> = r.get(at + 1)?;
     let models: Option<String> = r.get(at + 11)?;
-    let models: Vec<ModelJson> = models
+    let models: Vec<ModelUse> = models
         .and_then(|m| serde_json::from_str(&m).ok())
         .unwrap_or_default();
     Ok(SessionRow {
@@ -387,14 +376,7 @@ pub(super) fn session_row(
         events: n(8)?,
         turns: n(9)?,
         tool_calls: n(10)?,
-        models: models
-            .into_iter()
-            .map(|m| ModelUse {
-                provider: m.provider,
-                model: m.model,
-                assistant_messages: m.assistant_messages,
-            })
-            .collect(),
+        models,
         tokens: Tokens {
             input: n(12)?,
             output: n(13)?,

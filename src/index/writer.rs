@@ -11,6 +11,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::ingest::{FileRead, Job, KNOWN_COLUMNS, Known, SessionRead};
+use crate::view::stats::ModelUse;
 
 /// Commit a batch after this many message parts, files, or this much time.
 const BATCH_PARTS: u64 = 50_000;
@@ -395,20 +396,12 @@ struct Block {
     text: String,
 }
 
-/// One model a session used, as the index keeps it (`sessions.models`, JSON).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(super) struct ModelJson {
-    pub provider: String,
-    pub model: String,
-    pub assistant_messages: u64,
-}
-
 /// What a session read says besides its header, its title and its times, as both the
 /// INSERT of a new session and the UPDATE of one taken up bind it (in this order, to the
 /// columns `generation`, `status`, `rule`, `message`, `events`, `turns`, `tool_calls`,
 /// `models` and the five token columns): an UPDATE adds the counts of the new events to
 /// the kept ones, but `events`, which counts them all.
-fn verdict_and_counts(s: &SessionRead, models: Vec<ModelJson>) -> [Value; 13] {
+fn verdict_and_counts(s: &SessionRead, models: Vec<ModelUse>) -> [Value; 13] {
     let u = &s.stats.usage;
     let n = |n: u64| Value::Integer(n as i64);
     [
@@ -430,8 +423,8 @@ fn verdict_and_counts(s: &SessionRead, models: Vec<ModelJson>) -> [Value; 13] {
 
 /// The models kept (`old`, JSON) and those of the session read, in the order first named,
 /// their assistant messages summed.
-fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelJson> {
-    let mut models: Vec<ModelJson> = old
+fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelUse> {
+    let mut models: Vec<ModelUse> = old
         .and_then(|o| serde_json::from_str(o).ok())
         .unwrap_or_default();
     for m in &s.stats.models {
@@ -440,16 +433,12 @@ fn merge_models(old: Option<&str>, s: &SessionRead) -> Vec<ModelJson> {
             .find(|k| k.provider == m.provider && k.model == m.model)
         {
             Some(k) => k.assistant_messages += m.assistant_messages,
-            None => models.push(ModelJson {
-                provider: m.provider.clone(),
-                model: m.model.clone(),
-                assistant_messages: m.assistant_messages,
-            }),
+            None => models.push(m.clone()),
         }
     }
     models
 }
 
-fn models_json(models: &[ModelJson]) -> String {
+fn models_json(models: &[ModelUse]) -> String {
     serde_json::to_string(models).unwrap_or_else(|_| "[]".into())
 }

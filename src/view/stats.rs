@@ -91,8 +91,9 @@ pub struct TurnRow {
     pub end_time: Option<i64>,
 }
 
-/// One provider and model a session used (`show`'s `models`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// One provider and model a session used (`show`'s `models`; the index keeps a session's
+/// as JSON, `sessions.models`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ModelUse {
     /// The provider id (`provider`), as decoded text.
     pub provider: String,
