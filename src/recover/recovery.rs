@@ -195,8 +195,8 @@ impl Recovery {
 }
 
 /// The stored records some recovered session holds (each counted once, however many
-/// sessions hold it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// sessions hold it): `recover --format json`'s `kept`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct KeptCount {
     /// Records (lines; for SQLite, rows).
     pub records: u64,

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 
 use dsh_session::edge::DshLine;
-use dsh_session::recover::{Done, NewSession, Recovery, show_ranges};
+use dsh_session::recover::{Done, KeptCount, NewSession, Recovery, show_ranges};
 use dsh_session::scan::Status;
 use dsh_session::wording::{count, utc};
 use serde::Serialize;
@@ -49,7 +49,7 @@ struct Outcome<'a> {
     status: &'static str,
     defect: Option<Defect>,
     sessions: Vec<SessionJson<'a>>,
-    kept: Kept,
+    kept: KeptCount,
     dropped: Vec<DroppedJson<'a>>,
     changed: Vec<ChangedJson<'a>>,
     unrecoverable: Vec<LostJson<'a>>,
@@ -100,15 +100,6 @@ struct SessionJson<'a> {
     heals: Vec<&'a RawValue>,
     unhealed: Vec<String>,
     note: Option<&'a RawValue>,
-}
-
-#[derive(Serialize)]
-struct Kept {
-    records: u64,
-    events: u64,
-    verbatim: u64,
-    renumbered: u64,
-    changed: u64,
 }
 
 #[derive(Serialize)]
@@ -198,13 +189,7 @@ fn outcome<'a>(r: &'a Recovery, status: &'static str) -> Outcome<'a> {
                 note: s.note.as_deref().and_then(raw),
             })
             .collect(),
-        kept: Kept {
-            records: r.fates.kept.records,
-            events: r.fates.kept.events,
-            verbatim: r.fates.kept.verbatim,
-            renumbered: r.fates.kept.renumbered,
-            changed: r.fates.kept.changed,
-        },
+        kept: r.fates.kept,
         dropped: r
             .fates
             .dropped
