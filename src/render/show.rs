@@ -6,7 +6,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use dsh_session::event::Era;
-use dsh_session::header::agent_preset_shown;
+use dsh_session::header::{Lineage, agent_preset_shown};
 use dsh_session::scan::Report;
 use dsh_session::view::stats::{ModelUse, TurnRow, Usage};
 use dsh_session::view::{self, derived::Derived};
@@ -99,17 +99,16 @@ struct Summary<'a> {
     encoding: &'static str,
     created_at: Option<String>,
     cwd: Option<&'a str>,
-    parent_session: Option<&'a str>,
-    seed_length: Option<i64>,
-    origin: Option<&'a str>,
-    delegation_depth: Option<i64>,
+    /// The header's `parent_session`, `seed_length`, `origin` and `delegation_depth`.
+    #[serde(flatten)]
+    lineage: Lineage,
     /// Where a session dsh-session wrote came from, as its own events say (`null` for
     /// any other session).
     derived_from: Option<DerivedJson<'a>>,
     /// The latest `session/title`.
     title: Option<&'a str>,
     /// Every provider/model named, with its assistant messages.
-    models: Vec<ModelJson<'a>>,
+    models: &'a [ModelUse],
     /// The agent preset in force at the end: the last `agent-preset/selected`, else the
     /// header's `agentPreset`.
     agent_preset: Option<&'a str>,
@@ -191,23 +190,6 @@ impl<'a> DerivedJson<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct ModelJson<'a> {
-    provider: &'a str,
-    model: &'a str,
-    assistant_messages: u64,
-}
-
-impl<'a> From<&'a ModelUse> for ModelJson<'a> {
-    fn from(m: &'a ModelUse) -> Self {
-        ModelJson {
-            provider: &m.provider,
-            model: &m.model,
-            assistant_messages: m.assistant_messages,
-        }
-    }
-}
-
-#[derive(Debug, Serialize)]
 struct UsageJson {
     input_tokens: u64,
     output_tokens: u64,
@@ -278,13 +260,10 @@ fn summary<'a>(report: &'a Report, v: &'a view::summary::Summary) -> Summary<'a>
         encoding: report.encoding.name(),
         created_at: h.and_then(|h| h.created_at).map(utc),
         cwd: h.and_then(|h| h.cwd.as_deref()),
-        parent_session: h.and_then(|h| h.lineage.parent_session.as_deref()),
-        seed_length: h.and_then(|h| h.lineage.seed_length),
-        origin: h.and_then(|h| h.lineage.origin.as_deref()),
-        delegation_depth: h.and_then(|h| h.lineage.delegation_depth),
+        lineage: h.map(|h| h.lineage.clone()).unwrap_or_default(),
         derived_from: DerivedJson::of(d, h.and_then(|h| h.lineage.parent_session.as_deref())),
         title: s.title.as_deref(),
-        models: s.models.iter().map(ModelJson::from).collect(),
+        models: &s.models,
         agent_preset: s
             .selected_agent_preset
             .as_deref()
@@ -371,8 +350,8 @@ fn write_text(
     }
     field("created at", opt(s.created_at.as_deref()))?;
     field("cwd", opt(s.cwd))?;
-    field("parent", opt(s.parent_session))?;
-    field("seed length", opt(s.seed_length))?;
+    field("parent", opt(s.lineage.parent_session.as_deref()))?;
+    field("seed length", opt(s.lineage.seed_length))?;
     if let Some(d) = &s.derived_from {
         let what = match d.trimmed_results {
             Some(n) => format!(
@@ -385,8 +364,8 @@ fn write_text(
         };
         field("derived from", what)?;
     }
-    field("origin", opt(s.origin))?;
-    field("delegation", opt(s.delegation_depth))?;
+    field("origin", opt(s.lineage.origin.as_deref()))?;
+    field("delegation", opt(s.lineage.delegation_depth))?;
     field(
         "agent preset",
         match (s.agent_preset, s.header_agent_preset) {
