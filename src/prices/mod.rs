@@ -147,7 +147,7 @@ impl Rates {
 }
 
 /// One price entry.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Entry {
     /// The billing provider.
     pub provider: String,
@@ -171,27 +171,43 @@ pub struct Entry {
     pub bands: Vec<Band>,
 }
 
-/// The price table's debug text is the key a site's manifest keeps its prices under
-/// (`export/site/mod.rs`): a changed key rewrites every page. An entry is written with its
-/// rates and validity flat, as before they were the [`Rates`] and the [`Period`] they are
-/// now, so that a site made by an earlier build keeps its pages.
-impl std::fmt::Debug for Entry {
+/// What [`PriceTable::key`] writes: the table's `Debug` text with [`EntryKey`] entries.
+struct TableKey<'a>(&'a PriceTable);
+
+impl std::fmt::Debug for TableKey<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let t = self.0;
+        let entries: Vec<EntryKey<'_>> = t.entries.iter().map(EntryKey).collect();
+        f.debug_struct("PriceTable")
+            .field("sources", &t.sources)
+            .field("bills_through", &t.bills_through)
+            .field("entries", &entries)
+            .finish()
+    }
+}
+
+/// What [`PriceTable::key`] writes of an entry: its rates and validity flat, as the first
+/// sites' manifests keep them (before an entry held the [`Rates`] and the [`Period`]).
+struct EntryKey<'a>(&'a Entry);
+
+impl std::fmt::Debug for EntryKey<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = self.0;
         f.debug_struct("Entry")
-            .field("provider", &self.provider)
-            .field("model", &self.model)
-            .field("aliases", &self.aliases)
-            .field("currency", &self.currency)
-            .field("cache_hit", &self.rates.cache_hit)
-            .field("cache_miss", &self.rates.cache_miss)
-            .field("cache_write", &self.rates.cache_write)
-            .field("output", &self.rates.output)
-            .field("from", &self.valid.since)
-            .field("until", &self.valid.until)
-            .field("zone", &self.zone)
-            .field("zone_name", &self.zone_name)
-            .field("base_band", &self.base_band)
-            .field("bands", &self.bands)
+            .field("provider", &e.provider)
+            .field("model", &e.model)
+            .field("aliases", &e.aliases)
+            .field("currency", &e.currency)
+            .field("cache_hit", &e.rates.cache_hit)
+            .field("cache_miss", &e.rates.cache_miss)
+            .field("cache_write", &e.rates.cache_write)
+            .field("output", &e.rates.output)
+            .field("from", &e.valid.since)
+            .field("until", &e.valid.until)
+            .field("zone", &e.zone)
+            .field("zone_name", &e.zone_name)
+            .field("base_band", &e.base_band)
+            .field("bands", &e.bands)
             .finish()
     }
 }
@@ -467,6 +483,15 @@ impl FileEntry {
 }
 
 impl PriceTable {
+    /// The table as a key for work done at its prices (a site's manifest keeps its pages'
+    /// prices under `format!("{:?}", table.key())`, `export/site`): its `Debug` text
+    /// in the layout of the first sites, each entry's rates and validity flat
+    /// ([`EntryKey`]), so that a site made by an earlier build keeps its pages. It changes
+    /// with any price, band or source.
+    pub fn key(&self) -> impl std::fmt::Debug + '_ {
+        TableKey(self)
+    }
+
     /// The built-in table, under the table read from `file` when one is given (`--prices
     /// FILE` of `stats`, `statusline` and `export --format site`): its entries are tried
     /// first.
@@ -632,15 +657,17 @@ mod tests {
         assert_eq!(PriceTable::built_in().entries.len(), 4);
     }
 
-    /// A site's manifest keys its prices by the table's debug text: an entry keeps the flat
-    /// layout it had before its rates and validity were grouped, so an earlier site is not
+    /// A site's manifest keys its prices by the table's key: an entry keeps the flat layout
+    /// it had before its rates and validity were grouped, so an earlier site is not
     /// rewritten whole.
     #[test]
-    fn an_entry_is_debugged_flat_as_the_site_manifest_keys_it() {
+    fn the_key_writes_an_entry_flat_as_the_site_manifest_keeps_it() {
         let t = PriceTable::built_in();
-        let key = format!("{:?}", t.entries[0]);
+        let key = format!("{:?}", t.key());
+        assert!(key.starts_with("PriceTable { sources: [("), "{key}");
+        let entry = &key[key.find("entries: [").expect("entries") + "entries: [".len()..];
         assert!(
-            key.starts_with("Entry { provider: \"deepseek\", model: \"deepseek-v4-pro\", aliases: [], currency: \"CNY\", cache_hit: 150000, cache_miss: 4500000, cache_write: None, output: 13500000, from: Some(1786896000000), until: None, zone: TimeZone(TZif(\"Asia/Shanghai\")), zone_name: \"Asia/Shanghai\", base_band: \"off-peak\", bands: [Band { name: \"peak\""),
+            entry.starts_with("Entry { provider: \"deepseek\", model: \"deepseek-v4-pro\", aliases: [], currency: \"CNY\", cache_hit: 150000, cache_miss: 4500000, cache_write: None, output: 13500000, from: Some(1786896000000), until: None, zone: TimeZone(TZif(\"Asia/Shanghai\")), zone_name: \"Asia/Shanghai\", base_band: \"off-peak\", bands: [Band { name: \"peak\""),
             "{key}"
         );
     }

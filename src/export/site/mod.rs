@@ -110,7 +110,7 @@ struct Manifest {
 /// be written.
 pub fn build(inputs: &[PathBuf], dir: &Path, options: &Options) -> Result<Summary, SiteError> {
     let redact = options.redact;
-    let prices_key = Some(format!("{:?}", options.prices));
+    let prices_key = Some(format!("{:?}", options.prices.key()));
     let prices = std::sync::Arc::new(options.prices.clone());
     let io = |path: &Path| {
         let path = path.to_path_buf();
