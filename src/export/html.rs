@@ -289,7 +289,7 @@ fn chart(out: &mut String, t: &Transcript) {
     let durations: Vec<i64> = t
         .turns
         .iter()
-        .map(|turn| turn.duration_ms().unwrap_or(0).max(0))
+        .map(|turn| turn.counts.duration_ms().unwrap_or(0).max(0))
         .collect();
     let max_tokens = tokens.iter().copied().max().unwrap_or(0).max(1) as f64;
     let max_ms = durations.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -329,7 +329,7 @@ fn chart(out: &mut String, t: &Transcript) {
             "<rect class=\"duration\" x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar:.1}\" height=\"{h2:.1}\"><title>turn {}: {}</title></rect>",
             top2 + label + row - h2,
             turn.number(),
-            duration(turn.duration_ms())
+            duration(turn.counts.duration_ms())
         );
     }
     let _ = writeln!(

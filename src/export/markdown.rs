@@ -86,7 +86,7 @@ pub fn turn_cells(turn: &Turn) -> [String; 9] {
         u.cache_read.to_string(),
         u.cache_write.to_string(),
         u.reasoning_text(),
-        duration(turn.duration_ms()),
+        duration(turn.counts.duration_ms()),
         end(turn),
     ]
 }
@@ -122,7 +122,7 @@ pub fn facts(turn: &Turn) -> String {
         u.cache_read,
         u.cache_write,
         u.reasoning_text(),
-        duration(turn.duration_ms())
+        duration(turn.counts.duration_ms())
     )
 }
 

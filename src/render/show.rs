@@ -236,7 +236,7 @@ impl<'a> From<&'a TurnRow> for TurnJson<'a> {
             tool_calls: t.tool_calls,
             usage: t.usage.into(),
             stream_records: t.stream_records,
-            duration_ms: t.start_time.zip(t.end_time).map(|(a, b)| b - a),
+            duration_ms: t.duration_ms(),
         }
     }
 }

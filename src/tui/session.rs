@@ -455,7 +455,7 @@ impl SessionView {
                     count(node.steps.len() as u64, "step"),
                     count(turn.counts.tool_calls, "tool call")
                 );
-                if let Some(d) = turn.duration_ms() {
+                if let Some(d) = turn.counts.duration_ms() {
                     text.push_str(&format!(" · {:.1}s", d as f64 / 1000.0));
                 }
                 let style = if turn.counts.reason == "error" || turn.detail.is_some() {

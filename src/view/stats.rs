@@ -91,6 +91,14 @@ pub struct TurnRow {
     pub end_time: Option<i64>,
 }
 
+impl TurnRow {
+    /// `turn/end` time minus `turn/start` time, in ms; `None` for a turn still open or
+    /// without times.
+    pub fn duration_ms(&self) -> Option<i64> {
+        (self.start_time.zip(self.end_time)).map(|(a, b)| b - a)
+    }
+}
+
 /// One provider and model a session used (`show`'s `models`; the index keeps a session's
 /// as JSON, `sessions.models`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -28,7 +28,7 @@ pub struct TurnFacts {
 /// ([`TurnRow`]) with its models and how it ended ([`TurnFacts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
-    /// Its counts and times, as `show` keeps them.
+    /// Its row as `show` keeps it: seqs, end reason, counts, usage and times.
     pub counts: TurnRow,
     /// An error turn's failure message and code, an aborted turn's cause.
     pub detail: Option<String>,
@@ -40,11 +40,6 @@ impl Turn {
     /// `data.turn`.
     pub fn number(&self) -> i64 {
         self.counts.turn
-    }
-
-    /// `turn/end` time minus `turn/start` time, in ms.
-    pub fn duration_ms(&self) -> Option<i64> {
-        (self.counts.start_time.zip(self.counts.end_time)).map(|(a, b)| b - a)
     }
 }
 

@@ -81,7 +81,7 @@ pub fn session_page(
                     .start_time
                     .map(utc)
                     .unwrap_or_else(|| "time unknown".to_owned()),
-                duration(turn.duration_ms()),
+                duration(turn.counts.duration_ms()),
                 tokens,
                 text(&turn.counts.reason)
             );
