@@ -105,7 +105,7 @@ fn message_lines(
             ));
         }
     }
-    if let Some(r) = d.replacements.get(&seq) {
+    if let Some(r) = d.replacement(seq) {
         let shadowed: Vec<String> = r.shadowed.iter().map(|s| format!("#{s}")).collect();
         out.push(Line::styled(
             format!(

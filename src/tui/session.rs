@@ -516,7 +516,7 @@ impl SessionView {
         if let Some(by) = m.shadowed_by.filter(|_| depth > 0) {
             spans.push(Span::styled(format!("shadowed by #{by} "), theme.replace()));
         }
-        if let Some(r) = d.replacements.get(&m.seq) {
+        if let Some(r) = d.replacement(m.seq) {
             let mark = if self.expanded.contains(&m.seq) {
                 "▾"
             } else {

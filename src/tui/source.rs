@@ -156,9 +156,6 @@ pub struct Details {
     pub turns: Vec<TurnNode>,
     /// The findings: the verdict's, then the warnings (DSH rules first, then P-rules).
     pub findings: Vec<FindingRow>,
-    /// Replaces by the replacing event's seq (FORMAT.md §3): the declared range, the
-    /// generation and the seqs shadowed.
-    pub replacements: HashMap<u64, Replacement>,
     /// Tool calls by call id.
     pub calls: HashMap<String, CallPair>,
     /// Call ids announced by each assistant message, by seq, in block order.
@@ -169,6 +166,8 @@ pub struct Details {
     pub tool_errors: HashMap<u64, String>,
     /// Assistant messages cut by a cancellation.
     pub interrupted: HashSet<u64>,
+    /// Where each replace is in `kept.replacements`, by the replacing event's seq.
+    replacement_at: HashMap<u64, usize>,
     kept: Kept,
 }
 
@@ -191,6 +190,13 @@ struct Kept {
 }
 
 impl Details {
+    /// The replace made by the event with `seq` (FORMAT.md §3): its declared range, its
+    /// generation and the seqs it shadowed; `None` when that event replaced nothing.
+    pub fn replacement(&self, seq: u64) -> Option<&Replacement> {
+        let i = *self.replacement_at.get(&seq)?;
+        self.kept.replacements.get(i)
+    }
+
     /// The derived message of the entry with `seq` (on the surface or shadowed), byte for
     /// byte as `dsh-session messages` prints it.
     ///
@@ -357,10 +363,8 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
         .partition(|w| !crate::provider::providers_of(w.rule).is_empty());
     findings.extend(dsh_rules.into_iter().map(finding_row));
     findings.extend(provider_rules.into_iter().map(finding_row));
-    let replacements = kept
-        .replacements
-        .iter()
-        .map(|r| (r.seq, r.clone()))
+    let replacement_at = (kept.replacements.iter().enumerate())
+        .map(|(i, r)| (r.seq, i))
         .collect();
     let mut calls: HashMap<String, CallPair> = HashMap::new();
     let mut calls_at: HashMap<u64, Vec<String>> = HashMap::new();
@@ -393,12 +397,12 @@ fn details(kept: Kept, stats: &Stats, facts: &TranscriptFacts) -> Details {
         verdict,
         turns,
         findings,
-        replacements,
         calls,
         calls_at,
         results_at,
         tool_errors: facts.tool_errors.clone(),
         interrupted: facts.interrupted.clone(),
+        replacement_at,
         kept,
     }
 }
