@@ -416,7 +416,8 @@ impl App {
                 self.effects.push(Effect::Export(view.target.clone()));
             }
             code => {
-                let page = view.cursor.height.max(1);
+                // At least 1: the cursor keeps its height above 0.
+                let page = view.cursor.height;
                 if let Some(to) = moved(code, view.cursor.selected, view.rows.len(), page) {
                     view.cursor.selected = to;
                 }

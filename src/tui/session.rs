@@ -267,11 +267,6 @@ impl SessionView {
         }
     }
 
-    /// Moves the selection by `delta` lines (clamped).
-    pub fn move_by(&mut self, delta: isize) {
-        self.cursor.move_by(delta, self.rows.len());
-    }
-
     /// Expands (`Some(true)`), collapses (`Some(false)`) or toggles (`None`) the selected
     /// turn or replace; collapsing a message that is neither (or a replace already
     /// collapsed) selects its parent instead: the replace above a shadowed entry, else its
