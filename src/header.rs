@@ -20,8 +20,8 @@ pub struct Header {
 }
 
 /// Where a session came from (FORMAT.md §6.3): the header fields a fork or a subagent's
-/// session sets, as the header, the index (`sessions` table) and `sessions --format json`
-/// (flattened, in this order) carry them.
+/// session sets, as the header, the index (`sessions` table), `sessions --format json` and
+/// `show --format json` (both flattened, in this order) carry them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Lineage {
     /// `parentSession`: the session it was forked from (a subagent's: its parent).
@@ -35,6 +35,12 @@ pub struct Lineage {
 }
 
 impl Lineage {
+    /// `seedLength` as a count of events: the leading events inherited from the parent;
+    /// `None` when absent or negative.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed_length.and_then(|n| u64::try_from(n).ok())
+    }
+
     /// `subagent` for a subagent's session (`origin: "subagent"` or a delegation depth
     /// above 0), `fork` for one with a `parentSession`, else `None`.
     pub fn kind(&self) -> Option<&'static str> {

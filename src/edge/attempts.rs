@@ -135,10 +135,7 @@ impl Attempts {
     /// The edge's state for a log with `header` (its inherited cut is `seedLength`).
     pub fn new(header: Option<&Header>) -> Attempts {
         Attempts {
-            cut: header
-                .and_then(|h| h.lineage.seed_length)
-                .and_then(|n| u64::try_from(n).ok())
-                .unwrap_or(0),
+            cut: header.and_then(|h| h.lineage.seed()).unwrap_or(0),
             ..Attempts::default()
         }
     }

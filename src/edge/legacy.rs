@@ -42,10 +42,7 @@ impl Legacy {
         Legacy {
             session_id: header.map(|h| h.id.clone()).unwrap_or_default(),
             parent: header.is_some_and(|h| h.lineage.parent_session.is_some()),
-            seed_length: header
-                .and_then(|h| h.lineage.seed_length)
-                .and_then(|n| u64::try_from(n).ok())
-                .unwrap_or(0),
+            seed_length: header.and_then(|h| h.lineage.seed()).unwrap_or(0),
             ..Legacy::default()
         }
     }

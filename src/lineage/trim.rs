@@ -344,13 +344,7 @@ fn drop_span(source: &Source, a: i64, b: i64) -> Result<(usize, usize), LineageE
         .rev()
         .find(|r| r.ty == "session/end-seed" && r.text.contains("\"inherited\":true"))
         .map(|r| r.seq);
-    let inherited = source
-        .stored
-        .header
-        .lineage
-        .seed_length
-        .and_then(|n| u64::try_from(n).ok())
-        .or(tagged);
+    let inherited = source.stored.header.lineage.seed().or(tagged);
     if let Some(n) = inherited
         && records[start].seq < n
     {

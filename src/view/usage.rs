@@ -583,8 +583,7 @@ impl View for UsageView {
         let parent = header.and_then(|h| h.lineage.parent_session.clone());
         let cut = header
             .filter(|h| h.lineage.parent_session.is_some())
-            .and_then(|h| h.lineage.seed_length)
-            .and_then(|n| u64::try_from(n).ok())
+            .and_then(|h| h.lineage.seed())
             .or_else(|| {
                 self.segments
                     .iter()
