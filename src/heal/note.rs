@@ -70,7 +70,7 @@ pub(super) fn note_record(b: &Build<'_>, span: &[usize], seq: u64) -> Option<Hea
     for &p in span {
         let (ty, raw) = sources.messages.get(&entries[p].seq)?;
         let message = Json::parse(raw).ok()?;
-        kinds.push(kind_name(ty, entries[p].shape.map(|s| s.role)));
+        kinds.push(kind_name(ty, super::role(&entries[p])));
         let narrator = Narrator {
             entries,
             selection,
@@ -139,8 +139,7 @@ impl Narrator<'_> {
     fn narrate(&self, message: Json<'_>, out: &mut Vec<String>) {
         let [role, tool_call_id, is_error, content] =
             message.lookup(["role", "toolCallId", "isError", "content"]);
-        let assistant =
-            self.entries[self.position].shape.map(|s| s.role) == Some(WireRole::Assistant);
+        let assistant = super::role(&self.entries[self.position]) == Some(WireRole::Assistant);
         if role.is_some_and(|r| r.str_eq("tool")) {
             // v4: the message is the result (GENERATIONS §7).
             let id = text_of(tool_call_id);
