@@ -556,6 +556,10 @@ impl Index {
             if hit.field != Field::Title || query.limit.is_some_and(|n| found.len() >= n) {
                 continue;
             }
+            let key = (hit.session.file.clone(), hit.session.id.clone());
+            if seen.contains(&key) {
+                continue;
+            }
             let row = self
                 .sessions(&SessionFilter {
                     under: vec![hit.session.file.clone()],
@@ -565,9 +569,7 @@ impl Index {
                 .into_iter()
                 .find(|r| r.session.id == hit.session.id);
             let Some(row) = row else { continue };
-            if !seen.insert((hit.session.file.clone(), hit.session.id.clone())) {
-                continue;
-            }
+            seen.insert(key);
             hit.snippet = snippet_of(&text, &terms, 40);
             found.push(SessionHits {
                 session: row,
