@@ -155,7 +155,7 @@ pub(super) const PART_COLUMNS: &str =
     "m.seq, m.pos, m.turn, m.type, m.kind, m.role, m.source, m.tool, m.time, m.shadowed_by";
 
 /// How many columns [`PART_COLUMNS`] names.
-pub(super) const PART_WIDTH: usize = 10;
+pub(super) const PART_WIDTH: usize = column_count(PART_COLUMNS);
 
 /// A [`MessagePart`] from the columns [`PART_COLUMNS`] at `at`.
 pub(super) fn part_row(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MessagePart> {
@@ -315,7 +315,21 @@ impl Select<'_> {
 pub(super) const REF_COLUMNS: &str = "f.path, f.encoding, s.session, s.title, s.cwd, s.parent_session, s.seed_length, s.origin, s.delegation_depth, s.status, s.rule";
 
 /// How many columns [`REF_COLUMNS`] names.
-pub(super) const REF_WIDTH: usize = 11;
+pub(super) const REF_WIDTH: usize = column_count(REF_COLUMNS);
+
+/// How many columns a list of plain column names separated by `,` names (no expression
+/// with a comma in it).
+pub(super) const fn column_count(list: &str) -> usize {
+    let bytes = list.as_bytes();
+    let (mut n, mut i) = (1, 0);
+    while i < bytes.len() {
+        if bytes[i] == b',' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
 
 /// A [`SessionRef`] from the columns [`REF_COLUMNS`] at `at` (a file that could not be
 /// read has no session: no id, status `unreadable`).

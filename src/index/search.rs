@@ -19,7 +19,7 @@ use rusqlite::types::Value;
 use super::expr::{Expr, fold};
 use super::query::{
     MessagePart, PART_COLUMNS, PART_WIDTH, Period, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
-    SessionFilter, SessionRef, SessionRow, Where, part_row, session_ref, session_row,
+    SessionFilter, SessionRef, SessionRow, Where, column_count, part_row, session_ref, session_row,
 };
 use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
@@ -763,7 +763,7 @@ const HIT_COLUMNS: &str = "m.block, m.start, m.len";
 
 /// How many columns [`hit_row`] reads before [`PART_COLUMNS`]: [`HIT_COLUMNS`] and
 /// [`REF_COLUMNS`].
-const HIT_WIDTH: usize = 3 + REF_WIDTH;
+const HIT_WIDTH: usize = column_count(HIT_COLUMNS) + REF_WIDTH;
 
 /// Ranked hits with each run of assistant messages made one: a hit in an assistant message
 /// of a session and turn that a better hit of the same run already stands for is left out,
