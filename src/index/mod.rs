@@ -43,8 +43,8 @@ use rusqlite::Connection;
 
 pub use expr::{CJK_BUCKETS, grams};
 pub use query::{
-    MessagePart, MessageRow, MessageSeq, ModelUse, Period, SessionFilter, SessionRef, SessionRow,
-    Times, Tokens,
+    MessagePart, MessageRow, MessageSeq, ModelUse, SessionFilter, SessionRef, SessionRow, Times,
+    Tokens,
 };
 pub use schema::{PAGE_SIZE, SCHEMA_VERSION, TOKENIZER};
 pub use search::{

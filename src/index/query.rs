@@ -8,7 +8,7 @@ use rusqlite::types::Value;
 
 use super::{Index, IndexError, under};
 use crate::header::Lineage;
-pub use crate::period::Period;
+use crate::period::Period;
 use crate::view::message_rows::PartKind;
 pub use crate::view::stats::ModelUse;
 
@@ -47,8 +47,8 @@ pub struct Tokens {
 }
 
 /// A session as a listed row ([`SessionRow`]) and a search hit ([`super::Hit`]) both name
-/// it: the file holding it, its id, title and project, where it came from, and `validate`'s
-/// verdict on it.
+/// it: the file holding it and its encoding, its id, title and project (`cwd`), where it
+/// came from, and `validate`'s verdict on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRef {
     /// The log or store holding it.

@@ -18,11 +18,12 @@ use rusqlite::types::Value;
 
 use super::expr::{Expr, fold};
 use super::query::{
-    MessagePart, PART_COLUMNS, PART_WIDTH, Period, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
+    MessagePart, PART_COLUMNS, PART_WIDTH, REF_COLUMNS, REF_WIDTH, ROW_COLUMNS, Select,
     SessionFilter, SessionRef, SessionRow, Where, column_count, part_row, session_ref, session_row,
 };
 use super::schema::{TextAt, Texts};
 use super::{Index, IndexError};
+use crate::period::Period;
 use crate::view::message_rows::PartKind;
 
 /// Matches ranked per search: the newest that pass the filters (more when the limit asks

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
-use dsh_session::index::{Index, Period, Query, SessionFilter, SessionRow};
+use dsh_session::index::{Index, Query, SessionFilter, SessionRow};
+use dsh_session::period::Period;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
